@@ -1,0 +1,96 @@
+"""One event loop on a daemon thread, where targets live and live checks call tools.
+
+MCP sessions and async factories are bound to the loop that created them, so every
+call for a target must run on one loop. The loop's thread is a daemon: a tool that
+blocks it (``time.sleep`` inside ``async def``) cannot keep the interpreter alive,
+and a blocked loop is abandoned and replaced, never waited on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+__all__ = ["BackgroundLoop", "LoopBlocked"]
+
+T = TypeVar("T")
+
+
+class LoopBlocked(TimeoutError):
+    """The loop did not finish a call in time: something blocks it or the call hangs."""
+
+
+class BackgroundLoop:
+    def __init__(self, name: str = "toolnexus-loop") -> None:
+        self._name = name
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+        self.generation = 0
+
+    def _ensure(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._loop.is_closed():
+                loop = asyncio.new_event_loop()
+                ready = threading.Event()
+
+                def serve() -> None:
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(ready.set)
+                    loop.run_forever()
+
+                threading.Thread(target=serve, name=self._name, daemon=True).start()
+                ready.wait()
+                self._loop = loop
+                self.generation += 1
+            return self._loop
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return self._ensure()
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """Run ``coro`` on the loop and wait for it, at most ``timeout`` seconds.
+
+        On timeout the coroutine is cancelled; if the loop does not even process the
+        cancellation within a second it is blocked, so it is abandoned and the next
+        call gets a fresh loop. Either way ``LoopBlocked`` is raised.
+        """
+        loop = self._ensure()
+        future = asyncio.run_coroutine_threadsafe(coro, loop)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            probe = asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop)
+            try:
+                probe.result(1.0)
+            except concurrent.futures.TimeoutError:
+                self.abandon()
+            raise LoopBlocked(f"no answer within {timeout:g}s") from None
+
+    def abandon(self) -> None:
+        """Forget the current loop (it is blocked); its daemon thread dies with the process."""
+        with self._lock:
+            self._loop = None
+
+    def close(self, timeout: float = 5.0) -> None:
+        with self._lock:
+            loop, self._loop = self._loop, None
+        if loop is None or loop.is_closed():
+            return
+
+        async def shutdown() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.wait(tasks, timeout=timeout)
+
+        try:
+            asyncio.run_coroutine_threadsafe(shutdown(), loop).result(timeout + 1)
+        except (concurrent.futures.TimeoutError, RuntimeError):
+            return  # blocked: leave it to die with the process
+        loop.call_soon_threadsafe(loop.stop)

@@ -1,0 +1,122 @@
+"""The vocabulary of the suites: categories, severities, catalog entries, findings, verdicts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+__all__ = [
+    "Category",
+    "CheckInfo",
+    "Finding",
+    "Outcome",
+    "Scope",
+    "Severity",
+    "Skip",
+    "Verdict",
+]
+
+
+class Category(StrEnum):
+    NAMING = "naming"
+    DESCRIPTION = "description"
+    SCHEMA = "schema"
+    PROVIDER = "provider"
+    RESULT = "result"
+    ERRORS = "errors"
+    CANCELLATION = "cancellation"
+    TIMEOUT = "timeout"
+    CONCURRENCY = "concurrency"
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class Outcome(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class Scope(StrEnum):
+    """What one run of a check looks at: one tool, or a whole target (a server, a module)."""
+
+    TOOL = "tool"
+    TARGET = "target"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckInfo:
+    """A catalog entry. ``code`` is stable across releases; docs and reports come from here."""
+
+    code: str
+    slug: str
+    title: str
+    category: Category
+    severity: Severity
+    why: str
+    fix: str
+    #: Where the rule comes from (a spec section, an SDK file), for provider and MCP rules.
+    reference: str | None = None
+    #: Live checks call the tool; static checks only read it.
+    live: bool = False
+    scope: Scope = Scope.TOOL
+    #: Only for tools of these sources (empty: every source).
+    sources: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One concrete way a tool fails a check, with the evidence a user needs to fix it."""
+
+    message: str
+    #: JSON path inside the declaration, e.g. ``input_schema.properties.when.format``.
+    path: str | None = None
+    #: What was sent to the tool (arguments), when the check called it.
+    sent: Any = None
+    #: What came back (a result, an exception text), when the check called it.
+    got: Any = None
+
+
+class Skip(Exception):
+    """Raised by a check that cannot judge this tool; the reason is shown to the user."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome of one check on one tool of one target: one row of the report."""
+
+    target: str
+    tool: str
+    check: CheckInfo
+    outcome: Outcome
+    message: str = ""
+    findings: tuple[Finding, ...] = field(default_factory=tuple)
+    duration: float = 0.0
+
+    @property
+    def severity(self) -> Severity:
+        return self.check.severity
+
+    @property
+    def is_failure(self) -> bool:
+        return self.outcome is Outcome.FAILED
+
+    def as_record(self) -> dict[str, Any]:
+        """The report's JSON record for this verdict."""
+        return {
+            "target": self.target,
+            "tool": self.tool,
+            "check": self.check.code,
+            "category": self.check.category.value,
+            "severity": self.check.severity.value,
+            "outcome": self.outcome.value,
+            "message": self.message,
+        }

@@ -1,0 +1,138 @@
+"""The catalog: every check's entry and its implementation, registered where it is written."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ._model import Category, CheckInfo, Finding, Scope, Severity
+
+if TYPE_CHECKING:
+    from ._options import RunOptions
+
+__all__ = ["CATALOG", "Catalog", "Check", "CheckFunction", "check", "load_catalog", "selected"]
+
+#: A check reads (or calls) a subject and returns its findings; empty means it passed.
+#: It raises ``Skip`` when it cannot judge. Live checks are ``async def``.
+CheckFunction = Callable[[Any, "RunOptions"], "Iterable[Finding] | Awaitable[Iterable[Finding]]"]
+
+#: Modules whose import registers checks, in catalog order.
+CHECK_MODULES: tuple[str, ...] = (
+    "toolnexus_conformance.checks.naming",
+    "toolnexus_conformance.checks.description",
+    "toolnexus_conformance.checks.schema",
+    "toolnexus_conformance.checks.providers",
+    "toolnexus_conformance.checks.live",
+    "toolnexus_conformance.checks.mcp",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    info: CheckInfo
+    run: CheckFunction
+
+    @property
+    def code(self) -> str:
+        return self.info.code
+
+
+class Catalog:
+    """Checks by code, in registration order. Codes are unique; a clash is a bug."""
+
+    def __init__(self) -> None:
+        self._checks: dict[str, Check] = {}
+
+    def register(self, entry: Check) -> None:
+        existing = self._checks.get(entry.code)
+        if existing is not None and existing.run is not entry.run:
+            raise ValueError(f"check code {entry.code} registered twice")
+        self._checks[entry.code] = entry
+
+    def __iter__(self) -> Iterator[Check]:
+        return iter(self._checks.values())
+
+    def __len__(self) -> int:
+        return len(self._checks)
+
+    def __getitem__(self, code: str) -> Check:
+        return self._checks[code]
+
+    def __contains__(self, code: object) -> bool:
+        return code in self._checks
+
+    def infos(self) -> list[CheckInfo]:
+        return [c.info for c in self._checks.values()]
+
+
+CATALOG = Catalog()
+
+
+def check(
+    code: str,
+    slug: str,
+    *,
+    title: str,
+    category: Category,
+    severity: Severity,
+    why: str,
+    fix: str,
+    reference: str | None = None,
+    live: bool = False,
+    scope: Scope = Scope.TOOL,
+    sources: Iterable[str] = (),
+) -> Callable[[CheckFunction], CheckFunction]:
+    """Register the decorated function as the implementation of a catalog entry."""
+    info = CheckInfo(
+        code=code,
+        slug=slug,
+        title=title,
+        category=category,
+        severity=severity,
+        why=why,
+        fix=fix,
+        reference=reference,
+        live=live,
+        scope=scope,
+        sources=frozenset(sources),
+    )
+
+    def register(fn: CheckFunction) -> CheckFunction:
+        CATALOG.register(Check(info, fn))
+        return fn
+
+    return register
+
+
+_loaded = False
+
+
+def load_catalog() -> Catalog:
+    """Import every check module once and return the filled catalog."""
+    global _loaded
+    if not _loaded:
+        for module in CHECK_MODULES:
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as exc:
+                if exc.name != module:  # a real import error inside the module
+                    raise
+        _loaded = True
+    return CATALOG
+
+
+def _matches(info: CheckInfo, token: str) -> bool:
+    token = token.strip()
+    return bool(token) and (
+        info.code.upper().startswith(token.upper())
+        or token.lower() in (info.category.value, info.slug)
+    )
+
+
+def selected(info: CheckInfo, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> bool:
+    """Prefix match on codes (``TN3`` is every schema check), or a category or slug name."""
+    if select and not any(_matches(info, token) for token in select):
+        return False
+    return not any(_matches(info, token) for token in ignore)

@@ -1,0 +1,1 @@
+"""The checks, one module per category family; importing a module registers its checks."""

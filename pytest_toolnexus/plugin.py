@@ -1,0 +1,3 @@
+"""The pytest11 entry point. Imports only the standard library and pytest."""
+
+from __future__ import annotations
