@@ -1,0 +1,54 @@
+"""The evidence format: known-bad tools that must trip named checks, known-good ones that must not.
+
+Every module under ``conformance/corpus/bad`` and ``conformance/corpus/good``
+defines ``CORPUS: list[Entry]``. The corpus test runs the suites over every entry
+and fails when a code has no bad tool that trips it, a bad tool trips none of its
+declared codes, or a good tool trips anything.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Entry", "load_corpus"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    tool: Any
+    #: Codes this tool must trip (a bad entry); empty for a good entry.
+    trips: frozenset[str] = field(default_factory=frozenset)
+    #: Why this tool is here, in one line.
+    note: str = ""
+    #: Other tools to check beside it, as one target (for uniqueness and the like).
+    siblings: tuple[Any, ...] = ()
+    #: The live checks may call it even if it looks unsafe (it is ours and harmless).
+    execute: bool = True
+    #: Set for hostile entries whose whole run must end in bounded time.
+    hostile: bool = False
+
+
+def _load_module(path: Path) -> Any:
+    name = f"toolnexus_corpus_{path.parent.name}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load corpus module {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_corpus(folder: Path) -> Iterator[tuple[str, Entry]]:
+    """``(module-stem, entry)`` for every entry in every ``*.py`` module of ``folder``."""
+    for path in sorted(folder.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        module = _load_module(path)
+        for entry in getattr(module, "CORPUS"):
+            yield path.stem, entry
