@@ -1,3 +1,42 @@
-"""The pytest11 entry point. Imports only the standard library and pytest."""
+"""The pytest11 entry point. Imports only the standard library and pytest.
+
+The suites, hypothesis, jsonschema, httpx and mcp load only when asked for: the
+conformance run when ``--toolnexus-conformance`` is given, the fixtures when a test
+requests one.
+"""
 
 from __future__ import annotations
+
+import pytest
+
+from ._options import add_options, read_settings
+
+pytest_plugins: list[str] = []
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import _hookspecs
+
+    pluginmanager.add_hookspecs(_hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "toolnexus: a conformance check item (added by --toolnexus-conformance)"
+    )
+    if not config.getoption("toolnexus_conformance"):
+        return
+    settings = read_settings(config)
+    from ._session import ConformanceSession
+
+    config.pluginmanager.register(ConformanceSession(config, settings), "toolnexus-conformance")
+
+
+def pytest_ignore_collect(collection_path: object, config: pytest.Config) -> bool | None:
+    if config.getoption("toolnexus_only") and config.getoption("toolnexus_conformance"):
+        return True
+    return None

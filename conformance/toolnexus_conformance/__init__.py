@@ -6,4 +6,36 @@ into items, and that ``check_tools`` / ``assert_conforms`` give to any script.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from ._assertions import assert_conforms, failures
+from ._explain import explain
+from ._model import Category, CheckInfo, Finding, Outcome, Scope, Severity, Skip, Verdict
+from ._options import ExecuteMode, RunOptions
+from ._registry import CATALOG, check, load_catalog
+from ._report import build_report, render_table
+from ._runner import check_tools
+from .targets import TargetError, load_target, parse_target
+
+__all__ = [
+    "CATALOG",
+    "Category",
+    "CheckInfo",
+    "ExecuteMode",
+    "Finding",
+    "Outcome",
+    "RunOptions",
+    "Scope",
+    "Severity",
+    "Skip",
+    "TargetError",
+    "Verdict",
+    "assert_conforms",
+    "build_report",
+    "check",
+    "check_tools",
+    "explain",
+    "failures",
+    "load_catalog",
+    "load_target",
+    "parse_target",
+    "render_table",
+]

@@ -20,6 +20,7 @@ CheckFunction = Callable[[Any, "RunOptions"], "Iterable[Finding] | Awaitable[Ite
 
 #: Modules whose import registers checks, in catalog order.
 CHECK_MODULES: tuple[str, ...] = (
+    "toolnexus_conformance.checks.target",
     "toolnexus_conformance.checks.naming",
     "toolnexus_conformance.checks.description",
     "toolnexus_conformance.checks.schema",

@@ -1,0 +1,209 @@
+"""Command-line options and ini keys, all prefixed ``toolnexus``; names are constants tests reuse."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+__all__ = [
+    "ALLOW",
+    "CONFORMANCE",
+    "EXAMPLES",
+    "EXECUTE",
+    "GRACE",
+    "IGNORE",
+    "ONLY",
+    "REPORT",
+    "SELECT",
+    "STRICT",
+    "TARGET",
+    "Settings",
+    "add_options",
+    "read_settings",
+]
+
+CONFORMANCE = "--toolnexus-conformance"
+TARGET = "--toolnexus-target"
+SELECT = "--toolnexus-select"
+IGNORE = "--toolnexus-ignore"
+STRICT = "--toolnexus-strict"
+EXECUTE = "--toolnexus-execute"
+ALLOW = "--toolnexus-allow"
+EXAMPLES = "--toolnexus-examples"
+GRACE = "--toolnexus-grace"
+CALL_TIMEOUT = "--toolnexus-call-timeout"
+REPORT = "--toolnexus-report"
+ONLY = "--toolnexus-only"
+
+EXECUTE_MODES = ("auto", "all", "none")
+DEFAULT_EXAMPLES = 10
+DEFAULT_GRACE = 1.0
+DEFAULT_CALL_TIMEOUT = 10.0
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("toolnexus", "conformance suites for LLM tools (pytest-toolnexus)")
+    group.addoption(
+        CONFORMANCE,
+        action="store_true",
+        dest="toolnexus_conformance",
+        help="run the conformance suites against the declared targets.",
+    )
+    group.addoption(
+        ONLY,
+        action="store_true",
+        dest="toolnexus_only",
+        help="collect no test files: run the conformance suites alone.",
+    )
+    group.addoption(
+        TARGET,
+        action="append",
+        default=[],
+        dest="toolnexus_targets",
+        metavar="SPEC",
+        help="where tools come from (repeatable): package.module:attr, path/to/mcp.json,"
+        " 'stdio:<command line>', http(s)://url, skills:<folder>.",
+    )
+    group.addoption(
+        SELECT,
+        action="append",
+        default=[],
+        dest="toolnexus_select",
+        metavar="CODES",
+        help="only these checks: codes or code prefixes (TN3), categories (schema) or slugs;"
+        " comma-separated, repeatable.",
+    )
+    group.addoption(
+        IGNORE,
+        action="append",
+        default=[],
+        dest="toolnexus_ignore",
+        metavar="CODES",
+        help="skip these checks (same forms as --toolnexus-select).",
+    )
+    group.addoption(
+        STRICT,
+        action="store_true",
+        default=None,
+        dest="toolnexus_strict",
+        help="warnings fail the run, and a tool accepting invalid arguments is an error.",
+    )
+    group.addoption(
+        EXECUTE,
+        choices=EXECUTE_MODES,
+        default=None,
+        dest="toolnexus_execute",
+        help="which tools the live checks may call: auto (only those safe to call, default),"
+        " all, or none (static checks only).",
+    )
+    group.addoption(
+        ALLOW,
+        action="append",
+        default=[],
+        dest="toolnexus_allow",
+        metavar="TOOL",
+        help="a tool that --toolnexus-execute=auto may call anyway (name or target::name).",
+    )
+    group.addoption(
+        EXAMPLES,
+        type=int,
+        default=None,
+        dest="toolnexus_examples",
+        metavar="N",
+        help=f"hypothesis examples per live property (default {DEFAULT_EXAMPLES}).",
+    )
+    group.addoption(
+        GRACE,
+        type=float,
+        default=None,
+        dest="toolnexus_grace",
+        metavar="SECONDS",
+        help=f"how long past a cancel or deadline a tool may take (default {DEFAULT_GRACE:g}).",
+    )
+    group.addoption(
+        CALL_TIMEOUT,
+        type=float,
+        default=None,
+        dest="toolnexus_call_timeout",
+        metavar="SECONDS",
+        help=f"bound on any single call during live checks (default {DEFAULT_CALL_TIMEOUT:g}).",
+    )
+    group.addoption(
+        REPORT,
+        default=None,
+        dest="toolnexus_report",
+        metavar="PATH",
+        help="write a JSON report with one record per target, tool and check.",
+    )
+    parser.addini("toolnexus_targets", "conformance targets, one per line", type="linelist")
+    parser.addini("toolnexus_select", "checks to run (codes, prefixes, categories)", type="args")
+    parser.addini("toolnexus_ignore", "checks to skip (codes, prefixes, categories)", type="args")
+    parser.addini("toolnexus_strict", "warnings fail the run", type="bool", default=False)
+    parser.addini("toolnexus_execute", "auto | all | none", default="auto")
+    parser.addini("toolnexus_allow", "tools auto may call anyway, one per line", type="linelist")
+    parser.addini("toolnexus_examples", "hypothesis examples per live property", default="")
+    parser.addini("toolnexus_grace", "seconds allowed past a cancel or deadline", default="")
+    parser.addini("toolnexus_call_timeout", "bound on any single live call", default="")
+    parser.addini("toolnexus_report", "path of the JSON report", default="")
+
+
+@dataclass(frozen=True)
+class Settings:
+    targets: tuple[str, ...]
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    strict: bool
+    execute: str
+    allow: frozenset[str]
+    examples: int
+    grace: float
+    call_timeout: float
+    report: str | None
+
+
+def _codes(values: list[str]) -> tuple[str, ...]:
+    return tuple(code.strip() for value in values for code in value.split(",") if code.strip())
+
+
+def _number(config: pytest.Config, dest: str, cast: type[float] | type[int], default: float) -> float:
+    value = config.getoption(dest)
+    if value is not None:
+        return cast(value)
+    raw = str(config.getini(dest) or "").strip()
+    if not raw:
+        return default
+    try:
+        return cast(raw)
+    except ValueError:
+        raise pytest.UsageError(f"ini key {dest} must be a number, got {raw!r}") from None
+
+
+def read_settings(config: pytest.Config) -> Settings:
+    """Command line first, then ini, then defaults; bad values are usage errors."""
+    strict = config.getoption("toolnexus_strict")
+    execute = config.getoption("toolnexus_execute") or str(config.getini("toolnexus_execute")).strip()
+    if execute not in EXECUTE_MODES:
+        raise pytest.UsageError(f"toolnexus_execute must be one of {', '.join(EXECUTE_MODES)}, got {execute!r}")
+    examples = int(_number(config, "toolnexus_examples", int, DEFAULT_EXAMPLES))
+    if examples < 1:
+        raise pytest.UsageError(f"{EXAMPLES} must be at least 1, got {examples}")
+    grace = _number(config, "toolnexus_grace", float, DEFAULT_GRACE)
+    call_timeout = _number(config, "toolnexus_call_timeout", float, DEFAULT_CALL_TIMEOUT)
+    if grace <= 0 or call_timeout <= 0:
+        raise pytest.UsageError(f"{GRACE} and {CALL_TIMEOUT} must be positive")
+    report = config.getoption("toolnexus_report") or str(config.getini("toolnexus_report")).strip()
+    return Settings(
+        targets=tuple(config.getoption("toolnexus_targets"))
+        + tuple(t for t in config.getini("toolnexus_targets") if t.strip()),
+        select=_codes(config.getoption("toolnexus_select")) or _codes(config.getini("toolnexus_select")),
+        ignore=_codes(config.getoption("toolnexus_ignore")) + _codes(config.getini("toolnexus_ignore")),
+        strict=bool(strict) if strict is not None else bool(config.getini("toolnexus_strict")),
+        execute=execute,
+        allow=frozenset(config.getoption("toolnexus_allow"))
+        | frozenset(a.strip() for a in config.getini("toolnexus_allow") if a.strip()),
+        examples=examples,
+        grace=grace,
+        call_timeout=call_timeout,
+        report=report or None,
+    )

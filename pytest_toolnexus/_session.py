@@ -1,0 +1,192 @@
+"""The conformance run inside pytest: targets in, items out, verdicts to the table and report.
+
+Registered only when ``--toolnexus-conformance`` is given, so everything heavy is
+imported here rather than in the entry-point module.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from toolnexus_conformance._loop import BackgroundLoop
+from toolnexus_conformance._model import Scope, Verdict
+from toolnexus_conformance._options import ExecuteMode, RunOptions
+from toolnexus_conformance._registry import Check
+from toolnexus_conformance._report import build_report, render_table
+from toolnexus_conformance._runner import applicable_checks, run_check
+from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
+from toolnexus_conformance.targets import (
+    SPEC_FORMS,
+    LoadedTarget,
+    TargetError,
+    load_target,
+    parse_target,
+)
+
+from ._items import RECORD_KEY, CheckItem, ToolCollector
+from ._options import CONFORMANCE, TARGET, Settings
+
+__all__ = ["ConformanceSession"]
+
+#: How long loading one target (an import, a factory, starting MCP servers) may take.
+LOAD_TIMEOUT = 120.0
+
+
+class ConformanceSession:
+    """A pytest plugin object living for one session."""
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.loop = BackgroundLoop()
+        self.options = RunOptions(
+            strict=settings.strict,
+            execute=ExecuteMode(settings.execute),
+            allow=settings.allow,
+            examples=settings.examples,
+            grace=settings.grace,
+            call_timeout=settings.call_timeout,
+            seed=_hypothesis_seed(config),
+        )
+        self.records: list[dict[str, Any]] = []
+        self._loaded: list[LoadedTarget] = []
+        self._is_worker = hasattr(config, "workerinput")
+
+    # -- collection ------------------------------------------------------------------
+    def _target_specs(self) -> list[Any]:
+        specs: list[Any] = list(self.settings.targets)
+        for result in self.config.hook.pytest_toolnexus_targets(config=self.config):
+            if result:
+                specs.extend(result)
+        if not specs:
+            raise pytest.UsageError(
+                f"{CONFORMANCE} needs at least one target. Declare one with"
+                f" {TARGET} SPEC, the ini key toolnexus_targets (one per line), or a conftest"
+                " hook pytest_toolnexus_targets(config). A target is one of:\n  "
+                + "\n  ".join(SPEC_FORMS)
+            )
+        return specs
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        new: list[pytest.Item] = []
+        base_dir = Path(str(config.rootpath))
+        seen_labels: dict[str, int] = {}
+        for t_index, raw in enumerate(self._target_specs()):
+            load_error: str | None = None
+            loaded: LoadedTarget | None = None
+            try:
+                spec = parse_target(raw, base_dir=base_dir)
+                label = spec.label
+                loaded = self.loop.run(load_target(spec, base_dir=base_dir), timeout=LOAD_TIMEOUT)
+                self._loaded.append(loaded)
+            except TargetError as exc:
+                label = raw if isinstance(raw, str) else type(raw).__name__
+                load_error = str(exc)
+            except Exception as exc:  # a timeout of the loader itself, and the unforeseen
+                label = raw if isinstance(raw, str) else type(raw).__name__
+                load_error = f"loading the target failed: {type(exc).__name__}: {exc}"
+            count = seen_labels.get(label, 0)
+            seen_labels[label] = count + 1
+            if count:
+                label = f"{label}#{count + 1}"
+            new.extend(self._target_nodes(session, t_index, label, loaded, load_error))
+        items.extend(new)
+
+    def _target_nodes(
+        self,
+        session: pytest.Session,
+        t_index: int,
+        label: str,
+        loaded: LoadedTarget | None,
+        load_error: str | None,
+    ) -> list[pytest.Item]:
+        settings = self.settings
+        name = f"toolnexus:{label}"
+        target_node = ToolCollector.from_parent(session, name=name, nodeid=name)
+        subjects: list[ToolSubject] = []
+        if loaded is not None:
+            subjects = read_subjects(loaded.tools, label, loaded.extras or None)
+        target_extra: dict[str, Any] = dict(loaded.info) if loaded is not None else {}
+        target_extra["load_error"] = load_error
+        target_subject = TargetSubject(label, subjects, target_extra)
+        items: list[pytest.Item] = []
+        target_checks = applicable_checks(settings.select, settings.ignore, scope=Scope.TARGET)
+        if load_error is not None:  # a target that did not load gets exactly one verdict
+            target_checks = [c for c in applicable_checks(scope=Scope.TARGET) if c.code == "TN001"]
+        for c_index, check in enumerate(target_checks):
+            items.append(self._item(target_node, check, target_subject, (t_index, -1, c_index)))
+        tool_checks = applicable_checks(settings.select, settings.ignore, scope=Scope.TOOL)
+        for s_index, subject in enumerate(subjects):
+            tool_node = ToolCollector.from_parent(target_node, name=subject.display_name)
+            for c_index, check in enumerate(tool_checks):
+                items.append(self._item(tool_node, check, subject, (t_index, s_index, c_index)))
+        return items
+
+    def _item(
+        self,
+        parent: pytest.Collector,
+        check: Check,
+        subject: ToolSubject | TargetSubject,
+        position: tuple[int, int, int],
+    ) -> CheckItem:
+        name = f"{check.code}-{check.info.slug}"
+        return CheckItem.from_parent(
+            parent, name=name, check=check, subject=subject, owner=self, position=position
+        )
+
+    # -- running ---------------------------------------------------------------------
+    def run(self, check: Check, subject: ToolSubject | TargetSubject) -> Verdict:
+        return run_check(check, subject, self.options, loop=self.loop)
+
+    # -- reporting -------------------------------------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for key, value in report.user_properties:
+            if key == RECORD_KEY and isinstance(value, dict):
+                self.records.append(value)
+
+    def _sorted_records(self) -> list[dict[str, Any]]:
+        ordered = sorted(self.records, key=lambda r: tuple(r.get("position", ())))
+        return [{k: v for k, v in r.items() if k != "position"} for r in ordered]
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self._is_worker or not self.records:
+            return
+        terminalreporter.section("toolnexus conformance")
+        for line in render_table(self._sorted_records()):
+            terminalreporter.write_line(line)
+        if self.settings.report:
+            terminalreporter.write_line(f"report written to {self.settings.report}")
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self._is_worker and self.settings.report:
+            path = Path(self.settings.report)
+            if not path.is_absolute():
+                path = Path(str(self.config.invocation_params.dir)) / path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            report = build_report(self._sorted_records())
+            path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        for loaded in self._loaded:
+            if loaded.close is not None:
+                try:
+                    self.loop.run(loaded.close(), timeout=15.0)
+                except Exception:
+                    pass
+        self.loop.close()
+
+
+def _hypothesis_seed(config: pytest.Config) -> int | None:
+    try:
+        seed = config.getoption("hypothesis_seed")
+    except ValueError:
+        return None
+    return int(seed) if seed is not None else None

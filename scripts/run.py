@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The two quick-start commands; each sets up its own virtual environment first.
+
+    python3 scripts/run.py conformance   # the suites against the bundled example toolkit
+    python3 scripts/run.py test          # ruff, mypy --strict, and the whole test suite
+
+Extra arguments after the command go to pytest. Needs only Python 3.11+ and access
+to the package registry; the environment lives in .venv and is reinstalled when
+pyproject.toml changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+STAMP = VENV / ".toolnexus-installed"
+EXAMPLE_TARGET = "toolnexus_ref.examples:toolkit"
+
+
+def _run(*args: str | Path) -> int:
+    print("+", " ".join(str(a) for a in args), flush=True)
+    return subprocess.call([str(a) for a in args], cwd=ROOT)
+
+
+def setup() -> None:
+    if sys.version_info < (3, 11):
+        sys.exit(f"Python 3.11+ is needed; this is {sys.version.split()[0]}")
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if PYTHON.exists() and STAMP.exists() and STAMP.read_text() == digest:
+        return
+    if not PYTHON.exists():
+        print(f"+ creating {VENV}", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    steps = [
+        (PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip"),
+        (PYTHON, "-m", "pip", "install", "--quiet", "-e", ".[mcp,test]"),
+    ]
+    for step in steps:
+        if _run(*step) != 0:
+            sys.exit("installation failed")
+    STAMP.write_text(digest)
+
+
+def conformance(extra: list[str]) -> int:
+    return _run(
+        PYTHON, "-m", "pytest", "-p", "no:cacheprovider",
+        "--toolnexus-conformance", "--toolnexus-only",
+        "--toolnexus-target", EXAMPLE_TARGET,
+        "--toolnexus-report", "toolnexus-report.json",
+        *extra,
+    )
+
+
+def test(extra: list[str]) -> int:
+    for check in (
+        (PYTHON, "-m", "ruff", "check", "."),
+        (PYTHON, "-m", "mypy"),
+    ):
+        if _run(*check) != 0:
+            return 1
+    return _run(PYTHON, "-m", "pytest", *extra)
+
+
+def main() -> int:
+    commands = {"conformance": conformance, "test": test}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
+        print(__doc__)
+        return 2
+    setup()
+    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    return commands[sys.argv[1]](sys.argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
