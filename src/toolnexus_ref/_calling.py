@@ -103,9 +103,9 @@ async def guard(
         return cancelled_result(ctx)
     if timeout is not None:
         ctx = ctx.child(timeout=timeout) if ctx is not None else ToolContext(timeout=timeout)
-    work = asyncio.ensure_future(start(ctx))
+    work = asyncio.ensure_future(_contain_exit(start(ctx)))
     if ctx is None:
-        return await work
+        return _unwrap_exit(await work)
     watcher = asyncio.ensure_future(ctx.wait_cancelled())
     try:
         await asyncio.wait({work, watcher}, return_when=asyncio.FIRST_COMPLETED)
@@ -115,18 +115,45 @@ async def guard(
         raise
     if work.done():
         watcher.cancel()
-        return work.result()
+        return _unwrap_exit(work.result())
     work.cancel()
     await asyncio.wait({work}, timeout=UNWIND_GRACE)
     if not work.done():  # a tool that swallows CancelledError: stop watching it
         work.add_done_callback(_consume)
     elif not work.cancelled() and work.exception() is None:
-        return work.result()  # it finished its work in the same instant
+        return _unwrap_exit(work.result())  # it finished its work in the same instant
     else:
         _consume(work)
     if timeout is not None and ctx.deadline_exceeded:
         return timeout_result(timeout)
     return cancelled_result(ctx)
+
+
+class _ToolExit:
+    """A ``SystemExit`` raised by a tool, carried out of the task as a value.
+
+    A task whose coroutine raises ``SystemExit`` re-raises it out of the event loop
+    itself, ending ``asyncio.run`` before any caller could turn it into a result;
+    carried as a value, it is re-raised in the awaiting coroutine instead.
+    """
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: SystemExit) -> None:
+        self.exc = exc
+
+
+async def _contain_exit(work: Awaitable[T]) -> T | _ToolExit:
+    try:
+        return await work
+    except SystemExit as exc:
+        return _ToolExit(exc)
+
+
+def _unwrap_exit(value: T | _ToolExit) -> T:
+    if isinstance(value, _ToolExit):
+        raise value.exc
+    return value
 
 
 def _consume(task: asyncio.Future[Any]) -> None:

@@ -44,7 +44,7 @@ class ToolContext:
         self._lock = threading.Lock()
         self._event = threading.Event()
         self._reason: str | None = None
-        self._callbacks: list[Callable[[], None]] = []
+        self._callbacks: list[Callable[[], object]] = []
         self.answer = answer
 
     def __repr__(self) -> str:
@@ -105,7 +105,7 @@ class ToolContext:
                 pass
         return True
 
-    def on_cancel(self, callback: Callable[[], None]) -> Callable[[], None]:
+    def on_cancel(self, callback: Callable[[], object]) -> Callable[[], None]:
         """Run ``callback`` once when ``cancel()`` is called (now, if it already was).
 
         Deadlines do not fire callbacks: a waiter that cares about the deadline uses

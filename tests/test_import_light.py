@@ -1,0 +1,114 @@
+"""The pytest11 module stays import-light: installing the plugin costs no heavy imports.
+
+Proved the way pytest loads it: through the ``pytest11`` entry point, in a fresh
+interpreter, and in real pytest runs compared with runs that block the plugin.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+#: Libraries the plugin may import only once a user asks for the suites or a fixture.
+HEAVY_MODULES = (
+    "hypothesis",
+    "jsonschema",
+    "httpx",
+    "respx",
+    "syrupy",
+    "mcp",
+    "anyio",
+    "yaml",
+    "openai",
+    "anthropic",
+)
+ENTRY_POINT_GROUP = "pytest11"
+ENTRY_POINT_NAME = "toolnexus"
+MARKER = "TOOLNEXUS_HEAVY="
+
+_LOAD_ENTRY_POINT = textwrap.dedent(
+    """
+    import json, sys
+    from importlib.metadata import entry_points
+    {extra}
+    (ep,) = [e for e in entry_points(group={group!r}) if e.name == {name!r}]
+    plugin = ep.load()
+    heavy = {heavy!r}
+    print(json.dumps({{
+        "plugin": plugin.__name__,
+        "loaded": sorted(m for m in heavy if m in sys.modules),
+    }}))
+    """
+)
+
+
+def load_entry_point(extra: str = "") -> dict[str, object]:
+    code = _LOAD_ENTRY_POINT.format(
+        group=ENTRY_POINT_GROUP, name=ENTRY_POINT_NAME, heavy=HEAVY_MODULES, extra=extra
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_the_entry_point_module_imports_no_heavy_library() -> None:
+    outcome = load_entry_point()
+    assert outcome["plugin"] == "pytest_toolnexus.plugin"
+    assert outcome["loaded"] == []
+
+
+def test_the_probe_does_see_a_heavy_import() -> None:
+    """Guards the test above against passing because the probe is blind."""
+    assert load_entry_point(extra="import jsonschema")["loaded"] == ["jsonschema"]
+
+
+_PROBE_TEST = f"""
+import json, sys
+
+HEAVY = {HEAVY_MODULES!r}
+
+def test_probe(pytestconfig):
+    loaded = sorted(m for m in HEAVY if m in sys.modules)
+    plugin = pytestconfig.pluginmanager.has_plugin({ENTRY_POINT_NAME!r})
+    print({MARKER!r} + json.dumps({{"plugin": plugin, "loaded": loaded}}))
+"""
+
+
+def probe(pytester: pytest.Pytester, *args: str) -> tuple[bool, set[str]]:
+    """Run pytest on a probe test: (is our plugin registered, heavy modules loaded)."""
+    pytester.makepyfile(test_probe=_PROBE_TEST)
+    result = pytester.runpytest_subprocess("-s", "-q", "-p", "no:cacheprovider", *args)
+    result.assert_outcomes(passed=1)
+    (line,) = [line for line in result.outlines if line.startswith(MARKER)]
+    found = json.loads(line[len(MARKER) :])
+    return bool(found["plugin"]), set(found["loaded"])
+
+
+def test_pytest_with_only_our_plugin_imports_nothing_heavy(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    alone_registered, alone = probe(pytester)
+    ours_registered, ours = probe(pytester, "-p", ENTRY_POINT_NAME)
+    assert alone_registered is False
+    assert ours_registered is True
+    added = ours - alone
+    assert added == set(), f"the toolnexus plugin imported {sorted(added)} at start-up"
+
+
+def test_our_plugin_adds_nothing_heavy_beside_the_other_installed_plugins(
+    pytester: pytest.Pytester,
+) -> None:
+    blocked_registered, blocked = probe(pytester, "-p", f"no:{ENTRY_POINT_NAME}")
+    registered, loaded = probe(pytester)
+    assert blocked_registered is False
+    assert registered is True
+    added = loaded - blocked
+    assert added == set(), f"the toolnexus plugin imported {sorted(added)} at start-up"
