@@ -166,7 +166,9 @@ def _codes(values: list[str]) -> tuple[str, ...]:
     return tuple(code.strip() for value in values for code in value.split(",") if code.strip())
 
 
-def _number(config: pytest.Config, dest: str, cast: type[float] | type[int], default: float) -> float:
+def _number(
+    config: pytest.Config, dest: str, cast: type[float] | type[int], default: float
+) -> float:
     value = config.getoption(dest)
     if value is not None:
         return cast(value)
@@ -182,9 +184,13 @@ def _number(config: pytest.Config, dest: str, cast: type[float] | type[int], def
 def read_settings(config: pytest.Config) -> Settings:
     """Command line first, then ini, then defaults; bad values are usage errors."""
     strict = config.getoption("toolnexus_strict")
-    execute = config.getoption("toolnexus_execute") or str(config.getini("toolnexus_execute")).strip()
+    execute = (
+        config.getoption("toolnexus_execute") or str(config.getini("toolnexus_execute")).strip()
+    )
     if execute not in EXECUTE_MODES:
-        raise pytest.UsageError(f"toolnexus_execute must be one of {', '.join(EXECUTE_MODES)}, got {execute!r}")
+        raise pytest.UsageError(
+            f"toolnexus_execute must be one of {', '.join(EXECUTE_MODES)}, got {execute!r}"
+        )
     examples = int(_number(config, "toolnexus_examples", int, DEFAULT_EXAMPLES))
     if examples < 1:
         raise pytest.UsageError(f"{EXAMPLES} must be at least 1, got {examples}")
@@ -196,8 +202,10 @@ def read_settings(config: pytest.Config) -> Settings:
     return Settings(
         targets=tuple(config.getoption("toolnexus_targets"))
         + tuple(t for t in config.getini("toolnexus_targets") if t.strip()),
-        select=_codes(config.getoption("toolnexus_select")) or _codes(config.getini("toolnexus_select")),
-        ignore=_codes(config.getoption("toolnexus_ignore")) + _codes(config.getini("toolnexus_ignore")),
+        select=_codes(config.getoption("toolnexus_select"))
+        or _codes(config.getini("toolnexus_select")),
+        ignore=_codes(config.getoption("toolnexus_ignore"))
+        + _codes(config.getini("toolnexus_ignore")),
         strict=bool(strict) if strict is not None else bool(config.getini("toolnexus_strict")),
         execute=execute,
         allow=frozenset(config.getoption("toolnexus_allow"))

@@ -7,6 +7,7 @@ imported here rather than in the entry-point module.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -172,16 +173,22 @@ class ConformanceSession:
                 path = Path(str(self.config.invocation_params.dir)) / path
             path.parent.mkdir(parents=True, exist_ok=True)
             report = build_report(self._sorted_records())
-            path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            path.write_text(
+                json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         for loaded in self._loaded:
             if loaded.close is not None:
                 try:
-                    self.loop.run(loaded.close(), timeout=15.0)
+                    self.loop.run(_await(loaded.close()), timeout=15.0)
                 except Exception:
                     pass
         self.loop.close()
+
+
+async def _await(awaitable: Awaitable[None]) -> None:
+    await awaitable
 
 
 def _hypothesis_seed(config: pytest.Config) -> int | None:

@@ -64,7 +64,17 @@ def render_table(records: Sequence[Mapping[str, Any]]) -> list[str]:
     """A compact table per target: tools down, the nine categories across."""
     lines: list[str] = []
     categories = [c.value for c in Category]
-    headers = ["naming", "descr", "schema", "provid", "result", "errors", "cancel", "timeout", "concur"]
+    headers = [
+        "naming",
+        "descr",
+        "schema",
+        "provid",
+        "result",
+        "errors",
+        "cancel",
+        "timeout",
+        "concur",
+    ]
     targets: dict[str, dict[str, list[Mapping[str, Any]]]] = {}
     for r in records:
         targets.setdefault(r["target"], {}).setdefault(r["tool"], []).append(r)

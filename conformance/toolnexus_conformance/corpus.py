@@ -50,5 +50,5 @@ def load_corpus(folder: Path) -> Iterator[tuple[str, Entry]]:
         if path.name.startswith("_"):
             continue
         module = _load_module(path)
-        for entry in getattr(module, "CORPUS"):
+        for entry in module.CORPUS:
             yield path.stem, entry

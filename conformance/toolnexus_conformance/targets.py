@@ -102,7 +102,9 @@ async def load_target(spec: TargetSpec, *, base_dir: Path | None = None) -> Load
         if spec.kind is TargetKind.OBJECT:
             return _loaded(spec.label, await _materialise(spec.obj, spec.label))
         if spec.kind is TargetKind.PYTHON:
-            return _loaded(spec.label, await _materialise(_import(spec.value, base_dir), spec.label))
+            return _loaded(
+                spec.label, await _materialise(_import(spec.value, base_dir), spec.label)
+            )
         if spec.kind in (TargetKind.MCP_JSON, TargetKind.STDIO, TargetKind.HTTP):
             return await _load_mcp(spec, base_dir)
         if spec.kind is TargetKind.SKILLS:

@@ -13,8 +13,8 @@ from ._context import ToolContext
 from ._result import ToolResult, coerce_result
 
 __all__ = [
-    "cancelled_result",
     "call_tool",
+    "cancelled_result",
     "execute_raw",
     "guard",
     "run_in_daemon_thread",
@@ -101,8 +101,20 @@ async def guard(
     """
     if ctx is not None and ctx.is_cancelled():
         return cancelled_result(ctx)
-    if timeout is not None:
-        ctx = ctx.child(timeout=timeout) if ctx is not None else ToolContext(timeout=timeout)
+    if timeout is None:
+        return await _race(start, ctx, None)
+    bounded = ctx.child(timeout=timeout) if ctx is not None else ToolContext(timeout=timeout)
+    try:
+        return await _race(start, bounded, timeout)
+    finally:
+        bounded.detach()
+
+
+async def _race(
+    start: Callable[[ToolContext | None], Awaitable[T]],
+    ctx: ToolContext | None,
+    timeout: float | None,
+) -> T | ToolResult:
     work = asyncio.ensure_future(_contain_exit(start(ctx)))
     if ctx is None:
         return _unwrap_exit(await work)
@@ -167,9 +179,7 @@ def accepts_context(execute: Callable[..., Any]) -> bool:
         params = list(inspect.signature(execute).parameters.values())
     except (TypeError, ValueError):
         return True
-    positional = [
-        p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return (
         len(positional) >= 2
         or any(p.kind is p.VAR_POSITIONAL for p in params)
@@ -218,4 +228,6 @@ async def call_tool(
     try:
         return coerce_result(raw)
     except TypeError as exc:
-        return ToolResult.error(f"Tool returned a malformed result: {exc}", {"error_type": "TypeError"})
+        return ToolResult.error(
+            f"Tool returned a malformed result: {exc}", {"error_type": "TypeError"}
+        )

@@ -26,7 +26,7 @@ class ToolContext:
     call (a tool that asked the user something and is being resumed).
     """
 
-    __slots__ = ("_callbacks", "_deadline", "_event", "_lock", "_reason", "answer")
+    __slots__ = ("_callbacks", "_deadline", "_detach", "_event", "_lock", "_reason", "answer")
 
     def __init__(
         self,
@@ -45,6 +45,7 @@ class ToolContext:
         self._event = threading.Event()
         self._reason: str | None = None
         self._callbacks: list[Callable[[], object]] = []
+        self._detach: Callable[[], None] | None = None
         self.answer = answer
 
     def __repr__(self) -> str:
@@ -167,9 +168,16 @@ class ToolContext:
     def child(self, *, timeout: float | None = None) -> ToolContext:
         """A context cancelled with this one, whose deadline is the earlier of both."""
         derived = ToolContext(timeout=timeout, deadline=self._deadline, answer=self.answer)
-        unregister = self.on_cancel(lambda: derived.cancel(self._reason))
-        derived.on_cancel(unregister)
+        derived._detach = self.on_cancel(lambda: derived.cancel(self._reason))
+        derived.on_cancel(derived.detach)
         return derived
+
+    def detach(self) -> None:
+        """Stop following the parent (a child whose call is over), so a long-lived
+        parent does not keep a callback for every call it ever made."""
+        detach, self._detach = self._detach, None
+        if detach is not None:
+            detach()
 
 
 def _resolve(future: asyncio.Future[None]) -> None:

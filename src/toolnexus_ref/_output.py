@@ -34,7 +34,9 @@ def to_jsonable(value: Any) -> Any:
     if value is None or isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
-        return value if value == value and value not in (float("inf"), float("-inf")) else str(value)
+        return (
+            value if value == value and value not in (float("inf"), float("-inf")) else str(value)
+        )
     if isinstance(value, enum.Enum):
         return to_jsonable(value.value)
     if isinstance(value, Mapping):

@@ -52,7 +52,7 @@ def is_result_like(value: object) -> bool:
     )
 
 
-def coerce_result(value: object) -> ToolResult:
+def coerce_result(value: Any) -> ToolResult:
     """Turn a duck-typed result into a ``ToolResult``; raise ``TypeError`` for anything else.
 
     Only the shape is adapted here; a result whose ``output`` is not text stays a
@@ -65,8 +65,8 @@ def coerce_result(value: object) -> ToolResult:
         raise TypeError(
             f"a tool must return a result with 'output' and 'is_error', got {type(value).__name__}"
         )
-    output = getattr(value, "output")
-    is_error = getattr(value, "is_error")
+    output = value.output
+    is_error = value.is_error
     metadata = getattr(value, "metadata", None)
     if not isinstance(output, str):
         raise TypeError(f"result.output must be str, got {type(output).__name__}")

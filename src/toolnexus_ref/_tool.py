@@ -98,9 +98,7 @@ class BaseTool(ABC):
     def run(self, args: Mapping[str, Any], ctx: ToolContext | None) -> Any:
         """Do the work; may be ``async def``. Return a result, text, or JSON-able data."""
 
-    async def execute(
-        self, args: Mapping[str, Any], ctx: ToolContext | None = None
-    ) -> ToolResult:
+    async def execute(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> ToolResult:
         if ctx is not None and ctx.is_cancelled():
             from ._calling import cancelled_result
 

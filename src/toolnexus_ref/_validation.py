@@ -22,7 +22,7 @@ def validator_for(schema: Mapping[str, Any]) -> Validator:
     from jsonschema import Draft202012Validator, validators
 
     cls = validators.validator_for(schema, default=Draft202012Validator)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)  # type: ignore[no-any-return]
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
 
 
 def format_json_path(path: Any) -> str:

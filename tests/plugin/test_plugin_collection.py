@@ -1,0 +1,208 @@
+"""The plugin's wiring, tested through real pytest sessions (pytester)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_toolnexus._options import CONFORMANCE, IGNORE, ONLY, REPORT, SELECT, STRICT, TARGET
+
+BASE = ["-p", "no:cacheprovider", CONFORMANCE, ONLY, "--toolnexus-execute", "none"]
+
+
+def test_without_the_flag_the_plugin_adds_no_items(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_one():\n    pass\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*test_one*", "1 test collected*"])
+    result.stdout.no_fnmatch_line("*toolnexus*")
+
+
+def test_no_target_is_a_usage_error_that_says_how_to_declare_one(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(CONFORMANCE)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [f"*{CONFORMANCE} needs at least one target*{TARGET} SPEC*toolnexus_targets*"]
+    )
+
+
+def test_one_item_per_target_tool_and_check_with_readable_ids(
+    tools_module: pytest.Pytester,
+) -> None:
+    result = tools_module.runpytest(*BASE, TARGET, "mytools:good", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(
+        [
+            "toolnexus:mytools:good::TN001-target-loads",
+            "toolnexus:mytools:good::add::TN101-*",
+            "toolnexus:mytools:good::echo::TN101-*",
+        ]
+    )
+
+
+def test_good_tools_pass(tools_module: pytest.Pytester) -> None:
+    result = tools_module.runpytest(*BASE, TARGET, "mytools:good")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*toolnexus conformance*", "mytools:good: 2 tools*"])
+
+
+def test_broken_targets_fail_once_each_and_the_others_still_run(
+    tools_module: pytest.Pytester,
+) -> None:
+    result = tools_module.runpytest(
+        *BASE,
+        TARGET,
+        "mytools:good",
+        TARGET,
+        "no_such_module:tools",
+        TARGET,
+        "mytools:broken_factory",
+        TARGET,
+        "this is not a target",
+        TARGET,
+        "mytools:missing_attr",
+    )
+    result.assert_outcomes(failed=4)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*no_such_module:tools::TN001-target-loads*",
+            "*cannot import 'no_such_module'*ModuleNotFoundError*",
+            "*the factory behind 'mytools:broken_factory' raised RuntimeError: the factory is broken*",
+            "*cannot understand target 'this is not a target'*",
+            "*module 'mytools' has no attribute 'missing_attr'*",
+        ]
+    )
+    assert "mytools:good: 2 tools" in result.stdout.str()
+
+
+def test_factories_sync_and_async_are_called(tools_module: pytest.Pytester) -> None:
+    result = tools_module.runpytest(
+        *BASE, TARGET, "mytools:factory", TARGET, "mytools:async_factory", "--collect-only", "-q"
+    )
+    result.stdout.fnmatch_lines_random(
+        ["*mytools:factory::echo::*", "*mytools:async_factory::add::*"]
+    )
+
+
+def test_failure_explains_itself_in_one_screen(tools_module: pytest.Pytester) -> None:
+    result = tools_module.runpytest(*BASE, TARGET, "mytools:mixed", SELECT, "naming")
+    result.assert_outcomes(failed=1, passed=result.parseoutcomes()["passed"])
+    result.stdout.fnmatch_lines(
+        [
+            "TN102 name-charset [[]naming, error[]]: *",
+            "tool:   bad tool   (target mytools:mixed)",
+            "found:  *' '*",
+            "why:    *",
+            "fix:    *sanitize*",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_select_and_ignore_take_codes_prefixes_and_categories(
+    tools_module: pytest.Pytester,
+) -> None:
+    result = tools_module.runpytest(
+        *BASE, TARGET, "mytools:mixed", SELECT, "TN10", "--collect-only", "-q"
+    )
+    ids = [line for line in result.stdout.lines if "::TN" in line]
+    assert ids
+    assert all("::TN10" in line for line in ids)
+    result = tools_module.runpytest(
+        *BASE, TARGET, "mytools:mixed", SELECT, "naming,description", IGNORE, "TN102"
+    )
+    result.assert_outcomes(passed=result.parseoutcomes()["passed"])
+    assert "TN102" not in result.stdout.str().split("toolnexus conformance")[0]
+
+
+def test_keyword_selection_works_on_tool_names_and_codes(tools_module: pytest.Pytester) -> None:
+    result = tools_module.runpytest(
+        *BASE, TARGET, "mytools:good", "-k", "echo and TN101", "--collect-only", "-q"
+    )
+    result.stdout.fnmatch_lines(["toolnexus:mytools:good::echo::TN101-*", "1/* tests collected*"])
+
+
+def test_ini_and_conftest_hook_declare_targets(tools_module: pytest.Pytester) -> None:
+    tools_module.makeini("[pytest]\ntoolnexus_targets =\n    mytools:factory\n")
+    tools_module.makeconftest(
+        "import mytools\ndef pytest_toolnexus_targets(config):\n    return [mytools.Add()]\n"
+    )
+    result = tools_module.runpytest(*BASE, "--collect-only", "-q")
+    result.stdout.fnmatch_lines_random(
+        ["*mytools:factory::echo::TN101-*", "*toolnexus:add::add::TN101-*"]
+    )
+
+
+WARNING_TOOL = """
+from toolnexus_ref import BaseTool
+
+
+class Loose(BaseTool):
+    name = "loose"
+    description = "Its schema has additionalProperties, which Gemini refuses."
+    input_schema = {"type": "object", "properties": {"q": {"type": "string"}}, "additionalProperties": True}
+
+    def run(self, args, ctx):
+        return "ok"
+
+
+tools = [Loose()]
+"""
+
+
+def test_warnings_fail_only_in_strict_mode(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(warntools=WARNING_TOOL)
+    pytester.syspathinsert()
+    args = [*BASE, TARGET, "warntools:tools", SELECT, "provider"]
+    lenient = pytester.runpytest(*args)
+    assert lenient.ret == pytest.ExitCode.OK
+    lenient.stdout.fnmatch_lines(["*ToolnexusWarning*", "*warn*"])
+    strict = pytester.runpytest(*args, STRICT)
+    assert strict.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_report_has_one_record_per_target_tool_and_check(tools_module: pytest.Pytester) -> None:
+    result = tools_module.runpytest(
+        *BASE, TARGET, "mytools:mixed", TARGET, "nope:x", REPORT, "out/report.json"
+    )
+    report = json.loads((tools_module.path / "out" / "report.json").read_text())
+    assert report["version"] == 1
+    results = report["results"]
+    outcomes = result.parseoutcomes()
+    assert len(results) == sum(outcomes.get(k, 0) for k in ("passed", "failed", "skipped"))
+    assert set(results[0]) == {
+        "target",
+        "tool",
+        "check",
+        "category",
+        "severity",
+        "outcome",
+        "message",
+    }
+    assert {r["outcome"] for r in results} <= {"passed", "failed", "skipped"}
+    misnamed = [r for r in results if r["tool"] == "bad tool" and r["check"] == "TN102"]
+    assert misnamed == [
+        {
+            "target": "mytools:mixed",
+            "tool": "bad tool",
+            "check": "TN102",
+            "category": "naming",
+            "severity": "error",
+            "outcome": "failed",
+            "message": misnamed[0]["message"],
+        }
+    ]
+    assert next(r for r in results if r["target"] == "nope:x")["check"] == "TN001"
+    summary = report["summary"]
+    assert summary["checks"] == len(results)
+    assert summary["failed"] == outcomes["failed"]
+
+
+def test_xdist_gives_the_same_report_as_a_serial_run(tools_module: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    args = [*BASE, TARGET, "mytools:mixed", TARGET, "mytools:good"]
+    tools_module.runpytest_subprocess(*args, REPORT, "serial.json")
+    tools_module.runpytest_subprocess(*args, REPORT, "parallel.json", "-n", "2")
+    serial = json.loads((tools_module.path / "serial.json").read_text())
+    parallel = json.loads((tools_module.path / "parallel.json").read_text())
+    assert serial["results"], "the serial run produced no records"
+    assert parallel == serial
