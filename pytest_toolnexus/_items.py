@@ -75,9 +75,13 @@ class CheckItem(pytest.Item):
         if verdict.outcome.value == "failed":
             if verdict.severity.value == "error" or self.owner.settings.strict:
                 raise CheckFailed(verdict)
-            from toolnexus_conformance._explain import explain
-
-            warnings.warn(ToolnexusWarning(explain(verdict)), stacklevel=1)
+            info = verdict.check
+            warnings.warn_explicit(
+                ToolnexusWarning(f"{info.code} {info.slug}: {verdict.message}"),
+                ToolnexusWarning,
+                filename=f"{verdict.target}::{verdict.tool}",
+                lineno=0,
+            )
 
     def repr_failure(
         self,

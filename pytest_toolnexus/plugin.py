@@ -11,7 +11,8 @@ import pytest
 
 from ._options import add_options, read_settings
 
-pytest_plugins: list[str] = []
+#: Fixture modules; each imports only stdlib and pytest until a fixture is used.
+pytest_plugins = ["pytest_toolnexus._llm_fixtures"]
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:

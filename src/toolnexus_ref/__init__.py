@@ -13,6 +13,8 @@ from ._naming import MAX_NAME_LENGTH, NAME_PATTERN, SOURCES, Source, is_valid_na
 from ._output import to_jsonable, to_output
 from ._result import ToolResult, coerce_result
 from ._tool import BaseTool, Tool, ToolAnnotations, annotations_of
+from .native import Param, dynamic_tool, infer_schema, tool, tools_of
+from .toolkit import Decision, DuplicateToolError, ToolCall, Toolkit
 
 __all__ = [
     "DEADLINE_EXCEEDED",
@@ -20,20 +22,29 @@ __all__ = [
     "NAME_PATTERN",
     "SOURCES",
     "BaseTool",
+    "Decision",
+    "DuplicateToolError",
+    "Param",
     "Source",
     "Tool",
     "ToolAnnotations",
+    "ToolCall",
     "ToolContext",
     "ToolResult",
+    "Toolkit",
     "annotations_of",
     "call_tool",
     "coerce_result",
+    "dynamic_tool",
     "execute_raw",
+    "infer_schema",
     "is_valid_name",
     "run_in_daemon_thread",
     "sanitize",
     "to_jsonable",
     "to_output",
+    "tool",
+    "tools_of",
 ]
 
 __version__ = "0.1.0"

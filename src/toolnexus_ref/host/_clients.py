@@ -1,0 +1,193 @@
+"""Small clients, one per wire format, over httpx: just enough to drive the loop."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol
+
+from toolnexus_ref.wire import Message, ToolDecl, TruncatedStream, Turn, WireError, decode_sse
+from toolnexus_ref.wire import anthropic as anthropic_wire
+from toolnexus_ref.wire import gemini as gemini_wire
+from toolnexus_ref.wire import openai as openai_wire
+
+from ._errors import ProviderError, error_for, parse_retry_after
+
+if TYPE_CHECKING:
+    import httpx
+
+    from toolnexus_ref._context import ToolContext
+
+__all__ = ["LLM", "AnthropicClient", "GeminiClient", "HTTPClient", "OpenAIClient"]
+
+
+class LLM(Protocol):
+    """What the loop needs from a model: the next turn for a conversation.
+
+    Raise ``ProviderError`` for a provider failure; the loop retries the retryable ones.
+    """
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolDecl],
+        *,
+        ctx: ToolContext | None = None,
+    ) -> Turn: ...
+
+
+class HTTPClient:
+    """Shared plumbing: build the body, post it, read a body or an SSE stream, map errors."""
+
+    provider: str = ""
+    wire: ModuleType
+    default_base_url: str = ""
+    env_keys: tuple[str, ...] = ()
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        stream: bool = False,
+        timeout: float = 60.0,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        key = api_key or next((os.environ[k] for k in self.env_keys if os.environ.get(k)), None)
+        if not key:
+            names = " or ".join(self.env_keys)
+            raise ValueError(
+                f"{type(self).__name__} needs an API key: pass api_key= or set {names}"
+            )
+        self.model = model
+        self.api_key = key
+        self.base_url = (base_url or self.default_base_url).rstrip("/")
+        self.stream = stream
+        self.timeout = timeout
+        self._http = http
+        self._owned: tuple[object, httpx.AsyncClient] | None = None
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"<{type(self).__name__} model={self.model!r} base_url={self.base_url!r}>"
+
+    def headers(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def url(self) -> str:
+        raise NotImplementedError
+
+    def body(self, messages: Sequence[Message], tools: Sequence[ToolDecl]) -> dict[str, Any]:
+        result: dict[str, Any] = self.wire.build_request(
+            self.model, list(messages), list(tools), stream=self.stream
+        )
+        return result
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolDecl],
+        *,
+        ctx: ToolContext | None = None,
+    ) -> Turn:
+        import httpx
+
+        del ctx  # the loop races the call against the context
+        body = self.body(messages, tools)
+        http = self._http or self._own_client()
+        try:
+            request = http.build_request("POST", self.url(), json=body, headers=self.headers())
+            response = await http.send(request, stream=True)
+            try:
+                return await self._read(response)
+            finally:
+                await response.aclose()
+        except httpx.HTTPError as exc:
+            raise ProviderError(0, f"transport error: {exc!r}", provider=self.provider) from exc
+
+    def _own_client(self) -> httpx.AsyncClient:
+        """One client per event loop: building one costs milliseconds (TLS setup), and a
+        client's connections belong to the loop that opened them."""
+        import asyncio
+
+        import httpx
+
+        loop = asyncio.get_running_loop()
+        if self._owned is None or self._owned[0] is not loop or self._owned[1].is_closed:
+            self._owned = (loop, httpx.AsyncClient(timeout=self.timeout))
+        return self._owned[1]
+
+    async def aclose(self) -> None:
+        """Close the client this object opened (not one passed in as ``http``)."""
+        if self._owned is not None:
+            owned, self._owned = self._owned[1], None
+            await owned.aclose()
+
+    async def _read(self, response: httpx.Response) -> Turn:
+        if response.status_code >= 400:
+            raw = (await response.aread()).decode("utf-8", "replace")
+            try:
+                message = self.wire.error_message(json.loads(raw))
+            except ValueError:
+                message = raw[:500]
+            raise error_for(
+                response.status_code,
+                str(message),
+                retry_after=parse_retry_after(response.headers.get("retry-after")),
+                provider=self.provider,
+            )
+        try:
+            if self.stream:
+                lines = [line async for line in response.aiter_lines()]
+                turn: Turn = self.wire.accumulate(decode_sse(lines))
+                return turn
+            data = json.loads(await response.aread())
+            if not isinstance(data, Mapping):
+                raise WireError("response body is not a JSON object")
+            parsed: Turn = self.wire.parse_response(data)
+            return parsed
+        except TruncatedStream as exc:
+            raise ProviderError(0, str(exc), provider=self.provider) from exc
+        except (WireError, ValueError) as exc:
+            raise ProviderError(0, f"unreadable response: {exc}", provider=self.provider) from exc
+
+
+class OpenAIClient(HTTPClient):
+    provider = "openai"
+    wire = openai_wire
+    default_base_url = "https://api.openai.com/v1"
+    env_keys = ("OPENAI_API_KEY",)
+
+    def headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.api_key}"}
+
+    def url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+
+class AnthropicClient(HTTPClient):
+    provider = "anthropic"
+    wire = anthropic_wire
+    default_base_url = "https://api.anthropic.com"
+    env_keys = ("ANTHROPIC_API_KEY",)
+
+    def headers(self) -> dict[str, str]:
+        return {"x-api-key": self.api_key, "anthropic-version": "2023-06-01"}
+
+    def url(self) -> str:
+        return f"{self.base_url}/v1/messages"
+
+
+class GeminiClient(HTTPClient):
+    provider = "gemini"
+    wire = gemini_wire
+    default_base_url = "https://generativelanguage.googleapis.com"
+    env_keys = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+    def headers(self) -> dict[str, str]:
+        return {"x-goog-api-key": self.api_key}
+
+    def url(self) -> str:
+        return self.base_url + gemini_wire.path_for(self.model, stream=self.stream)

@@ -1,0 +1,292 @@
+"""Gemini generateContent: request and response bodies, and the SSE stream.
+
+The model is named in the URL (``/v1beta/models/{model}:generateContent``, and
+``:streamGenerateContent?alt=sse`` for streaming), not in the body. Gemini sends a
+function call whole in one chunk rather than in argument fragments, and carries
+results as ``functionResponse`` parts with an ``output`` or ``error`` key.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ._model import (
+    FinishReason,
+    Message,
+    Request,
+    ToolCallPart,
+    ToolDecl,
+    ToolResultPart,
+    TruncatedStream,
+    Turn,
+    Usage,
+    WireError,
+    as_list,
+    as_mapping,
+    split_text,
+    system_text,
+)
+from ._sse import SSEEvent, encode_sse
+
+__all__ = [
+    "PATH",
+    "STREAM_PATH",
+    "accumulate",
+    "build_request",
+    "build_response",
+    "declarations",
+    "error_body",
+    "error_message",
+    "parse_request",
+    "parse_response",
+    "path_for",
+    "stream_events",
+]
+
+PATH = "/v1beta/models/{model}:generateContent"
+STREAM_PATH = "/v1beta/models/{model}:streamGenerateContent"
+
+
+def path_for(model: str, *, stream: bool = False) -> str:
+    return (STREAM_PATH if stream else PATH).format(model=model) + ("?alt=sse" if stream else "")
+
+
+def declarations(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
+    """One ``tools`` entry wrapping every declaration, as the API expects."""
+    if not tools:
+        return []
+    decls = [
+        {"name": t.name, "description": t.description, "parameters": dict(t.parameters)}
+        for t in tools
+    ]
+    return [{"functionDeclarations": decls}]
+
+
+def _args_of(call: ToolCallPart) -> Any:
+    try:
+        return call.parsed_arguments()
+    except ValueError:
+        return call.arguments  # not JSON: passed on unchanged, for the host to refuse
+
+
+def _parts(message: Message) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    if message.text:
+        parts.append({"text": message.text})
+    for c in message.tool_calls:
+        fc: dict[str, Any] = {"name": c.name, "args": _args_of(c)}
+        if c.id:
+            fc["id"] = c.id
+        parts.append({"functionCall": fc})
+    for r in message.tool_results:
+        fr: dict[str, Any] = {
+            "name": r.name,
+            "response": {"error" if r.is_error else "output": r.output},
+        }
+        if r.call_id:
+            fr["id"] = r.call_id
+        parts.append({"functionResponse": fr})
+    return parts
+
+
+def build_request(
+    model: str,
+    messages: Sequence[Message],
+    tools: Sequence[ToolDecl] = (),
+    *,
+    stream: bool = False,
+) -> dict[str, Any]:
+    """The body; ``model`` and ``stream`` go in the URL (see ``path_for``)."""
+    del model, stream
+    contents = [
+        {"role": "model" if m.role == "assistant" else "user", "parts": _parts(m)}
+        for m in messages
+        if m.role != "system"
+    ]
+    body: dict[str, Any] = {"contents": contents}
+    system = system_text(list(messages))
+    if system:
+        body["systemInstruction"] = {"parts": [{"text": system}]}
+    if tools:
+        body["tools"] = declarations(tools)
+    return body
+
+
+def _call_of(part: Mapping[str, Any]) -> ToolCallPart:
+    fc = as_mapping(part["functionCall"], "functionCall")
+    raw = fc.get("args", {})
+    text = raw if isinstance(raw, str) else json.dumps(raw)
+    return ToolCallPart(str(fc.get("id", "")), str(fc.get("name", "")), text)
+
+
+def parse_request(body: Mapping[str, Any], *, model: str, stream: bool = False) -> Request:
+    messages: list[Message] = []
+    system = body.get("systemInstruction")
+    if isinstance(system, Mapping):
+        system_value = "".join(str(p.get("text", "")) for p in system.get("parts") or [])
+        messages.append(Message("system", system_value))
+    for raw in as_list(body.get("contents"), "'contents'"):
+        content = as_mapping(raw, "content")
+        parts = [as_mapping(p, "part") for p in as_list(content.get("parts"), "parts")]
+        text = "".join(str(p["text"]) for p in parts if "text" in p) or None
+        calls = tuple(_call_of(p) for p in parts if "functionCall" in p)
+        results = []
+        for p in parts:
+            if "functionResponse" in p:
+                fr = as_mapping(p["functionResponse"], "functionResponse")
+                response = fr.get("response") or {}
+                is_error = (
+                    isinstance(response, Mapping)
+                    and "error" in response
+                    and "output" not in response
+                )
+                value = (
+                    response.get("error" if is_error else "output", response)
+                    if isinstance(response, Mapping)
+                    else response
+                )
+                output = value if isinstance(value, str) else json.dumps(value)
+                results.append(
+                    ToolResultPart(str(fr.get("id", "")), output, is_error, str(fr.get("name", "")))
+                )
+        if results:
+            messages.append(Message("tool", tool_results=tuple(results)))
+        else:
+            if content.get("role") == "model":
+                messages.append(Message("assistant", text, calls))
+            else:
+                messages.append(Message("user", text, calls))
+    tools = []
+    for entry in body.get("tools") or []:
+        for d in as_mapping(entry, "tool").get("functionDeclarations") or []:
+            decl = as_mapping(d, "functionDeclaration")
+            params = decl.get("parameters") or decl.get("parametersJsonSchema")
+            tools.append(
+                ToolDecl(
+                    str(decl.get("name", "")),
+                    str(decl.get("description", "")),
+                    dict(params or {"type": "object", "properties": {}}),
+                )
+            )
+    return Request(model, tuple(messages), tuple(tools), stream, "gemini", body)
+
+
+def _usage(usage: Usage) -> dict[str, int]:
+    return {
+        "promptTokenCount": usage.input_tokens,
+        "candidatesTokenCount": usage.output_tokens,
+        "totalTokenCount": usage.input_tokens + usage.output_tokens,
+    }
+
+
+def _finish_wire(turn: Turn) -> str:
+    return "MAX_TOKENS" if turn.finish == "length" else "STOP"
+
+
+def build_response(turn: Turn, *, model: str) -> dict[str, Any]:
+    return {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": _parts(turn.as_message())},
+                "finishReason": _finish_wire(turn),
+                "index": 0,
+            }
+        ],
+        "usageMetadata": _usage(turn.usage),
+        "modelVersion": model,
+    }
+
+
+def stream_events(turn: Turn, *, model: str, fragment: int = 8) -> list[bytes]:
+    """One chunk per text fragment, one per whole function call; the last carries the
+    finish reason and usage."""
+    chunks: list[list[dict[str, Any]]] = []
+    if turn.text:
+        chunks += [[{"text": piece}] for piece in split_text(turn.text, fragment)]
+    chunks += [_parts(Message("assistant", tool_calls=(c,))) for c in turn.tool_calls]
+    if not chunks:
+        chunks = [[{"text": ""}]]
+    events = []
+    for i, parts in enumerate(chunks):
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+        body: dict[str, Any] = {"candidates": [candidate], "modelVersion": model}
+        if i == len(chunks) - 1:
+            candidate["finishReason"] = _finish_wire(turn)
+            body["usageMetadata"] = _usage(turn.usage)
+        events.append(encode_sse(body))
+    return events
+
+
+def _finish(reason: object, has_calls: bool) -> FinishReason:
+    if reason == "MAX_TOKENS":
+        return "length"
+    return "tool_calls" if has_calls else "stop"
+
+
+def _parse_usage(raw: object) -> Usage:
+    if not isinstance(raw, Mapping):
+        return Usage()
+    return Usage(int(raw.get("promptTokenCount") or 0), int(raw.get("candidatesTokenCount") or 0))
+
+
+def _candidate_parts(body: Mapping[str, Any]) -> tuple[list[Mapping[str, Any]], object]:
+    candidates = as_list(body.get("candidates") or [], "'candidates'")
+    if not candidates:
+        return [], None
+    candidate = as_mapping(candidates[0], "candidate")
+    content = candidate.get("content") or {}
+    parts = [as_mapping(p, "part") for p in as_mapping(content, "content").get("parts") or []]
+    return parts, candidate.get("finishReason")
+
+
+def parse_response(body: Mapping[str, Any]) -> Turn:
+    if "error" in body:
+        raise WireError(f"error body: {error_message(body)}")
+    parts, reason = _candidate_parts(body)
+    text = "".join(str(p["text"]) for p in parts if "text" in p) or None
+    calls = tuple(_call_of(p) for p in parts if "functionCall" in p)
+    return Turn(text, calls, _finish(reason, bool(calls)), _parse_usage(body.get("usageMetadata")))
+
+
+def accumulate(events: Iterable[SSEEvent]) -> Turn:
+    text: list[str] = []
+    calls: list[ToolCallPart] = []
+    reason: object = None
+    usage = Usage()
+    for event in events:
+        body = as_mapping(event.json(), "chunk")
+        if "error" in body:
+            raise WireError(f"error in stream: {error_message(body)}")
+        parts, finish = _candidate_parts(body)
+        text += [str(p["text"]) for p in parts if "text" in p]
+        calls += [_call_of(p) for p in parts if "functionCall" in p]
+        if body.get("usageMetadata"):
+            usage = _parse_usage(body["usageMetadata"])
+        if finish is not None:
+            reason = finish
+    if reason is None:
+        raise TruncatedStream("the Gemini stream ended before a chunk with finishReason")
+    return Turn("".join(text) or None, tuple(calls), _finish(reason, bool(calls)), usage)
+
+
+_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+
+
+def error_body(status: int, message: str) -> dict[str, Any]:
+    return {"error": {"code": status, "message": message, "status": _STATUS.get(status, "UNKNOWN")}}
+
+
+def error_message(body: object) -> str:
+    if isinstance(body, Mapping) and isinstance(body.get("error"), Mapping):
+        return str(body["error"].get("message", body["error"]))
+    return json.dumps(body) if not isinstance(body, str) else body
