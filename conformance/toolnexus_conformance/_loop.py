@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -51,25 +52,67 @@ class BackgroundLoop:
     def loop(self) -> asyncio.AbstractEventLoop:
         return self._ensure()
 
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+    def run(
+        self,
+        coro: Coroutine[Any, Any, T],
+        timeout: float | None = None,
+        *,
+        stall: float | None = None,
+    ) -> T:
         """Run ``coro`` on the loop and wait for it, at most ``timeout`` seconds.
 
         On timeout the coroutine is cancelled; if the loop does not even process the
         cancellation within a second it is blocked, so it is abandoned and the next
         call gets a fresh loop. Either way ``LoopBlocked`` is raised.
+
+        With ``stall``, the loop is also probed while ``coro`` runs: a loop that runs
+        no callback at all for ``stall`` seconds is blocked (``time.sleep`` inside an
+        ``async def`` tool) and is abandoned at once, long before ``timeout``.
         """
         loop = self._ensure()
         future = asyncio.run_coroutine_threadsafe(coro, loop)
+        if stall is not None:
+            return self._watch(loop, future, timeout, stall)
         try:
             return future.result(timeout)
         except concurrent.futures.TimeoutError:
-            future.cancel()
-            probe = asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop)
-            try:
-                probe.result(1.0)
-            except concurrent.futures.TimeoutError:
-                self.abandon()
+            self._give_up(loop, future)
             raise LoopBlocked(f"no answer within {timeout:g}s") from None
+
+    def _watch(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        future: concurrent.futures.Future[T],
+        timeout: float | None,
+        stall: float,
+    ) -> T:
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            probe = asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop)
+            left = None if end is None else end - time.monotonic()
+            wait = stall if left is None else max(0.0, min(stall, left))
+            try:
+                return future.result(wait)
+            except concurrent.futures.TimeoutError:
+                pass
+            if not probe.done():
+                probe.cancel()
+                future.cancel()
+                self.abandon()
+                raise LoopBlocked(f"the event loop ran nothing for {stall:g}s: something blocks it")
+            if left is not None and left <= wait:
+                self._give_up(loop, future)
+                raise LoopBlocked(f"no answer within {timeout:g}s")
+
+    def _give_up(
+        self, loop: asyncio.AbstractEventLoop, future: concurrent.futures.Future[Any]
+    ) -> None:
+        future.cancel()
+        probe = asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop)
+        try:
+            probe.result(1.0)
+        except concurrent.futures.TimeoutError:
+            self.abandon()
 
     def abandon(self) -> None:
         """Forget the current loop (it is blocked); its daemon thread dies with the process."""

@@ -42,17 +42,33 @@ def run_check(
     tool = subject.display_name if isinstance(subject, ToolSubject) else "*"
     sources = check.info.sources
     if sources and isinstance(subject, ToolSubject) and subject.source not in sources:
-        return Verdict(target, tool, check.info, Outcome.SKIPPED, f"only for {', '.join(sorted(sources))} tools")
+        return Verdict(
+            target,
+            tool,
+            check.info,
+            Outcome.SKIPPED,
+            f"only for {', '.join(sorted(sources))} tools",
+        )
     started = time.perf_counter()
     try:
         outcome = check.run(subject, options)
         if inspect.isawaitable(outcome):
             owner = loop or BackgroundLoop()
-            outcome = owner.run(_as_coroutine(outcome), timeout=LIVE_CHECK_LIMIT)
+            outcome = owner.run(
+                _as_coroutine(outcome),
+                timeout=LIVE_CHECK_LIMIT,
+                stall=options.call_timeout + options.grace,
+            )
         findings = tuple(outcome)
     except Skip as skip:
-        return Verdict(target, tool, check.info, Outcome.SKIPPED, skip.reason,
-                       duration=time.perf_counter() - started)
+        return Verdict(
+            target,
+            tool,
+            check.info,
+            Outcome.SKIPPED,
+            skip.reason,
+            duration=time.perf_counter() - started,
+        )
     except LoopBlocked as exc:
         findings = (Finding(f"the check did not finish: {exc}; the tool blocks or hangs"),)
     except RecursionError:
@@ -129,4 +145,6 @@ def as_tool_list(value: Any) -> list[Any]:
         return list(inner)
     if isinstance(value, Iterable) and not isinstance(value, str | bytes):
         return list(value)
-    raise TypeError(f"expected a tool, a toolkit or an iterable of tools, got {type(value).__name__}")
+    raise TypeError(
+        f"expected a tool, a toolkit or an iterable of tools, got {type(value).__name__}"
+    )

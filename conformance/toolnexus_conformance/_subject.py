@@ -103,9 +103,7 @@ def read_subjects(
     subjects = []
     for index, tool in enumerate(tools):
         extra = extras[index] if extras is not None else None
-        subjects.append(
-            read_subject(tool, target, index=index, sibling_names=names, extra=extra)
-        )
+        subjects.append(read_subject(tool, target, index=index, sibling_names=names, extra=extra))
     # Two broken names must not share one display id.
     seen: dict[str, int] = {}
     for subject in subjects:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-pytest_plugins = ["pytest_toolnexus._llm_fixtures"]
 
 PLUGIN = ("-p", "pytest_toolnexus._llm_fixtures")
 

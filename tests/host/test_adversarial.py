@@ -12,7 +12,6 @@ from pytest_toolnexus.fakes import ADVERSARIAL_KINDS, FakeLLM
 from toolnexus_ref import BaseTool
 from toolnexus_ref.host import GeminiClient, OpenAIClient, run_loop
 
-pytest_plugins = ["pytest_toolnexus._llm_fixtures"]
 
 
 def test_every_malformed_call_becomes_an_error_result(
