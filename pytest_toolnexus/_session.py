@@ -17,7 +17,7 @@ from toolnexus_conformance._model import Scope, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import Check
 from toolnexus_conformance._report import build_report, render_table
-from toolnexus_conformance._runner import applicable_checks, run_check
+from toolnexus_conformance._runner import applicable_checks, applies, run_check
 from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
 from toolnexus_conformance.targets import (
     SPEC_FORMS,
@@ -98,6 +98,7 @@ class ConformanceSession:
                 label = f"{label}#{count + 1}"
             new.extend(self._target_nodes(session, t_index, label, loaded, load_error))
         items.extend(new)
+        session.testscollected += len(new)  # pytest counts only what its collectors report
 
     def _target_nodes(
         self,
@@ -121,11 +122,15 @@ class ConformanceSession:
         if load_error is not None:  # a target that did not load gets exactly one verdict
             target_checks = [c for c in applicable_checks(scope=Scope.TARGET) if c.code == "TN001"]
         for c_index, check in enumerate(target_checks):
+            if load_error is None and not applies(check, target_subject):
+                continue
             items.append(self._item(target_node, check, target_subject, (t_index, -1, c_index)))
         tool_checks = applicable_checks(settings.select, settings.ignore, scope=Scope.TOOL)
         for s_index, subject in enumerate(subjects):
             tool_node = ToolCollector.from_parent(target_node, name=subject.display_name)
             for c_index, check in enumerate(tool_checks):
+                if not applies(check, subject):
+                    continue
                 items.append(self._item(tool_node, check, subject, (t_index, s_index, c_index)))
         return items
 

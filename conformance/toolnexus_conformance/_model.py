@@ -66,6 +66,10 @@ class CheckInfo:
     scope: Scope = Scope.TOOL
     #: Only for tools of these sources (empty: every source).
     sources: frozenset[str] = frozenset()
+    #: A profile that runs only when ``select`` names it (a code, prefix, category or
+    #: slug): OpenAI strict mode and Gemini's ``parameters`` field demand opposite
+    #: things of ``additionalProperties``, so no schema can pass both by default.
+    opt_in: bool = False
 
 
 @dataclass(frozen=True, slots=True)

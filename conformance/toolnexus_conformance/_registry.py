@@ -84,6 +84,7 @@ def check(
     live: bool = False,
     scope: Scope = Scope.TOOL,
     sources: Iterable[str] = (),
+    opt_in: bool = False,
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register the decorated function as the implementation of a catalog entry."""
     info = CheckInfo(
@@ -98,6 +99,7 @@ def check(
         live=live,
         scope=scope,
         sources=frozenset(sources),
+        opt_in=opt_in,
     )
 
     def register(fn: CheckFunction) -> CheckFunction:
@@ -133,7 +135,10 @@ def _matches(info: CheckInfo, token: str) -> bool:
 
 
 def selected(info: CheckInfo, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> bool:
-    """Prefix match on codes (``TN3`` is every schema check), or a category or slug name."""
-    if select and not any(_matches(info, token) for token in select):
+    """Prefix match on codes (``TN3`` is every schema check), or a category or slug name.
+
+    An opt-in check runs only when ``select`` names it.
+    """
+    if (select or info.opt_in) and not any(_matches(info, token) for token in select):
         return False
     return not any(_matches(info, token) for token in ignore)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ._loop import BackgroundLoop, LoopBlocked
@@ -13,7 +13,7 @@ from ._options import RunOptions
 from ._registry import Check, load_catalog, selected
 from ._subject import TargetSubject, ToolSubject, read_subjects
 
-__all__ = ["applicable_checks", "run_check"]
+__all__ = ["applicable_checks", "applies", "check_subjects", "check_tools", "run_check"]
 
 #: A safety net over a whole live check; each call inside it has its own, tighter bound.
 LIVE_CHECK_LIMIT = 120.0
@@ -28,6 +28,21 @@ def applicable_checks(
         for c in load_catalog()
         if selected(c.info, select, ignore) and (scope is None or c.info.scope is scope)
     ]
+
+
+def applies(check: Check, subject: ToolSubject | TargetSubject) -> bool:
+    """Whether a source-specific check concerns this subject at all.
+
+    A check for MCP tools is not collected for a native tool, rather than skipped:
+    a skip says "could not judge", and there is nothing here to judge.
+    """
+    sources = check.info.sources
+    if not sources:
+        return True
+    if isinstance(subject, ToolSubject):
+        return subject.source in sources
+    present = {t.source for t in subject.tools} | set(subject.extra.get("sources", ()))
+    return bool(present & sources)
 
 
 def run_check(
@@ -96,18 +111,22 @@ def check_subjects(
     ignore: Sequence[str] = (),
     options: RunOptions | None = None,
     loop: BackgroundLoop | None = None,
+    target_extra: Mapping[str, Any] | None = None,
 ) -> list[Verdict]:
     options = options or RunOptions()
     own_loop = loop is None
     loop = loop or BackgroundLoop()
     verdicts: list[Verdict] = []
     try:
+        target_subject = TargetSubject(target, subjects, dict(target_extra or {}))
         for check in applicable_checks(select, ignore, scope=Scope.TARGET):
-            verdicts.append(run_check(check, TargetSubject(target, subjects), options, loop=loop))
+            if applies(check, target_subject):
+                verdicts.append(run_check(check, target_subject, options, loop=loop))
         tool_checks = applicable_checks(select, ignore, scope=Scope.TOOL)
         for subject in subjects:
             for check in tool_checks:
-                verdicts.append(run_check(check, subject, options, loop=loop))
+                if applies(check, subject):
+                    verdicts.append(run_check(check, subject, options, loop=loop))
     finally:
         if own_loop:
             loop.close()

@@ -206,6 +206,7 @@ async def _load_mcp(spec: TargetSpec, base_dir: Path | None) -> LoadedTarget:
         source = await mcp_source.open_http(spec.value)
     loaded = _loaded(spec.label, list(source.tools))
     loaded.info["statuses"] = getattr(source, "statuses", {})
+    loaded.info["sources"] = ("mcp",)
     loaded.info["mcp_source"] = source
     loaded.close = source.close
     return loaded

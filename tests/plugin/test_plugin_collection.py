@@ -61,7 +61,7 @@ def test_broken_targets_fail_once_each_and_the_others_still_run(
         TARGET,
         "mytools:missing_attr",
     )
-    result.assert_outcomes(failed=4)
+    assert result.parseoutcomes()["failed"] == 4
     result.stdout.fnmatch_lines_random(
         [
             "*no_such_module:tools::TN001-target-loads*",
@@ -85,7 +85,7 @@ def test_factories_sync_and_async_are_called(tools_module: pytest.Pytester) -> N
 
 def test_failure_explains_itself_in_one_screen(tools_module: pytest.Pytester) -> None:
     result = tools_module.runpytest(*BASE, TARGET, "mytools:mixed", SELECT, "naming")
-    result.assert_outcomes(failed=1, passed=result.parseoutcomes()["passed"])
+    assert result.parseoutcomes()["failed"] == 1
     result.stdout.fnmatch_lines(
         [
             "TN102 name-charset [[]naming, error[]]: *",
@@ -110,7 +110,7 @@ def test_select_and_ignore_take_codes_prefixes_and_categories(
     result = tools_module.runpytest(
         *BASE, TARGET, "mytools:mixed", SELECT, "naming,description", IGNORE, "TN102"
     )
-    result.assert_outcomes(passed=result.parseoutcomes()["passed"])
+    assert result.ret == pytest.ExitCode.OK
     assert "TN102" not in result.stdout.str().split("toolnexus conformance")[0]
 
 
@@ -118,7 +118,8 @@ def test_keyword_selection_works_on_tool_names_and_codes(tools_module: pytest.Py
     result = tools_module.runpytest(
         *BASE, TARGET, "mytools:good", "-k", "echo and TN101", "--collect-only", "-q"
     )
-    result.stdout.fnmatch_lines(["toolnexus:mytools:good::echo::TN101-*", "1/* tests collected*"])
+    ids = [line for line in result.stdout.lines if line.startswith("toolnexus:")]
+    assert ids == ["toolnexus:mytools:good::echo::TN101-name-is-string"]
 
 
 def test_ini_and_conftest_hook_declare_targets(tools_module: pytest.Pytester) -> None:
@@ -194,7 +195,8 @@ def test_report_has_one_record_per_target_tool_and_check(tools_module: pytest.Py
     assert next(r for r in results if r["target"] == "nope:x")["check"] == "TN001"
     summary = report["summary"]
     assert summary["checks"] == len(results)
-    assert summary["failed"] == outcomes["failed"]
+    assert summary["errors"] == outcomes["failed"]
+    assert summary["failed"] == summary["errors"] + summary["warnings"]
 
 
 def test_xdist_gives_the_same_report_as_a_serial_run(tools_module: pytest.Pytester) -> None:
