@@ -32,7 +32,7 @@ def _run(*args: str | Path) -> int:
 
 
 def setup() -> None:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 (this script may be run by an older python3)
         sys.exit(f"Python 3.11+ is needed; this is {sys.version.split()[0]}")
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if PYTHON.exists() and STAMP.exists() and STAMP.read_text() == digest:
