@@ -36,7 +36,7 @@ def _register_httpcore2_mocker() -> Any:
 
     class HTTPCore2Mocker(HTTPCoreMocker):
         name = "httpcore2"
-        targets = [  # noqa: RUF012 (respx declares these as plain class lists)
+        targets = [
             "httpcore2._sync.connection.HTTPConnection",
             "httpcore2._sync.connection_pool.ConnectionPool",
             "httpcore2._sync.http_proxy.HTTPProxy",
@@ -44,7 +44,7 @@ def _register_httpcore2_mocker() -> Any:
             "httpcore2._async.connection_pool.AsyncConnectionPool",
             "httpcore2._async.http_proxy.AsyncHTTPProxy",
         ]
-        target_methods = ["handle_request", "handle_async_request"]  # noqa: RUF012
+        target_methods = ["handle_request", "handle_async_request"]
 
         @classmethod
         def from_sync_httpx_response(cls, httpx_response: Any, target: Any, **kwargs: Any) -> Any:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-
 PLUGIN = ("-p", "pytest_toolnexus._llm_fixtures")
 
 

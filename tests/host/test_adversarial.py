@@ -13,7 +13,6 @@ from toolnexus_ref import BaseTool
 from toolnexus_ref.host import GeminiClient, OpenAIClient, run_loop
 
 
-
 def test_every_malformed_call_becomes_an_error_result(
     tools: list[BaseTool], toolnexus_snapshot: Any
 ) -> None:
