@@ -7,6 +7,7 @@ into items, and that ``check_tools`` / ``assert_conforms`` give to any script.
 from __future__ import annotations
 
 from ._assertions import assert_conforms, failures
+from .arguments import InvalidArgs, UnsupportedSchema, args_for, invalid_args_for, values_for
 from ._explain import explain
 from ._model import Category, CheckInfo, Finding, Outcome, Scope, Severity, Skip, Verdict
 from ._options import ExecuteMode, RunOptions
@@ -20,6 +21,7 @@ __all__ = [
     "Category",
     "CheckInfo",
     "ExecuteMode",
+    "InvalidArgs",
     "Finding",
     "Outcome",
     "RunOptions",
@@ -27,15 +29,19 @@ __all__ = [
     "Severity",
     "Skip",
     "TargetError",
+    "UnsupportedSchema",
     "Verdict",
+    "args_for",
     "assert_conforms",
     "build_report",
     "check",
     "check_tools",
     "explain",
     "failures",
+    "invalid_args_for",
     "load_catalog",
     "load_target",
     "parse_target",
     "render_table",
+    "values_for",
 ]

@@ -77,10 +77,10 @@ async def search_fares(
     """Search fares between two airports; slow on purpose, and stops as soon as it is cancelled."""
     if origin == destination:
         return ToolResult.error("origin and destination are the same airport")
-    for _ in range(10):  # a slow upstream, polled in steps so a cancel is honoured at once
+    for _ in range(5):  # a slow upstream, polled in steps so a cancel is honoured at once
         if ctx is not None and ctx.is_cancelled():
             return ToolResult.error(f"search cancelled: {ctx.cancel_reason}", {"cancelled": True})
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0.002)
     price = 40 + int(hashlib.sha256(f"{origin}{destination}".encode()).hexdigest(), 16) % 400
     return ToolResult.ok(f"{origin}->{destination}: from {price} EUR")
 

@@ -1,0 +1,21 @@
+"""Arguments from any schema: hypothesis strategies for valid and invalid tool arguments.
+
+Use them in your own ``@given`` tests::
+
+    @given(args_for(tool.input_schema))
+    def test_never_raises(args): ...
+"""
+
+from __future__ import annotations
+
+from ._api import DEFAULT_MAX_DEPTH, args_for, invalid_args_for, values_for
+from ._types import InvalidArgs, UnsupportedSchema
+
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "InvalidArgs",
+    "UnsupportedSchema",
+    "args_for",
+    "invalid_args_for",
+    "values_for",
+]
