@@ -1,0 +1,67 @@
+"""Whether a live check may call a tool at all: the suites must never be the thing that deletes data.
+
+Under ``auto`` a tool is called only when nothing says it can act on the world:
+MCP tools and builtins must be marked read-only, http tools must be GETs, and no
+tool its owner marked destructive is called. Native, custom and skill tools
+without hints are the user's own Python and are called.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolnexus_ref import annotations_of
+
+from ._options import ExecuteMode, RunOptions
+from ._subject import ToolSubject
+
+__all__ = ["may_execute"]
+
+_HOW = (
+    "allow it with --toolnexus-execute all, or name it in the ini list toolnexus_allow"
+    " (as {name!r} or {qualified!r})"
+)
+
+
+def _method(tool: Any) -> str | None:
+    try:
+        value = getattr(tool, "method", None)
+    except Exception:  # a hostile attribute is no reason to call the tool
+        return None
+    return value.upper() if isinstance(value, str) else None
+
+
+def _unsafe_reason(subject: ToolSubject) -> str | None:
+    hints = annotations_of(subject.tool)
+    source = subject.source if isinstance(subject.source, str) else None
+    if hints.destructive is True:
+        return "its owner marked it destructive"
+    if source == "mcp" and hints.read_only is not True:
+        return "it is an MCP tool not marked read-only (readOnlyHint)"
+    if source == "builtin" and hints.read_only is not True:
+        return "it is a builtin tool that may write files or run commands (not marked read-only)"
+    if source == "http":
+        method = _method(subject.tool)
+        if method != "GET":
+            shown = method or "unknown"
+            return f"it is an http tool whose method is {shown}, not GET"
+    return None
+
+
+def may_execute(subject: ToolSubject, options: RunOptions) -> str | None:
+    """``None`` when live checks may call this tool; otherwise why not, and how to allow it."""
+    mode = ExecuteMode(options.execute)
+    if mode is ExecuteMode.NONE:
+        return "live checks are off (--toolnexus-execute none): static checks only"
+    if mode is ExecuteMode.ALL:
+        return None
+    name = subject.name if isinstance(subject.name, str) else subject.display_name
+    qualified = f"{subject.target}::{name}"
+    if name in options.allow or qualified in options.allow:
+        return None
+    reason = _unsafe_reason(subject)
+    if reason is None:
+        return None
+    return f"not called under --toolnexus-execute auto: {reason}; " + _HOW.format(
+        name=name, qualified=qualified
+    )

@@ -1,0 +1,82 @@
+"""The live corpus: every bad tool trips its codes, no good tool trips any, hostile runs end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _corpus import LIVE, live_entries
+from toolnexus_conformance._model import Outcome
+from toolnexus_conformance._options import ExecuteMode, RunOptions
+from toolnexus_conformance._registry import load_catalog
+from toolnexus_conformance._runner import check_subjects
+from toolnexus_conformance._subject import read_subjects
+from toolnexus_conformance.corpus import Entry
+
+OPTIONS = RunOptions(execute=ExecuteMode.ALL, examples=10, grace=0.5, call_timeout=2.0)
+HERE = Path(__file__).parent
+BAD = [e for e in live_entries("bad") if not e.hostile]
+HOSTILE = [e for e in live_entries("bad") if e.hostile]
+GOOD = live_entries("good")
+
+
+def _run(entry: Entry, select: tuple[str, ...] | list[str]) -> dict[str, tuple[Outcome, str]]:
+    subjects = read_subjects([entry.tool], "corpus")
+    verdicts = check_subjects(subjects, "corpus", select=select, options=OPTIONS)
+    return {v.check.code: (v.outcome, v.message) for v in verdicts}
+
+
+def test_every_live_code_has_a_bad_tool() -> None:
+    live_codes = {
+        c.code
+        for c in load_catalog()
+        if c.info.live and c.code[:3] in {"TN5", "TN6", "TN7", "TN8", "TN9"} and c.code[3] != "5"
+    }
+    covered = set().union(*(e.trips for e in BAD + HOSTILE))
+    assert live_codes - covered == set()
+
+
+@pytest.mark.parametrize("entry", BAD, ids=lambda e: e.tool.name)
+def test_bad_tool_trips_its_codes(entry: Entry) -> None:
+    verdicts = _run(entry, sorted(entry.trips))
+    for code in entry.trips:
+        outcome, message = verdicts[code]
+        assert outcome is Outcome.FAILED, (
+            f"{entry.tool.name} should fail {code} ({entry.note}): {message}"
+        )
+
+
+@pytest.mark.parametrize("entry", GOOD, ids=lambda e: e.tool.name)
+def test_good_tool_trips_nothing(entry: Entry) -> None:
+    verdicts = _run(entry, LIVE)
+    failed = {
+        code: message for code, (outcome, message) in verdicts.items() if outcome is Outcome.FAILED
+    }
+    assert failed == {}
+
+
+def test_hostile_run_ends_with_a_verdict_for_every_check(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(HERE / "_hostile_run.py")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    by_tool: dict[str, dict[str, dict[str, object]]] = {}
+    for record in records:
+        by_tool.setdefault(str(record["tool"]), {})[str(record["check"])] = record
+    for entry in HOSTILE:
+        verdicts = by_tool[entry.tool.name]
+        for code in entry.trips:
+            assert verdicts[code]["outcome"] == "failed", (entry.tool.name, code, verdicts[code])
+    assert all(len(str(r["message"])) < 2000 for r in records), (
+        "a 20 MB value leaked into a message"
+    )
+    left = [p.name for p in tmp_path.iterdir() if p.name != ".hypothesis"]  # hypothesis's database
+    assert left == [], "a hostile tool wrote into the run's working directory"

@@ -1,0 +1,182 @@
+"""Live checks end to end: shrinking, skips, safety, hangs in a separate process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from _corpus import LIVE, live_entries
+from hypothesis import settings
+from hypothesis.database import InMemoryExampleDatabase
+from toolnexus_conformance._model import Outcome, Verdict
+from toolnexus_conformance._options import ExecuteMode, RunOptions
+from toolnexus_conformance._runner import check_tools
+
+from toolnexus_ref import ToolResult
+
+FAST = RunOptions(execute=ExecuteMode.ALL, examples=10, grace=0.3, call_timeout=1.0)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bad(name: str) -> Any:
+    return next(e.tool for e in live_entries("bad") if e.tool.name == name)
+
+
+def _verdicts(
+    tool: Any, select: list[str] | tuple[str, ...], options: RunOptions = FAST
+) -> dict[str, Verdict]:
+    return {v.check.code: v for v in check_tools(tool, select=select, options=options)}
+
+
+def test_the_failure_is_shrunk_to_the_smallest_arguments() -> None:
+    verdict = _verdicts(_bad("raises_when_large"), ["TN601"])["TN601"]
+    assert verdict.outcome is Outcome.FAILED
+    assert "ValueError: 1001 is too large" in verdict.message
+    assert "{'n': 1001}" in verdict.message
+    assert verdict.findings[0].sent == {"n": 1001}
+
+
+def test_a_failure_found_once_is_replayed_first_next_time() -> None:
+    seen: list[Any] = []
+
+    class Recorder:
+        name = "recorder"
+        description = "Raises for large n."
+        source = "custom"
+        input_schema: ClassVar[dict[str, Any]] = {
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "required": ["n"],
+        }
+
+        def execute(self, args: Any, ctx: Any = None) -> Any:
+            seen.append(args)
+            if args["n"] > 1000:
+                raise ValueError("large")
+            return ToolResult.ok("ok")
+
+    db = InMemoryExampleDatabase()
+    settings.register_profile("toolnexus-live-db", settings.get_profile("ci"), database=db)
+    previous = settings._current_profile  # type: ignore[attr-defined]
+    settings.load_profile("toolnexus-live-db")
+    try:
+        first = _verdicts(Recorder(), ["TN601"])["TN601"]
+        assert first.outcome is Outcome.FAILED
+        seen.clear()
+        second = _verdicts(Recorder(), ["TN601"])["TN601"]
+    finally:
+        settings.load_profile(previous or "default")
+    assert second.outcome is Outcome.FAILED
+    assert seen[0] == {"n": 1001}
+
+
+def test_a_schema_the_generator_cannot_serve_skips_naming_the_keyword() -> None:
+    class Unserved:
+        name = "unserved"
+        description = "d"
+        source = "custom"
+        input_schema: ClassVar[dict[str, Any]] = {
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/missing"}},
+        }
+
+        def execute(self, args: Any, ctx: Any = None) -> Any:
+            return ToolResult.ok("ok")
+
+    verdict = _verdicts(Unserved(), ["TN601"])["TN601"]
+    assert verdict.outcome is Outcome.SKIPPED
+    assert "'$ref'" in verdict.message
+
+
+def test_execute_none_skips_every_live_check_without_calling() -> None:
+    class Never:
+        name = "never"
+        description = "d"
+        source = "custom"
+        input_schema: ClassVar[dict[str, Any]] = {"type": "object"}
+
+        def execute(self, args: Any, ctx: Any = None) -> Any:
+            raise AssertionError("called")
+
+    verdicts = _verdicts(Never(), LIVE, RunOptions(execute=ExecuteMode.NONE))
+    live = [v for v in verdicts.values() if v.check.live]
+    assert live
+    assert all(v.outcome is Outcome.SKIPPED for v in live)
+    assert all(
+        "--toolnexus-execute none" in v.message for v in live if v.check.sources == frozenset()
+    )
+
+
+def test_auto_skips_an_unmarked_mcp_tool_with_the_reason() -> None:
+    class Mcp:
+        name = "mcp_delete"
+        description = "d"
+        source = "mcp"
+        input_schema: ClassVar[dict[str, Any]] = {"type": "object"}
+
+        def execute(self, args: Any, ctx: Any = None) -> Any:
+            raise AssertionError("called")
+
+    verdict = _verdicts(Mcp(), ["TN601"], RunOptions())["TN601"]
+    assert verdict.outcome is Outcome.SKIPPED
+    assert "not marked read-only" in verdict.message
+    assert "toolnexus_allow" in verdict.message
+
+
+_HANG = textwrap.dedent(
+    """
+    import sys, time
+    from toolnexus_conformance._options import RunOptions
+    from toolnexus_conformance._runner import check_tools
+    from toolnexus_ref import ToolResult
+
+    class Hang:
+        name = "hang"
+        description = "Sleeps for a day."
+        source = "custom"
+        input_schema = {"type": "object", "properties": {}}
+
+        def execute(self, args, ctx=None):
+            time.sleep(86400)
+            return ToolResult.ok("never")
+
+    for v in check_tools(Hang(), select=["TN601", "TN702"],
+                         options=RunOptions(execute="all", grace=0.3, call_timeout=0.5)):
+        print(v.check.code, v.outcome.value, v.message)
+    print("END")
+    """
+)
+
+
+def test_a_hanging_sync_tool_is_reported_and_the_process_exits(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "conformance")]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _HANG],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "END"  # and the process exited although the tool's thread still sleeps
+    assert any(
+        line.startswith("TN601 failed the call did not return within 0.5s") for line in lines
+    )
+    assert any(line.startswith("TN702 failed") for line in lines)
+
+
+@pytest.mark.parametrize("name", ["calls_sys_exit", "async_keyboard_interrupt"])
+def test_base_exceptions_fail_the_tool_and_later_checks_still_run(name: str) -> None:
+    verdicts = _verdicts(_bad(name), ["TN601", "TN501"])
+    assert verdicts["TN601"].outcome is Outcome.FAILED
+    assert verdicts["TN501"].outcome is Outcome.PASSED
