@@ -12,7 +12,7 @@ import pytest
 from ._options import add_options, read_settings
 
 #: Fixture modules; each imports only stdlib and pytest until a fixture is used.
-pytest_plugins = ["pytest_toolnexus._llm_fixtures"]
+pytest_plugins = ["pytest_toolnexus._llm_fixtures", "pytest_toolnexus._mcp_fixtures"]
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:

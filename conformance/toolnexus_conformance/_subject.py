@@ -6,7 +6,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MISSING", "AttributeProblem", "TargetSubject", "ToolSubject", "read_subject"]
+__all__ = [
+    "MISSING",
+    "AttributeProblem",
+    "TargetSubject",
+    "ToolSubject",
+    "extra_of",
+    "read_subject",
+    "read_subjects",
+]
 
 
 class _Missing:
@@ -95,6 +103,22 @@ def read_subject(
     )
 
 
+def extra_of(tool: Any) -> Mapping[str, Any]:
+    """Source-specific facts a tool offers the checks through ``conformance_extra()``.
+
+    An MCP tool tells its server's own name for the tool, its output schema and
+    its connection; a tool whose method raises or returns junk offers nothing.
+    """
+    provider = getattr(type(tool), "conformance_extra", None)
+    if not callable(provider):
+        return {}
+    try:
+        value = provider(tool)
+    except Exception:
+        return {}
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
 def read_subjects(
     tools: Sequence[Any], target: str, extras: Sequence[Mapping[str, Any] | None] | None = None
 ) -> list[ToolSubject]:
@@ -102,7 +126,7 @@ def read_subjects(
     names = [_read(tool, "name") for tool in tools]
     subjects = []
     for index, tool in enumerate(tools):
-        extra = extras[index] if extras is not None else None
+        extra = extras[index] if extras is not None else extra_of(tool)
         subjects.append(read_subject(tool, target, index=index, sibling_names=names, extra=extra))
     # Two broken names must not share one display id.
     seen: dict[str, int] = {}

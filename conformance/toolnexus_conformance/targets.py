@@ -20,6 +20,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from ._subject import extra_of
+
 __all__ = ["LoadedTarget", "TargetError", "TargetKind", "TargetSpec", "load_target", "parse_target"]
 
 
@@ -117,19 +119,8 @@ async def load_target(spec: TargetSpec, *, base_dir: Path | None = None) -> Load
 
 
 def _loaded(label: str, tools: list[Any]) -> LoadedTarget:
-    extras = [_extra_of(tool) for tool in tools]
+    extras = [extra_of(tool) for tool in tools]
     return LoadedTarget(label, tools, extras)
-
-
-def _extra_of(tool: Any) -> Mapping[str, Any]:
-    provider = getattr(type(tool), "conformance_extra", None)
-    if callable(provider):
-        try:
-            value = provider(tool)
-        except Exception:
-            return {}
-        return dict(value) if isinstance(value, Mapping) else {}
-    return {}
 
 
 def _import(spec: str, base_dir: Path | None) -> Any:

@@ -3,8 +3,10 @@
 ``run_corpus(live=...)`` is the one switch between the static suites (today) and the
 static plus live suites: with ``live=True`` it also selects live codes and lets the
 live checks call each entry (``ExecuteMode.ALL`` for entries marked ``execute``).
-``EVIDENCE_MODES`` lists the modes this test covers; add ``True`` to it once the live
-checks have their bad tools in ``conformance/corpus/bad/live_*.py``.
+``EVIDENCE_MODES`` lists the modes this test covers. The live codes have their own
+evidence test, ``tests/live/test_corpus_live.py``, which runs the live corpus with
+short grace periods and bounds the hostile entries; running the live suites here
+too, with default options, over every static bad tool would only repeat it slowly.
 """
 
 from __future__ import annotations

@@ -1,0 +1,379 @@
+"""One MCP server: a task that owns the session, a status, and calls made from any task.
+
+The SDK's ``Client`` enters anyio task groups and cancel scopes that must be left
+by the task that entered them, so one owner task per server holds ``async with
+Client(...)`` open until ``close()``; requests are sent from the caller's own task
+(the SDK's dispatcher allows that), so a cancelled call cancels only itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import anyio
+import mcp_types
+from mcp import Client, MCPError
+from mcp_types import CONNECTION_CLOSED
+
+from .._calling import guard
+from .._context import ToolContext
+from .._result import ToolResult
+from ._config import ServerConfig
+from ._results import from_call_result, from_mcp_error, output_schema_errors
+from ._secret import redact
+from ._stdio import ServerProcess, stdio_transport
+
+__all__ = ["ServerConnection", "ServerStatus"]
+
+State = Literal["connected", "disabled", "failed"]
+Phase = Literal["start", "handshake", "listing", "ready", "closed"]
+#: A paginator that never ends must not hang the listing.
+MAX_PAGES = 1000
+#: How long ``close()`` waits for the owner task before cancelling it outright.
+CLOSE_LIMIT = 8.0
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStatus:
+    """How a server fared: ``connected``, ``disabled``, or ``failed`` with the reason."""
+
+    name: str
+    state: State
+    reason: str = ""
+    stderr_tail: str = ""
+    #: The phase that was running when it failed (start, handshake, listing, ready).
+    phase: str = ""
+    protocol_version: str | None = None
+    exit_code: int | None = None
+    #: Seconds from start until connected (or failed).
+    elapsed: float = 0.0
+    tool_count: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "connected"
+
+    def describe(self) -> str:
+        """The reason with the stderr tail, as a failure message shows it."""
+        text = f"{self.name}: {self.state}" + (f": {self.reason}" if self.reason else "")
+        if self.stderr_tail:
+            text += "\n--- stderr (tail) ---\n" + self.stderr_tail
+        return text
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _describe_error(exc: BaseException) -> str:
+    leaf = _leaf(exc)
+    if isinstance(leaf, MCPError):
+        return f"MCP error {leaf.code}: {leaf.message}"
+    text = str(leaf)
+    return f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
+
+
+class ServerConnection:
+    """Connects one configured server and serves its calls until closed."""
+
+    def __init__(self, config: ServerConfig, *, client_factory: Any = None) -> None:
+        self.config = config
+        self.tools: list[mcp_types.Tool] = []
+        self._process: ServerProcess | None = None
+        self._client: Client | None = None
+        self._client_factory = client_factory
+        self._owner: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._phase: Phase = "start"
+        self._started = 0.0
+        self.status = ServerStatus(
+            config.name,
+            "disabled" if not config.enabled else "failed",
+            "disabled in the config" if not config.enabled else "not started",
+        )
+
+    # -- lifecycle ----------------------------------------------------------------------
+    async def start(self) -> ServerStatus:
+        """Start, handshake and list, each phase within the config's timeout. Never raises."""
+        if not self.config.enabled:
+            return self.status
+        self._stop = asyncio.Event()
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._started = time.monotonic()
+        self._owner = asyncio.create_task(self._own(ready), name=f"mcp-server-{self.config.name}")
+        # The owner bounds every phase itself; this outer bound only guards against a bug.
+        limit = 3 * self.config.timeout + CLOSE_LIMIT
+        done, _ = await asyncio.wait(
+            {ready, self._owner}, timeout=limit, return_when=asyncio.FIRST_COMPLETED
+        )
+        if not done:
+            self._fail(f"did not start within {limit:g}s")
+            await self.close()
+        return self.status
+
+    async def _own(self, ready: asyncio.Future[None]) -> None:
+        try:
+            with anyio.CancelScope() as scope:
+                scope.deadline = anyio.current_time() + self.config.timeout
+                async with contextlib.AsyncExitStack() as stack:
+                    self._phase = "start"
+                    transport = await self._transport(stack)
+                    self._phase = "handshake"
+                    scope.deadline = anyio.current_time() + self.config.timeout
+                    client = Client(transport, mode="auto")
+                    self._client = await stack.enter_async_context(client)
+                    self._phase = "listing"
+                    scope.deadline = anyio.current_time() + self.config.timeout
+                    self.tools = await self._list_all(self._client)
+                    scope.deadline = math.inf
+                    self._phase = "ready"
+                    self.status = ServerStatus(
+                        self.config.name,
+                        "connected",
+                        protocol_version=self._client.protocol_version,
+                        elapsed=time.monotonic() - self._started,
+                        tool_count=len(self.tools),
+                    )
+                    ready.set_result(None)
+                    await self._serve_until_stopped()
+                    self._phase = "closed"
+            if scope.cancelled_caught and self._phase != "ready":
+                self._fail(f"timed out after {self.config.timeout:g}s during {self._phase}")
+        except Exception as exc:
+            exited = self.status.reason.startswith("server exited")
+            if self._phase != "closed" and not exited:  # errors while closing change nothing
+                self._fail(_describe_error(exc))
+        finally:
+            self._client = None
+            if self._process is not None:
+                self._process.close_files()
+            if not ready.done():
+                ready.set_result(None)
+
+    async def _serve_until_stopped(self) -> None:
+        """Wait for ``close()``; notice a server process that exits on its own."""
+        assert self._stop is not None
+        process = self._process
+        if process is None or process.stdout_closed is None:
+            await self._stop.wait()
+            return
+        stop_task = asyncio.ensure_future(self._stop.wait())
+        exit_task = asyncio.ensure_future(process.stdout_closed.wait())
+        try:
+            await asyncio.wait({stop_task, exit_task}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop_task.cancel()
+            exit_task.cancel()
+        if not self._stop.is_set():
+            await self._mark_exited()
+            await self._stop.wait()
+
+    async def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
+        if self._client_factory is not None:
+            return self._client_factory()
+        config = self.config
+        if config.type == "stdio":
+            self._process = ServerProcess(tuple(config.command))
+            env = {k: v.reveal() for k, v in config.env.items()}
+            return await stack.enter_async_context(
+                _Entered(stdio_transport(self._process, env=env, cwd=config.cwd))
+            )
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        headers = {k: v.reveal() for k, v in config.headers.items()}
+        http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+        assert config.url is not None
+        return streamable_http_client(config.url, http_client=http)
+
+    async def _list_all(self, client: Client) -> list[mcp_types.Tool]:
+        tools: list[mcp_types.Tool] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(MAX_PAGES):
+            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None or cursor in seen:
+                return tools
+            seen.add(cursor)
+        return tools
+
+    async def close(self) -> None:
+        """End the session and the server's whole process tree; bounded, idempotent."""
+        owner = self._owner
+        if owner is None or owner.done():
+            return
+        if self._stop is not None:
+            self._stop.set()
+        _, pending = await asyncio.wait({owner}, timeout=CLOSE_LIMIT)
+        if pending:
+            owner.cancel()
+            await asyncio.wait({owner}, timeout=CLOSE_LIMIT)
+
+    # -- status -------------------------------------------------------------------------
+    def _fail(self, reason: str) -> None:
+        process = self._process
+        tail = redact(process.stderr_tail(), self.config.secrets()) if process else ""
+        self.status = ServerStatus(
+            self.config.name,
+            "failed",
+            redact(reason, self.config.secrets()),
+            tail,
+            phase=self._phase,
+            exit_code=process.returncode if process else None,
+            elapsed=time.monotonic() - self._started,
+            tool_count=len(self.tools),
+        )
+
+    async def _mark_exited(self) -> None:
+        process = self._process
+        if process is None or process.closing:
+            return
+        code = await process.wait_exit(1.0)
+        shown = "unknown" if code is None else str(code)
+        self._fail(f"server exited (code {shown})")
+
+    @property
+    def alive(self) -> bool:
+        return self._client is not None and self.status.state == "connected"
+
+    # -- calls --------------------------------------------------------------------------
+    async def call(
+        self,
+        tool: mcp_types.Tool,
+        args: Mapping[str, Any],
+        ctx: ToolContext | None,
+        *,
+        timeout: float | None = None,
+    ) -> ToolResult:
+        """Call one tool; every failure is an error result, only task cancellation raises."""
+        if not self.alive:
+            return self._dead_result(tool.name)
+        sent: object = args  # callers (and models) do send non-objects
+        if not isinstance(sent, Mapping):
+            return ToolResult.error(
+                f"arguments must be a JSON object, got {type(sent).__name__}",
+                {
+                    "mcp_server": self.config.name,
+                    "mcp_tool": tool.name,
+                    "error_type": "InvalidArguments",
+                },
+            )
+        try:
+            raw = await guard(lambda _c: self._request(tool, args), ctx, timeout=timeout)
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                await self._mark_exited()
+                if self.status.state == "failed":
+                    return self._dead_result(tool.name)
+            return from_mcp_error(exc, server=self.config.name, tool=tool.name)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            return ToolResult.error(
+                f"MCP call failed: {_describe_error(exc)}",
+                {
+                    "mcp_server": self.config.name,
+                    "mcp_tool": tool.name,
+                    "error_type": type(_leaf(exc)).__name__,
+                },
+            )
+        if isinstance(raw, ToolResult):  # cancelled or timed out by guard
+            return ToolResult(
+                raw.output,
+                raw.is_error,
+                {**raw.metadata, "mcp_server": self.config.name, "mcp_tool": tool.name},
+            )
+        result = from_call_result(raw, server=self.config.name, tool=tool.name)
+        if tool.output_schema is not None and not raw.is_error:
+            problems = output_schema_errors(tool.output_schema, raw.structured_content)
+            if problems:
+                result = ToolResult(
+                    result.output, False, {**result.metadata, "output_schema_errors": problems}
+                )
+        return result
+
+    async def _request(
+        self, tool: mcp_types.Tool, args: Mapping[str, Any]
+    ) -> mcp_types.CallToolResult:
+        client = self._client
+        if client is None:
+            raise MCPError(CONNECTION_CLOSED, "Connection closed")
+        # The session-level request: the SDK's Client.call_tool raises on output that
+        # breaks the declared schema, and the checks must see that output to report it.
+        request = mcp_types.CallToolRequest(
+            params=mcp_types.CallToolRequestParams(name=tool.name, arguments=dict(args)),
+        )
+        return await client.session.send_request(request, mcp_types.CallToolResult)
+
+    async def probe(self, timeout: float) -> str | None:
+        """``None`` when the server answers ``tools/list`` within ``timeout``; else what happened.
+
+        Listing is the liveness probe that works in every protocol era (2026-07-28
+        has no ``ping``).
+        """
+        client = self._client
+        if client is None or not self.alive:
+            return self.status.describe()
+        try:
+            with anyio.fail_after(timeout):
+                await client.list_tools(cache_mode="bypass")
+        except TimeoutError:
+            return f"the server did not answer tools/list within {timeout:g}s"
+        except Exception as exc:
+            return f"tools/list failed: {_describe_error(exc)}"
+        return None
+
+    def _dead_result(self, tool: str) -> ToolResult:
+        status = self.status
+        return ToolResult.error(
+            status.describe() if status.reason else f"{self.config.name}: not connected",
+            {
+                "mcp_server": self.config.name,
+                "mcp_tool": tool,
+                "error_type": "ServerUnavailable",
+                "exit_code": status.exit_code,
+            },
+            retryable=False,
+        )
+
+
+class _Entered(contextlib.AbstractAsyncContextManager[Any]):
+    """Enter a transport now and hand the Client streams that are already open.
+
+    Entering the process inside our exit stack (rather than inside the Client)
+    lets the 'start' phase fail on its own, e.g. a command that does not exist.
+    """
+
+    def __init__(self, inner: contextlib.AbstractAsyncContextManager[Any]) -> None:
+        self._inner = inner
+
+    async def __aenter__(self) -> Any:
+        streams = await self._inner.__aenter__()
+        return _Ready(streams)
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        return await self._inner.__aexit__(*exc)
+
+
+class _Ready(contextlib.AbstractAsyncContextManager[Any]):
+    """A transport whose streams are open already: the Client enters and leaves it freely."""
+
+    def __init__(self, streams: Any) -> None:
+        self._streams = streams
+
+    async def __aenter__(self) -> Any:
+        return self._streams
+
+    async def __aexit__(self, *exc: Any) -> None:
+        return None

@@ -1,0 +1,160 @@
+"""The MCP source: every configured server connected, isolated, and closed as one."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+from .._naming import sanitize
+from ._config import DEFAULT_TIMEOUT, ServerConfig, load_mcp_json
+from ._connection import ServerConnection, ServerStatus
+from ._secret import Secret
+from ._tool import McpTool
+
+__all__ = [
+    "McpSource",
+    "open_http",
+    "open_in_memory",
+    "open_mcp_json",
+    "open_servers",
+    "open_stdio",
+]
+
+
+class McpSource:
+    """Tools from MCP servers; a server that fails is reported in ``statuses``, not raised.
+
+    Bound to the event loop that opened it: call ``execute`` and ``close`` there.
+    Also an async context manager.
+    """
+
+    def __init__(self, connections: Sequence[ServerConnection]) -> None:
+        self.connections: dict[str, ServerConnection] = {c.config.name: c for c in connections}
+        self.tools: list[McpTool] = [
+            McpTool(connection, declared)
+            for connection in connections
+            if connection.status.ok
+            for declared in connection.tools
+        ]
+
+    @property
+    def statuses(self) -> dict[str, ServerStatus]:
+        """Each server's current status (a server that exits later turns ``failed``)."""
+        return {name: c.status for name, c in self.connections.items()}
+
+    def tool_extra(self, tool: McpTool) -> dict[str, Any]:
+        return {**tool.conformance_extra(), "mcp_source": self}
+
+    def conformance_extra(self) -> dict[str, Any]:
+        """What target-level checks read: every server's status."""
+        return {"statuses": self.statuses, "mcp_source": self}
+
+    async def close(self) -> None:
+        """Close every server, concurrently; each is bounded, none can block the others."""
+        await asyncio.gather(*(c.close() for c in self.connections.values()))
+
+    async def __aenter__(self) -> McpSource:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        states = ", ".join(f"{n}={s.state}" for n, s in self.statuses.items())
+        return f"<McpSource {len(self.tools)} tools; {states}>"
+
+
+async def open_servers(configs: Sequence[ServerConfig]) -> McpSource:
+    """Connect every enabled server concurrently; disabled ones are listed as such."""
+    names = [c.name for c in configs]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ValueError(f"duplicate MCP server names: {', '.join(duplicates)}")
+    connections = [ServerConnection(config) for config in configs]
+    await asyncio.gather(*(c.start() for c in connections))
+    return McpSource(connections)
+
+
+async def open_mcp_json(
+    path: str | os.PathLike[str], *, base_dir: str | os.PathLike[str] | None = None
+) -> McpSource:
+    """Every server in an ``mcp.json``; raises ``McpConfigError`` only for a bad file."""
+    return await open_servers(load_mcp_json(path, base_dir=base_dir))
+
+
+def _name_for(command: Sequence[str]) -> str:
+    """A readable server name from a command line: the script or module, else the program."""
+    program = Path(command[0]).name
+    rest = list(command[1:])
+    if program.startswith(("python", "node", "uv", "npx", "uvx", "bun", "deno")):
+        for index, arg in enumerate(rest):
+            if arg == "-m" and index + 1 < len(rest):
+                return rest[index + 1].rsplit(".", 1)[-1]
+            if not arg.startswith("-") and arg not in ("run", "x", "exec", "tool"):
+                return Path(arg).stem.split("@")[0] or program
+    return Path(program).stem or "server"
+
+
+async def open_stdio(
+    command: Sequence[str] | str,
+    *,
+    name: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> McpSource:
+    """One server started as a subprocess; ``command`` is a list or a shell-style string."""
+    argv = shlex.split(command) if isinstance(command, str) else list(command)
+    if not argv:
+        raise ValueError("an MCP stdio command needs at least a program")
+    config = ServerConfig(
+        name=name or sanitize(_name_for(argv)),
+        type="stdio",
+        command=tuple(argv),
+        env={k: Secret(v) for k, v in (env or {}).items()},
+        cwd=Path(cwd) if cwd is not None else None,
+        timeout=timeout,
+    )
+    return await open_servers([config])
+
+
+async def open_http(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    name: str | None = None,
+) -> McpSource:
+    """One streamable-HTTP server; header values are kept as secrets."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"not an http(s) URL: {url!r}")
+    config = ServerConfig(
+        name=name or sanitize(parts.hostname),
+        type="http",
+        url=url,
+        headers={k: Secret(v) for k, v in (headers or {}).items()},
+        timeout=timeout,
+    )
+    return await open_servers([config])
+
+
+async def open_in_memory(
+    server: Any, *, name: str = "memory", timeout: float = DEFAULT_TIMEOUT
+) -> McpSource:
+    """A source around an in-process SDK server (``Server`` or ``MCPServer``), for tests."""
+    config = ServerConfig(name=name, type="stdio", command=("<in-memory>",), timeout=timeout)
+    connection = ServerConnection(config, client_factory=lambda: server)
+    await connection.start()
+    return McpSource([connection])

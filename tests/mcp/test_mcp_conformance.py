@@ -1,0 +1,232 @@
+"""The MCP checks against real servers: defects found in the right category, safely, in time."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from _mcp_testing import PYTHON, SERVERS, START, server_command
+from mcp.server.lowlevel import Server
+from toolnexus_conformance._loop import BackgroundLoop
+from toolnexus_conformance._model import Outcome, Verdict
+from toolnexus_conformance._options import ExecuteMode, RunOptions
+from toolnexus_conformance._runner import check_subjects
+from toolnexus_conformance._subject import read_subjects
+
+from toolnexus_ref.mcp import McpSource, open_in_memory, open_servers, open_stdio
+from toolnexus_ref.mcp._config import ServerConfig
+
+MCP_CODES = ["TN15", "TN55", "TN65", "TN75", "TN85"]
+
+
+@pytest.fixture
+def loop() -> Iterator[BackgroundLoop]:
+    owner = BackgroundLoop()
+    yield owner
+    owner.close()
+
+
+def run_checks(
+    loop: BackgroundLoop, source: McpSource, select: list[str], options: RunOptions | None = None
+) -> list[Verdict]:
+    subjects = read_subjects(source.tools, "t", [source.tool_extra(t) for t in source.tools])
+    return check_subjects(
+        subjects,
+        "t",
+        select=select,
+        loop=loop,
+        options=options,
+        target_extra=source.conformance_extra(),
+    )
+
+
+def failures(verdicts: list[Verdict]) -> dict[tuple[str, str], Verdict]:
+    return {(v.tool, v.check.code): v for v in verdicts if v.outcome is Outcome.FAILED}
+
+
+def stdio_target(script: str, *args: str) -> str:
+    return "stdio:" + " ".join([PYTHON, str(SERVERS / script), *args])
+
+
+def test_defective_server_through_the_plugin(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    marker = tmp_path / "wiped"
+    report = tmp_path / "report.json"
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-target",
+        stdio_target("defective.py", "--marker", str(marker)),
+        "--toolnexus-select",
+        ",".join([*MCP_CODES, "TN1"]),
+        "--toolnexus-report",
+        str(report),
+    )
+    assert time.monotonic() - started < 90
+    assert not marker.exists(), "the destructive tool was called"
+    records = json.loads(report.read_text())
+    rows = records["results"]
+    failed = {
+        (r["tool"], r["check"], r["category"], r["severity"])
+        for r in rows
+        if r["outcome"] == "failed"
+    }
+    long_name = "defective_fetch_the_complete_quarterly_financial_report_for_region"
+    assert {
+        ("defective_search_files", "TN151", "naming", "warning"),
+        ("defective_explode", "TN651", "errors", "error"),
+        ("defective_stall", "TN751", "cancellation", "error"),
+        ("defective_count_items", "TN551", "result", "error"),
+        ("defective_diagnose", "TN552", "result", "warning"),
+        (long_name, "TN153", "naming", "error"),
+    } <= failed
+    skipped = [r for r in rows if r["tool"] == "defective_wipe" and r["check"] == "TN651"]
+    assert skipped
+    assert skipped[0]["outcome"] == "skipped"
+    assert "destructive" in skipped[0]["message"]
+    result.stdout.fnmatch_lines(["*defective_explode::TN651-mcp-error-result*"])
+
+
+def test_well_behaved_server_has_nothing_at_error_severity(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    report = tmp_path / "report.json"
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-target",
+        stdio_target("good.py"),
+        "--toolnexus-report",
+        str(report),
+    )
+    records = json.loads(report.read_text())
+    rows = records["results"]
+    errors = [r for r in rows if r["outcome"] == "failed" and r["severity"] == "error"]
+    assert errors == []
+    assert {r["check"] for r in rows if r["outcome"] == "passed"} >= {
+        "TN151",
+        "TN152",
+        "TN153",
+        "TN551",
+        "TN651",
+        "TN751",
+    }
+    assert result.ret == 0
+
+
+def test_execute_all_does_call_the_destructive_tool(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    """The gate, not luck, keeps ``wipe`` uncalled: under ``all`` it runs."""
+    marker = tmp_path / "wiped"
+    pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-execute",
+        "all",
+        "--toolnexus-target",
+        stdio_target("defective.py", "--marker", str(marker)),
+        "--toolnexus-select",
+        "TN552",
+        "-k",
+        "wipe",
+    )
+    assert marker.exists()
+
+
+def test_a_server_that_exits_mid_run_fails_the_remaining_items(loop: BackgroundLoop) -> None:
+    source = loop.run(open_stdio(server_command("crashy.py"), timeout=START), timeout=60)
+    try:
+        verdicts = run_checks(loop, source, ["TN651", "TN751", "TN552"])
+        crash_items = [v for v in verdicts if v.tool == "crashy_crash"]
+        assert all(v.outcome is Outcome.FAILED for v in crash_items)
+        for verdict in crash_items[1:]:
+            assert "server exited (code 3)" in verdict.message
+            assert "segfault imminent" in verdict.findings[0].message
+        fine = [v for v in verdicts if v.tool == "crashy_fine"]
+        assert [v.outcome for v in fine] == [Outcome.PASSED] * 3
+    finally:
+        loop.run(source.close(), timeout=30)
+
+
+def test_a_server_that_does_not_start_fails_the_target_check(loop: BackgroundLoop) -> None:
+    configs = [
+        ServerConfig("hang", "stdio", command=tuple(server_command("hang_start.py")), timeout=1),
+        ServerConfig("legacy", "stdio", command=tuple(server_command("legacy.py")), timeout=START),
+    ]
+    source = loop.run(open_servers(configs), timeout=60)
+    try:
+        verdicts = run_checks(loop, source, ["TN851", "TN751"])
+        [target] = [v for v in verdicts if v.check.code == "TN851"]
+        assert target.outcome is Outcome.FAILED
+        assert target.check.category.value == "timeout"
+        assert "hang: failed: timed out after 1s during handshake" in target.message
+        assert "loading a very large model" in target.findings[0].message
+        legacy = [v for v in verdicts if v.tool.startswith("legacy_")]
+        assert [v.outcome for v in legacy] == [Outcome.PASSED, Outcome.PASSED]
+    finally:
+        loop.run(source.close(), timeout=30)
+
+
+def _named_server(names: list[str]) -> Server[Any]:
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(name=n, description="d", input_schema={"type": "object"}) for n in names
+            ]
+        )
+
+    async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
+        return types.CallToolResult(content=[types.TextContent(text="ok")])
+
+    return Server("named", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+@pytest.mark.parametrize(
+    ("name", "contract", "spec"),
+    [
+        ("get_weather", True, True),
+        ("files.search", False, True),
+        ("x" * 100, False, True),
+        ("has space", False, False),
+        ("naïve", False, False),
+        ("x" * 129, False, False),
+    ],
+)
+def test_original_names_are_judged_by_both_rules(
+    loop: BackgroundLoop, name: str, contract: bool, spec: bool
+) -> None:
+    source = loop.run(open_in_memory(_named_server([name]), name="s"), timeout=30)
+    try:
+        failed = failures(run_checks(loop, source, ["TN151", "TN152"]))
+        codes = {code for _, code in failed}
+        assert ("TN151" not in codes) is contract
+        assert ("TN152" not in codes) is spec
+        if not contract and spec:
+            assert (
+                "valid under the MCP specification"
+                in failed[(source.tools[0].name, "TN151")].message
+            )
+    finally:
+        loop.run(source.close(), timeout=30)
+
+
+def test_live_checks_skip_unmarked_tools_under_auto(loop: BackgroundLoop) -> None:
+    source = loop.run(open_stdio(server_command("lowlevel.py"), timeout=START), timeout=60)
+    try:
+        verdicts = run_checks(loop, source, ["TN651"], RunOptions(execute=ExecuteMode.AUTO))
+        store = next(v for v in verdicts if v.tool == "lowlevel_store")
+        assert store.outcome is Outcome.SKIPPED
+        assert "not marked read-only" in store.message
+        items = [v for v in verdicts if v.tool.startswith("lowlevel_item")]
+        assert {v.outcome for v in items} == {Outcome.PASSED}
+    finally:
+        loop.run(source.close(), timeout=30)
