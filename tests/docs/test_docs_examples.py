@@ -5,6 +5,9 @@ The blocks of a page run in order in one namespace, as a reader would type them.
 
 from __future__ import annotations
 
+import ast
+import asyncio
+import inspect
 import re
 from pathlib import Path
 
@@ -12,8 +15,9 @@ import pytest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
-#: Blocks that show a file the user writes (a conftest hook) are not run.
-_SKIP_MARK = "# conftest.py"
+#: A block whose first line names a file (``# conftest.py``, ``# test_x.py``) shows a file
+#: the user writes for pytest to load; pytester tests cover those.
+_SHOWS_A_FILE = re.compile(r"^\s*# (conftest|test_\w+)\.py\n")
 #: Pages whose examples need pytest fixtures, run by their own tests instead.
 RUN_ELSEWHERE = {"fake-llms.md": "tests/fakes/test_fake_llm_docs.py"}
 
@@ -29,5 +33,10 @@ def test_docs_examples_run(page: Path) -> None:
         return
     namespace: dict[str, object] = {"__name__": f"docs_{page.stem}"}
     for index, block in enumerate(_BLOCK.findall(page.read_text(encoding="utf-8"))):
-        if not block.lstrip().startswith(_SKIP_MARK):
-            exec(compile(block, f"{page.name}#{index}", "exec"), namespace)
+        if _SHOWS_A_FILE.match(block):
+            continue
+        # Top-level ``await`` is allowed, as in ``python -m asyncio``.
+        code = compile(block, f"{page.name}#{index}", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        result = eval(code, namespace)
+        if inspect.iscoroutine(result):
+            asyncio.run(result)

@@ -18,7 +18,7 @@ from toolnexus_conformance._model import Finding, Skip
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._safety import may_execute
 from toolnexus_conformance._subject import ToolSubject
-from toolnexus_ref import ToolContext
+from toolnexus_ref import ToolContext, run_in_daemon_thread
 
 __all__ = [
     "Judge",
@@ -87,7 +87,10 @@ async def search(
     """Call the tool over generated arguments; the smallest failing call, if any, as a finding."""
     permitted(subject, options)
     schema = subject.input_schema
-    strategy = invalid_strategy(schema) if invalid else valid_strategy(schema)
+    # Built off the loop: compiling a large schema is our own work, and the loop's
+    # stall watch must only ever see the tool's.
+    build = invalid_strategy if invalid else valid_strategy
+    strategy = await run_in_daemon_thread(lambda: build(schema), name="toolnexus-strategy")
     timeout = options.call_timeout
 
     async def probe(drawn: Any) -> Failure | None:
