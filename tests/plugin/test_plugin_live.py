@@ -1,0 +1,126 @@
+"""Live checks through real pytest sessions: a hanging tool, a tool that writes files."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, SELECT, TARGET
+
+HOSTILE = '''
+import time
+from toolnexus_ref import ToolResult
+
+
+class Hang:
+    """A sync tool that sleeps for a day and ignores its context."""
+
+    name = "hang"
+    description = "Sleeps for a day."
+    source = "custom"
+    input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
+
+    def execute(self, args, ctx=None):
+        time.sleep(86400)
+        return ToolResult.ok("never")
+
+
+class Scribbler:
+    """A tool that writes into its working directory."""
+
+    name = "scribbler"
+    description = "Writes a file where it runs."
+    source = "custom"
+    input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
+
+    def execute(self, args, ctx=None):
+        with open("scribbled.txt", "a") as handle:
+            handle.write("x")
+        return ToolResult.ok("wrote scribbled.txt")
+
+
+hang = [Hang()]
+scribbler = [Scribbler()]
+'''
+
+
+@pytest.fixture
+def hostile(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(hostile_tools=HOSTILE)
+    return pytester
+
+
+def test_a_hanging_sync_tool_is_reported_and_pytest_exits_promptly(
+    hostile: pytest.Pytester,
+) -> None:
+    started = time.monotonic()
+    result = hostile.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        CONFORMANCE,
+        ONLY,
+        TARGET,
+        "hostile_tools:hang",
+        SELECT,
+        "TN601,TN702",
+        "--toolnexus-execute",
+        "all",
+        "--toolnexus-grace",
+        "0.3",
+        "--toolnexus-call-timeout",
+        "0.5",
+        REPORT,
+        "report.json",
+        timeout=120,
+    )
+    elapsed = time.monotonic() - started
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "TN601 valid-args-no-raise *",
+            "tool:   hang *",
+            "found:  the call did not return within 0.5s, for arguments {}",
+            "*",
+            "TN702 cancel-during *",
+            "tool:   hang *",
+            "found:  0.3s after a cancel, the call did not return within 0.3s*",
+        ],
+        consecutive=False,
+    )
+    report = json.loads((hostile.path / "report.json").read_text())
+    assert {r["check"]: r["outcome"] for r in report["results"] if r["tool"] == "hang"} == {
+        "TN601": "failed",
+        "TN702": "failed",
+    }
+    # The day-long sleep is still running in its thread when pytest finishes; the
+    # process must not wait for it. Generous: start-up, two checks, exit.
+    assert elapsed < 60, f"pytest took {elapsed:.1f}s to exit"
+
+
+def test_a_tool_writing_files_leaves_the_project_untouched(hostile: pytest.Pytester) -> None:
+    before = {p.name for p in hostile.path.iterdir()}
+    result = hostile.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        CONFORMANCE,
+        ONLY,
+        TARGET,
+        "hostile_tools:scribbler",
+        SELECT,
+        "TN5,TN6",
+        "--toolnexus-execute",
+        "all",
+        "--toolnexus-examples",
+        "3",
+        "-p",
+        "no:hypothesispytest",
+        timeout=120,
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["*scribbler*ok*"])
+    # pytester's own files (runpytest-0, stdout, stderr) are all that may appear.
+    new = {p.name for p in hostile.path.iterdir()} - before
+    assert new <= {"runpytest-0", "runpytest-current", "stdout", "stderr", ".hypothesis"}, new
+    assert not list(hostile.path.rglob("scribbled.txt"))
