@@ -7,13 +7,13 @@ into items, and that ``check_tools`` / ``assert_conforms`` give to any script.
 from __future__ import annotations
 
 from ._assertions import assert_conforms, failures
-from .arguments import InvalidArgs, UnsupportedSchema, args_for, invalid_args_for, values_for
 from ._explain import explain
 from ._model import Category, CheckInfo, Finding, Outcome, Scope, Severity, Skip, Verdict
 from ._options import ExecuteMode, RunOptions
 from ._registry import CATALOG, check, load_catalog
 from ._report import build_report, render_table
 from ._runner import check_tools
+from .arguments import InvalidArgs, UnsupportedSchema, args_for, invalid_args_for, values_for
 from .targets import TargetError, load_target, parse_target
 
 __all__ = [

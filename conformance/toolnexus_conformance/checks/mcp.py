@@ -202,6 +202,7 @@ def mcp_prefixed_length(subject: ToolSubject, options: RunOptions) -> Iterable[F
     fix="Read the reason and the stderr tail; make start-up faster or raise 'timeout' in the"
     " server's mcp.json entry.",
     scope=Scope.TARGET,
+    sources=("mcp",),
 )
 def mcp_server_starts(subject: Any, options: RunOptions) -> Iterable[Finding]:
     statuses = subject.extra.get("statuses")
