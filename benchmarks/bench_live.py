@@ -79,7 +79,7 @@ class Lookup(BaseTool):
 class Counting:
     """Counts calls through to a tool, so the baseline makes as many."""
 
-    def __init__(self, tool: BaseTool) -> None:
+    def __init__(self, tool: Any) -> None:
         self.tool = tool
         self.calls = 0
         for attr in ("name", "description", "input_schema", "source", "annotations"):
@@ -90,7 +90,7 @@ class Counting:
         return await self.tool.execute(args, ctx)
 
 
-def suite(tools: list[BaseTool], options: RunOptions) -> tuple[float, int, int]:
+def suite(tools: list[Any], options: RunOptions) -> tuple[float, int, int]:
     counted = [Counting(t) for t in tools]
     started = time.perf_counter()
     verdicts = check_tools(counted, select=LIVE, options=options)
@@ -99,8 +99,16 @@ def suite(tools: list[BaseTool], options: RunOptions) -> tuple[float, int, int]:
     return elapsed, sum(c.calls for c in counted), failed
 
 
-def baseline(tools: list[BaseTool], calls: int) -> float:
-    args = {"echo": {"text": "hi"}, "add": {"a": 1, "b": 2}, "lookup": {"city": "oslo"}}
+def baseline(tools: list[Any], calls: int) -> float:
+    args = {
+        "echo": {"text": "hi"},
+        "add": {"a": 1, "b": 2},
+        "lookup": {"city": "oslo"},
+        "get_weather": {"city": "Lisbon"},
+        "convert_units": {"value": 3.5, "from_unit": "km", "to_unit": "mi"},
+        "search_fares": {"origin": "LIS", "destination": "OPO"},
+        "count_days": {"start": "2026-01-01", "end": "2026-01-05"},
+    }
 
     async def direct() -> None:
         for i in range(calls):
@@ -118,7 +126,14 @@ def main() -> None:
     repeat = parser.parse_args().repeat
     options = RunOptions()
     print(f"live suite ({', '.join(LIVE)}), {options.examples} examples, grace {options.grace:g}s")
-    for label, tools in (("trivial tool", [Echo()]), ("toolkit of 3", [Echo(), Add(), Lookup()])):
+    from toolnexus_ref.examples import build_toolkit
+
+    cases: tuple[tuple[str, list[Any]], ...] = (
+        ("trivial tool", [Echo()]),
+        ("toolkit of 3", [Echo(), Add(), Lookup()]),
+        ("example kit", list(build_toolkit().tools)),
+    )
+    for label, tools in cases:
         for run in range(repeat):
             elapsed, calls, failed = suite(tools, options)
             base = baseline(tools, calls)
