@@ -40,3 +40,14 @@ def test_docs_examples_run(page: Path) -> None:
         result = eval(code, namespace)
         if inspect.iscoroutine(result):
             asyncio.run(result)
+
+
+def test_readme_fixture_example_passes_in_a_real_session(pytester: pytest.Pytester) -> None:
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in _BLOCK.findall(readme) if b.startswith("# test_agent.py"))
+    pytester.makepyfile(test_agent=block)
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture\ndef anyio_backend():\n    return 'asyncio'\n"
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
