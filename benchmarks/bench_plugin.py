@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-TOOLS = '''
+TOOLS = """
 from toolnexus_ref import BaseTool
 
 
@@ -49,16 +49,16 @@ def make(index):
 
 
 tools = [make(i) for i in range(COUNT)]
-'''
+"""
 
-PLAIN = '''
+PLAIN = """
 import pytest
 
 
 @pytest.mark.parametrize("n", range(COUNT))
 def test_plain(n):
     assert n >= 0
-'''
+"""
 
 
 def _session(folder: Path, *args: str) -> tuple[float, int]:
@@ -96,7 +96,9 @@ def main() -> None:
         plain, plain_items = _session(folder, "-p", "no:toolnexus", "test_plain.py")
     print(f"{count} tools, {items} conformance items (static categories)")
     print(f"toolnexus  {ours:7.2f} s  {items / ours:8.0f} items/s")
-    print(f"baseline   {plain:7.2f} s  {plain_items / plain:8.0f} items/s  (plain pytest, {plain_items} tests)")
+    print(
+        f"baseline   {plain:7.2f} s  {plain_items / plain:8.0f} items/s  (plain pytest, {plain_items} tests)"
+    )
     print(f"ratio      {ours / plain:7.2f}x the time of plain pytest for the same number of items")
 
 

@@ -52,10 +52,17 @@ def setup() -> None:
 
 def conformance(extra: list[str]) -> int:
     return _run(
-        PYTHON, "-m", "pytest", "-p", "no:cacheprovider",
-        "--toolnexus-conformance", "--toolnexus-only",
-        "--toolnexus-target", EXAMPLE_TARGET,
-        "--toolnexus-report", "toolnexus-report.json",
+        PYTHON,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        EXAMPLE_TARGET,
+        "--toolnexus-report",
+        "toolnexus-report.json",
         *extra,
     )
 

@@ -33,4 +33,3 @@ class Echo(BaseTool):
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext | None) -> Any:
         return args["text"]
-

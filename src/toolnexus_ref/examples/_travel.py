@@ -64,7 +64,9 @@ def convert_units(
         return ToolResult.ok(f"{value:g} {to_unit}")
     factor = _FACTORS.get((from_unit, to_unit))
     if factor is None:
-        return ToolResult.error(f"cannot convert {from_unit} to {to_unit}: they measure different things")
+        return ToolResult.error(
+            f"cannot convert {from_unit} to {to_unit}: they measure different things"
+        )
     return ToolResult.ok(f"{value * factor:.6g} {to_unit}")
 
 
