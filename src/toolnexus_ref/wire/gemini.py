@@ -4,11 +4,18 @@ The model is named in the URL (``/v1beta/models/{model}:generateContent``, and
 ``:streamGenerateContent?alt=sse`` for streaming), not in the body. Gemini sends a
 function call whole in one chunk rather than in argument fragments, and carries
 results as ``functionResponse`` parts with an ``output`` or ``error`` key.
+
+The API parses proto JSON, so it accepts a field as ``functionCall`` or
+``function_call``; the ``google-genai`` SDK sends a mix (``parameters_json_schema``,
+and ``max_items``/``any_of`` inside a ``parameters`` Schema), so the parser takes both
+spellings. A ``parameters`` Schema (OpenAPI subset, ``type: "OBJECT"``) is recorded as
+JSON Schema so a declaration looks the same whichever field carried it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -39,6 +46,7 @@ __all__ = [
     "declarations",
     "error_body",
     "error_message",
+    "json_schema_of",
     "parse_request",
     "parse_response",
     "path_for",
@@ -114,8 +122,60 @@ def build_request(
     return body
 
 
+def _field(data: Mapping[str, Any], name: str) -> Any:
+    """``data[name]`` under its camelCase name or its proto snake_case name."""
+    if name in data:
+        return data[name]
+    return data.get(_snake(name))
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(word[:1].upper() + word[1:] for word in rest)
+
+
+def _has(part: Mapping[str, Any], name: str) -> bool:
+    return name in part or _snake(name) in part
+
+
+def json_schema_of(schema: object) -> object:
+    """A Gemini ``Schema`` (upper-case ``type``, proto key spellings, ``nullable``) as
+    JSON Schema; property names, ``enum``, ``default`` and ``example`` values are kept."""
+    if not isinstance(schema, Mapping):
+        return schema
+    out: dict[str, Any] = {}
+    for raw_key, value in schema.items():
+        key = _camel(str(raw_key))
+        if key == "type" and isinstance(value, str):
+            out[key] = value.lower()
+        elif key == "properties" and isinstance(value, Mapping):
+            out[key] = {name: json_schema_of(sub) for name, sub in value.items()}
+        elif key == "items":
+            out[key] = json_schema_of(value)
+        elif key in ("anyOf", "oneOf", "allOf") and isinstance(value, list):
+            out[key] = [json_schema_of(sub) for sub in value]
+        else:
+            out[key] = value
+    if out.pop("nullable", False) is True and isinstance(out.get("type"), str):
+        out["type"] = [out["type"], "null"]
+    return out
+
+
+def _declared_parameters(decl: Mapping[str, Any]) -> dict[str, Any]:
+    schema = _field(decl, "parametersJsonSchema")
+    if schema is None:
+        schema = json_schema_of(_field(decl, "parameters"))
+    if not schema:
+        return {"type": "object", "properties": {}}
+    return dict(as_mapping(schema, "parameters"))
+
+
 def _call_of(part: Mapping[str, Any]) -> ToolCallPart:
-    fc = as_mapping(part["functionCall"], "functionCall")
+    fc = as_mapping(_field(part, "functionCall"), "functionCall")
     raw = fc.get("args", {})
     text = raw if isinstance(raw, str) else json.dumps(raw)
     return ToolCallPart(str(fc.get("id", "")), str(fc.get("name", "")), text)
@@ -123,7 +183,7 @@ def _call_of(part: Mapping[str, Any]) -> ToolCallPart:
 
 def parse_request(body: Mapping[str, Any], *, model: str, stream: bool = False) -> Request:
     messages: list[Message] = []
-    system = body.get("systemInstruction")
+    system = _field(body, "systemInstruction")
     if isinstance(system, Mapping):
         system_value = "".join(str(p.get("text", "")) for p in system.get("parts") or [])
         messages.append(Message("system", system_value))
@@ -131,11 +191,11 @@ def parse_request(body: Mapping[str, Any], *, model: str, stream: bool = False) 
         content = as_mapping(raw, "content")
         parts = [as_mapping(p, "part") for p in as_list(content.get("parts"), "parts")]
         text = "".join(str(p["text"]) for p in parts if "text" in p) or None
-        calls = tuple(_call_of(p) for p in parts if "functionCall" in p)
+        calls = tuple(_call_of(p) for p in parts if _has(p, "functionCall"))
         results = []
         for p in parts:
-            if "functionResponse" in p:
-                fr = as_mapping(p["functionResponse"], "functionResponse")
+            if _has(p, "functionResponse"):
+                fr = as_mapping(_field(p, "functionResponse"), "functionResponse")
                 response = fr.get("response") or {}
                 is_error = (
                     isinstance(response, Mapping)
@@ -160,14 +220,13 @@ def parse_request(body: Mapping[str, Any], *, model: str, stream: bool = False) 
                 messages.append(Message("user", text, calls))
     tools = []
     for entry in body.get("tools") or []:
-        for d in as_mapping(entry, "tool").get("functionDeclarations") or []:
+        for d in _field(as_mapping(entry, "tool"), "functionDeclarations") or []:
             decl = as_mapping(d, "functionDeclaration")
-            params = decl.get("parameters") or decl.get("parametersJsonSchema")
             tools.append(
                 ToolDecl(
                     str(decl.get("name", "")),
                     str(decl.get("description", "")),
-                    dict(params or {"type": "object", "properties": {}}),
+                    _declared_parameters(decl),
                 )
             )
     return Request(model, tuple(messages), tuple(tools), stream, "gemini", body)
