@@ -18,6 +18,7 @@ import concurrent.futures
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -160,10 +161,16 @@ async def explore(
     """
     loop = asyncio.get_running_loop()
     stopped = threading.Event()
+    budget_ends: list[float] = []  # set at the first call, so generation set-up is free
 
     def body(drawn: Any) -> None:
         if stopped.is_set():
             raise _Stop(Failure(drawn, "the check was abandoned", stop=True))
+        now = time.monotonic()
+        if not budget_ends:
+            budget_ends.append(now + options.search_budget)
+        elif now > budget_ends[0]:
+            return  # the budget is spent: later examples are drawn but not called
         future = asyncio.run_coroutine_threadsafe(probe(drawn), loop)
         try:
             failure = future.result(bound)

@@ -30,6 +30,10 @@ class RunOptions:
     grace: float = 1.0
     #: Bound on any single call to a tool that is not about cancellation or deadlines.
     call_timeout: float = 10.0
+    #: Wall-clock budget of one property's search: once spent, the remaining examples
+    #: are not called, so a tool that takes seconds per call costs seconds per check,
+    #: not ``examples`` times that. Every call still has its own bound.
+    search_budget: float = 5.0
     #: Seed for argument generation; ``None`` lets hypothesis choose (or its profile).
     seed: int | None = None
     #: Where live checks run; a fresh folder per call when ``None``.

@@ -86,6 +86,10 @@ def test_defective_server_through_the_plugin(pytester: pytest.Pytester, tmp_path
         ("defective_diagnose", "TN552", "result", "warning"),
         (long_name, "TN153", "naming", "error"),
     } <= failed
+    # one report for the long name: TN153 speaks, TN103 defers to it
+    [generic] = [r for r in rows if r["tool"] == long_name and r["check"] == "TN103"]
+    assert generic["outcome"] == "skipped"
+    assert "TN153" in generic["message"]
     skipped = [r for r in rows if r["tool"] == "defective_wipe" and r["check"] == "TN651"]
     assert skipped
     assert skipped[0]["outcome"] == "skipped"
@@ -215,6 +219,32 @@ def test_original_names_are_judged_by_both_rules(
                 "valid under the MCP specification"
                 in failed[(source.tools[0].name, "TN151")].message
             )
+    finally:
+        loop.run(source.close(), timeout=30)
+
+
+@pytest.mark.parametrize("tool", ["t" * 55, "t" * 120])
+def test_a_long_prefixed_name_is_reported_once(loop: BackgroundLoop, tool: str) -> None:
+    """TN153 reports a prefixed name past 64 characters; TN103 skips it, naming TN153."""
+    source = loop.run(open_in_memory(_named_server([tool]), name="warehouse"), timeout=30)
+    try:
+        verdicts = {v.check.code: v for v in run_checks(loop, source, ["TN103", "TN153"])}
+        assert verdicts["TN153"].outcome is Outcome.FAILED
+        assert "server prefix 'warehouse'" in verdicts["TN153"].message
+        assert verdicts["TN103"].outcome is Outcome.SKIPPED
+        assert "TN153 mcp-prefixed-length" in verdicts["TN103"].message
+    finally:
+        loop.run(source.close(), timeout=30)
+
+
+def test_a_short_prefixed_name_passes_both(loop: BackgroundLoop) -> None:
+    source = loop.run(open_in_memory(_named_server(["lookup"]), name="warehouse"), timeout=30)
+    try:
+        verdicts = run_checks(loop, source, ["TN103", "TN153"])
+        assert {v.check.code: v.outcome for v in verdicts} == {
+            "TN103": Outcome.PASSED,
+            "TN153": Outcome.PASSED,
+        }
     finally:
         loop.run(source.close(), timeout=30)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -29,6 +30,9 @@ SEP_986 = "https://modelcontextprotocol.io/specification/2025-11-25/server/tools
 _MCP_NAME = re.compile(r"[A-Za-z0-9._-]{1,128}")
 #: A cancelled call is cancelled this long after it was sent.
 CANCEL_AFTER = 0.1
+#: Progress arriving this soon after the cancellation may have left the server before it
+#: read the cancellation (it crossed on the wire), so it is not held against the server.
+IN_FLIGHT = 0.25
 #: JSON-RPC codes that are about the connection, not the tool's answer.
 _TRANSPORT_CODES = frozenset({-32000, -32001})
 _ERRORISH = [
@@ -53,6 +57,15 @@ def _connection(subject: ToolSubject) -> Any:
     if connection is None:
         raise Skip("no live MCP connection behind this tool")
     return connection
+
+
+def _declared(subject: ToolSubject, connection: Any) -> Any:
+    """The server's own declaration of this tool, which ``connection.call`` takes."""
+    name = _original_name(subject)
+    for declared in getattr(connection, "tools", ()):
+        if getattr(declared, "name", None) == name:
+            return declared
+    raise Skip(f"the connection does not list the tool {name!r}")
 
 
 def _server_gone(connection: Any) -> list[Finding]:
@@ -293,6 +306,61 @@ async def mcp_cancel_survives(subject: ToolSubject, options: RunOptions) -> Iter
     return [
         Finding(
             f"after the call was cancelled {CANCEL_AFTER:g}s in, {problem}",
+            sent=args,
+            got=result.output,
+        )
+    ]
+
+
+@check(
+    "TN752",
+    "mcp-progress-after-cancel",
+    title="No progress arrives for a request after it was cancelled",
+    category=Category.CANCELLATION,
+    severity=Severity.WARNING,
+    why="Progress for a cancelled request shows the server is still doing work nobody will"
+    " read (and may still cause its side effects); the specification says a cancelled request"
+    " gets no further messages, and hosts log or mis-route the strays.",
+    fix="Stop the work when notifications/cancelled arrives: let the handler's task be"
+    " cancelled, or check a cancellation flag in the loop that reports progress.",
+    reference="MCP 2025-11-25 basic/utilities/cancellation; basic/utilities/progress",
+    live=True,
+    sources=MCP,
+)
+async def mcp_progress_after_cancel(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
+    permitted(subject, options)
+    connection = _connection(subject)
+    if gone := _server_gone(connection):
+        return gone
+    declared = _declared(subject, connection)
+    args = await _valid_args(subject, options)
+    ctx = ToolContext()
+    cancelled_at: list[float] = []
+
+    def cancel() -> None:
+        cancelled_at.append(time.monotonic())
+        ctx.cancel("conformance check")
+
+    with connection.progress_log() as log:
+        handle = asyncio.get_running_loop().call_later(CANCEL_AFTER, cancel)
+        try:
+            call = connection.call(declared, args, ctx, timeout=options.call_timeout, progress=log)
+            result = await asyncio.wait_for(call, options.call_timeout + options.grace + 1)
+        finally:
+            handle.cancel()
+        if _gone_result(result):
+            return [Finding(result.output, sent=args)]
+        if not cancelled_at:
+            raise Skip(f"the call finished within {CANCEL_AFTER:g}s, before it could be cancelled")
+        await asyncio.sleep(max(options.grace, 2 * IN_FLIGHT))  # the window we watch
+    late = [event.at - cancelled_at[0] for event in log.after(cancelled_at[0] + IN_FLIGHT)]
+    if not late:  # includes a tool that sends no progress at all: nothing to judge
+        return []
+    return [
+        Finding(
+            f"{len(late)} progress notification(s) arrived after the call was cancelled"
+            f" {CANCEL_AFTER:g}s in, from {late[0]:.2f}s to {late[-1]:.2f}s after the"
+            f" cancellation was sent ({len(log.events)} in all)",
             sent=args,
             got=result.output,
         )

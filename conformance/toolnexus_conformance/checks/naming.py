@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from toolnexus_conformance._model import Category, Finding, Severity
+from toolnexus_conformance._model import Category, Finding, Severity, Skip
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
 from toolnexus_conformance._subject import MISSING, AttributeProblem, ToolSubject
@@ -98,7 +98,8 @@ def name_charset(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]
     category=Category.NAMING,
     severity=Severity.ERROR,
     why="OpenAI and Anthropic refuse names longer than 64 characters; prefixed MCP names "
-    "(server + '_' + tool) are the usual way to cross the limit in production.",
+    "(server + '_' + tool) are the usual way to cross the limit in production. For an MCP "
+    "tool the overlong name is reported once, as TN153, which names the server prefix.",
     fix="Shorten the name (or the server prefix) to 64 characters or fewer; do not truncate "
     "silently, since two truncated names can collide.",
     reference=_CONTRACT,
@@ -110,11 +111,27 @@ def name_length(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
         yield exc.finding
         return
     if len(name) > MAX_NAME_LENGTH:
+        if _judged_by_tn153(subject):
+            raise Skip(
+                f"the name is over {MAX_NAME_LENGTH} characters; reported once, as TN153"
+                " mcp-prefixed-length, which names the server prefix and the tool"
+            )
         yield Finding(
             f"the name is {len(name)} characters long, over the limit of {MAX_NAME_LENGTH}"
             f" ({name[:40]!r}...)",
             path="name",
         )
+
+
+def _judged_by_tn153(subject: ToolSubject) -> bool:
+    """An MCP tool whose server-side name is known: TN153 reports its length, better."""
+    if subject.source != "mcp":
+        return False
+    try:
+        original = subject.extra.get("original_name", getattr(subject.tool, "original_name", None))
+    except Exception:  # a hostile property: TN103 judges the name itself
+        return False
+    return isinstance(original, str)
 
 
 @check(

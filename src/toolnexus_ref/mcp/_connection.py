@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -25,6 +25,7 @@ from .._calling import guard
 from .._context import ToolContext
 from .._result import ToolResult
 from ._config import ServerConfig
+from ._progress import ProgressLog
 from ._results import from_call_result, from_mcp_error, output_schema_errors
 from ._secret import redact
 from ._stdio import ServerProcess, stdio_transport
@@ -95,6 +96,7 @@ class ServerConnection:
         self._stop: asyncio.Event | None = None
         self._phase: Phase = "start"
         self._started = 0.0
+        self._progress_logs: dict[str, ProgressLog] = {}
         self.status = ServerStatus(
             config.name,
             "disabled" if not config.enabled else "failed",
@@ -129,7 +131,7 @@ class ServerConnection:
                     transport = await self._transport(stack)
                     self._phase = "handshake"
                     scope.deadline = anyio.current_time() + self.config.timeout
-                    client = Client(transport, mode="auto")
+                    client = Client(transport, mode="auto", message_handler=self._on_message)
                     self._client = await stack.enter_async_context(client)
                     self._phase = "listing"
                     scope.deadline = anyio.current_time() + self.config.timeout
@@ -220,6 +222,29 @@ class ServerConnection:
             owner.cancel()
             await asyncio.wait({owner}, timeout=CLOSE_LIMIT)
 
+    # -- progress -----------------------------------------------------------------------
+    @contextlib.contextmanager
+    def progress_log(self) -> Iterator[ProgressLog]:
+        """Record progress for a call made with ``progress=`` the log, until the block ends.
+
+        The log outlives the call on purpose: progress that arrives after the call
+        was cancelled is exactly what a caller may want to see.
+        """
+        log = ProgressLog()
+        self._progress_logs[log.token] = log
+        try:
+            yield log
+        finally:
+            self._progress_logs.pop(log.token, None)
+
+    async def _on_message(self, message: Any) -> None:
+        """The session's message handler: every server notification, whatever its request."""
+        if isinstance(message, mcp_types.ProgressNotification):
+            params = message.params
+            log = self._progress_logs.get(str(params.progress_token))
+            if log is not None:
+                log.record(params.progress, params.total, params.message)
+
     # -- status -------------------------------------------------------------------------
     def _fail(self, reason: str) -> None:
         process = self._process
@@ -255,8 +280,13 @@ class ServerConnection:
         ctx: ToolContext | None,
         *,
         timeout: float | None = None,
+        progress: ProgressLog | None = None,
     ) -> ToolResult:
-        """Call one tool; every failure is an error result, only task cancellation raises."""
+        """Call one tool; every failure is an error result, only task cancellation raises.
+
+        ``progress`` (from ``progress_log()``) asks the server for progress under
+        that log's token; the log records what arrives.
+        """
         if not self.alive:
             return self._dead_result(tool.name)
         sent: object = args  # callers (and models) do send non-objects
@@ -270,7 +300,7 @@ class ServerConnection:
                 },
             )
         try:
-            raw = await guard(lambda _c: self._request(tool, args), ctx, timeout=timeout)
+            raw = await guard(lambda _c: self._request(tool, args, progress), ctx, timeout=timeout)
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 await self._mark_exited()
@@ -304,16 +334,19 @@ class ServerConnection:
         return result
 
     async def _request(
-        self, tool: mcp_types.Tool, args: Mapping[str, Any]
+        self, tool: mcp_types.Tool, args: Mapping[str, Any], progress: ProgressLog | None = None
     ) -> mcp_types.CallToolResult:
         client = self._client
         if client is None:
             raise MCPError(CONNECTION_CLOSED, "Connection closed")
         # The session-level request: the SDK's Client.call_tool raises on output that
         # breaks the declared schema, and the checks must see that output to report it.
-        request = mcp_types.CallToolRequest(
-            params=mcp_types.CallToolRequestParams(name=tool.name, arguments=dict(args)),
-        )
+        params = mcp_types.CallToolRequestParams(name=tool.name, arguments=dict(args))
+        if progress is not None:
+            # Our own token, not the SDK's progress_callback: the SDK drops a
+            # request's callback when the request ends, and we want what follows.
+            params.meta = {"progress_token": progress.token}
+        request = mcp_types.CallToolRequest(params=params)
         return await client.session.send_request(request, mcp_types.CallToolResult)
 
     async def probe(self, timeout: float) -> str | None:
