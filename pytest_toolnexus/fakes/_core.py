@@ -202,9 +202,13 @@ class FakeLLM:
             )
             wanted = name if args is _ANY else f"{name}({json.dumps(args)})"
             raise AssertionError(f"FakeLLM never called {wanted}. Calls made:\n{made}")
-        answered = {r.call_id for r in self.requests[-1].tool_results}
+        results = self.requests[-1].tool_results
+        answered = {r.call_id for r in results if r.call_id}
+        # Gemini results may come back without the call's id (the SDK's
+        # Part.from_function_response sets none): then the name is all there is.
+        answered_by_name = {r.name for r in results if not r.call_id and r.name}
         for c in calls:
-            if c.id in answered:
+            if c.id in answered or c.name in answered_by_name:
                 return c
         raise AssertionError(f"FakeLLM called {name!r} but no result for it was sent back")
 

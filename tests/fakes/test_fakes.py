@@ -89,3 +89,32 @@ def test_fallback_generator_without_the_conformance_package(
     assert first == _generate.generate_arguments([t.input_schema for t in tools], 5)
     for tool, args in zip(tools, first, strict=True):
         assert argument_errors(validator_for(tool.input_schema), args) == []
+
+
+def test_a_gemini_result_without_a_call_id_still_counts_as_answered() -> None:
+    import json
+
+    from pytest_toolnexus.fakes import FakeLLM, text, tool_calls
+    from pytest_toolnexus.fakes._http import handle
+
+    fake = FakeLLM([tool_calls(("add", {"a": 1, "b": 2})), text("3")])
+    path = "/v1beta/models/gemini-test:generateContent"
+    ask = {"contents": [{"role": "user", "parts": [{"text": "1 + 2?"}]}]}
+    handle(fake, "POST", path, json.dumps(ask).encode())
+    answer = {
+        "contents": [
+            *ask["contents"],
+            {
+                "role": "model",
+                "parts": [{"functionCall": {"name": "add", "args": {"a": 1, "b": 2}}}],
+            },
+            # What google-genai's Part.from_function_response sends: a name, no id.
+            {
+                "role": "user",
+                "parts": [{"functionResponse": {"name": "add", "response": {"result": "3"}}}],
+            },
+        ]
+    }
+    handle(fake, "POST", path, json.dumps(answer).encode())
+    assert fake.assert_tool_called("add", {"a": 1, "b": 2}).name == "add"
+    fake.verify()
