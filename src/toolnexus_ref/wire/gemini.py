@@ -62,11 +62,20 @@ def path_for(model: str, *, stream: bool = False) -> str:
 
 
 def declarations(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
-    """One ``tools`` entry wrapping every declaration, as the API expects."""
+    """One ``tools`` entry wrapping every declaration, as the API expects.
+
+    Schemas go out as ``parametersJsonSchema``: tools declare JSON Schema, and
+    Gemini's ``parameters`` takes only its OpenAPI subset (an
+    ``additionalProperties``, which every native tool has, is a 400 there).
+    """
     if not tools:
         return []
     decls = [
-        {"name": t.name, "description": t.description, "parameters": dict(t.parameters)}
+        {
+            "name": t.name,
+            "description": t.description,
+            "parametersJsonSchema": dict(t.parameters),
+        }
         for t in tools
     ]
     return [{"functionDeclarations": decls}]
