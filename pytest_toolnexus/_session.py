@@ -7,7 +7,7 @@ imported here rather than in the entry-point module.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Generator
 from pathlib import Path
 from typing import Any
 
@@ -151,6 +151,16 @@ class ConformanceSession:
         return run_check(check, subject, self.options, loop=self.loop)
 
     # -- reporting -------------------------------------------------------------------
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if isinstance(item, CheckItem) and report.skipped and isinstance(report.longrepr, tuple):
+            # Say which item was skipped, not which line of the plugin raised the skip.
+            report.longrepr = (item.nodeid, None, report.longrepr[2])  # type: ignore[assignment]
+        return report
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
             return
