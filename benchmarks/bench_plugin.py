@@ -5,6 +5,7 @@ Run:  .venv/bin/python benchmarks/bench_plugin.py [--tools 1000]
 Two pytest sessions in subprocesses, measured in the same run:
 - toolnexus: ``pytest --toolnexus-conformance --toolnexus-only`` with the static
   categories selected on a module of N tools (one item per tool and check);
+- the same with ``--toolnexus-granularity tool`` (one item per tool);
 - baseline: plain pytest running the same number of trivial parametrized tests.
 Prints both wall times, items per second and the ratio. No test asserts on it.
 """
@@ -92,10 +93,25 @@ def main() -> None:
             "--toolnexus-select",
             "naming,description,schema,provider",
         )
+        grouped, grouped_items = _session(
+            folder,
+            "--toolnexus-conformance",
+            "--toolnexus-only",
+            "--toolnexus-granularity",
+            "tool",
+            "--toolnexus-target",
+            "generated_tools:tools",
+            "--toolnexus-select",
+            "naming,description,schema,provider",
+        )
         (folder / "test_plain.py").write_text(PLAIN.replace("COUNT", str(items)))
         plain, plain_items = _session(folder, "-p", "no:toolnexus", "test_plain.py")
     print(f"{count} tools, {items} conformance items (static categories)")
     print(f"toolnexus  {ours:7.2f} s  {items / ours:8.0f} items/s")
+    print(
+        f"by tool    {grouped:7.2f} s  ({grouped_items} items: --toolnexus-granularity tool,"
+        f" {ours / grouped:.1f}x faster)"
+    )
     print(
         f"baseline   {plain:7.2f} s  {plain_items / plain:8.0f} items/s  (plain pytest, {plain_items} tests)"
     )

@@ -25,9 +25,9 @@ class ToolnexusWarning(UserWarning):
 
 
 class CheckFailed(Exception):
-    def __init__(self, verdict: Verdict) -> None:
-        super().__init__(verdict.message)
-        self.verdict = verdict
+    def __init__(self, verdicts: list[Verdict]) -> None:
+        super().__init__("; ".join(v.message for v in verdicts))
+        self.verdicts = verdicts
 
 
 class ToolCollector(pytest.Collector):
@@ -45,43 +45,46 @@ class ToolCollector(pytest.Collector):
 
 
 class CheckItem(pytest.Item):
-    """One check on one tool (or on a whole target)."""
+    """One check on one tool (or on a whole target); or, with
+    ``--toolnexus-granularity tool``, every check of one tool in one item."""
 
     def __init__(
         self,
         *,
-        check: Check,
+        checks: list[tuple[Check, tuple[int, int, int]]],
         subject: ToolSubject | TargetSubject,
         owner: ConformanceSession,
-        position: tuple[int, int, int],
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.check = check
+        self.checks = checks
         self.subject = subject
         self.owner = owner
-        self.position = position
         self.add_marker(pytest.mark.toolnexus)
-        self.keywords[check.info.category.value] = True
-        self.keywords[check.info.code] = True
+        for check, _ in checks:
+            self.keywords[check.info.category.value] = True
+            self.keywords[check.info.code] = True
 
     def runtest(self) -> None:
-        verdict = self.owner.run(self.check, self.subject)
-        record = verdict.as_record()
-        record["position"] = list(self.position)
-        self.user_properties.append((RECORD_KEY, record))
-        if verdict.outcome.value == "skipped":
-            pytest.skip(verdict.message or "not applicable")
-        if verdict.outcome.value == "failed":
-            if verdict.severity.value == "error" or self.owner.settings.strict:
-                raise CheckFailed(verdict)
-            info = verdict.check
-            warnings.warn_explicit(
-                ToolnexusWarning(f"{info.code} {info.slug}: {verdict.message}"),
-                ToolnexusWarning,
-                filename=f"{verdict.target}::{verdict.tool}",
-                lineno=0,
-            )
+        failed: list[Verdict] = []
+        skipped: list[Verdict] = []
+        for check, position in self.checks:
+            verdict = self.owner.run(check, self.subject)
+            record = verdict.as_record()
+            record["position"] = list(position)
+            self.user_properties.append((RECORD_KEY, record))
+            if verdict.outcome.value == "skipped":
+                skipped.append(verdict)
+            elif verdict.outcome.value == "failed":
+                if verdict.severity.value == "error" or self.owner.settings.strict:
+                    failed.append(verdict)
+                else:
+                    _warn(verdict)
+        if failed:
+            raise CheckFailed(failed)
+        if skipped and len(skipped) == len(self.checks):
+            reasons = sorted({v.message or "not applicable" for v in skipped})
+            pytest.skip("; ".join(reasons))
 
     def repr_failure(
         self,
@@ -91,10 +94,22 @@ class CheckItem(pytest.Item):
         if isinstance(excinfo.value, CheckFailed):
             from toolnexus_conformance._explain import explain
 
-            return explain(excinfo.value.verdict)
+            return "\n\n".join(explain(v) for v in excinfo.value.verdicts)
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[str, int | None, str]:
-        info = self.check.info
         tool = getattr(self.subject, "display_name", "*")
-        return (self.subject.target, None, f"{tool}: {info.code} {info.title}")
+        if len(self.checks) == 1:
+            info = self.checks[0][0].info
+            return (self.subject.target, None, f"{tool}: {info.code} {info.title}")
+        return (self.subject.target, None, f"{tool}: {len(self.checks)} checks")
+
+
+def _warn(verdict: Verdict) -> None:
+    info = verdict.check
+    warnings.warn_explicit(
+        ToolnexusWarning(f"{info.code} {info.slug}: {verdict.message}"),
+        ToolnexusWarning,
+        filename=f"{verdict.target}::{verdict.tool}",
+        lineno=0,
+    )

@@ -11,6 +11,7 @@ __all__ = [
     "CONFORMANCE",
     "EXAMPLES",
     "EXECUTE",
+    "GRANULARITY",
     "GRACE",
     "IGNORE",
     "ONLY",
@@ -34,6 +35,7 @@ EXAMPLES = "--toolnexus-examples"
 GRACE = "--toolnexus-grace"
 CALL_TIMEOUT = "--toolnexus-call-timeout"
 REPORT = "--toolnexus-report"
+GRANULARITY = "--toolnexus-granularity"
 ONLY = "--toolnexus-only"
 
 EXECUTE_MODES = ("auto", "all", "none")
@@ -130,6 +132,15 @@ def add_options(parser: pytest.Parser) -> None:
         help=f"bound on any single call during live checks (default {DEFAULT_CALL_TIMEOUT:g}).",
     )
     group.addoption(
+        GRANULARITY,
+        choices=("check", "tool"),
+        default=None,
+        dest="toolnexus_granularity",
+        help="one item per tool and check (default), or one item per tool running all"
+        " its checks: pytest's per-item cost, not the checks, dominates targets of"
+        " hundreds of tools.",
+    )
+    group.addoption(
         REPORT,
         default=None,
         dest="toolnexus_report",
@@ -146,6 +157,9 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("toolnexus_grace", "seconds allowed past a cancel or deadline", default="")
     parser.addini("toolnexus_call_timeout", "bound on any single live call", default="")
     parser.addini("toolnexus_report", "path of the JSON report", default="")
+    parser.addini(
+        "toolnexus_granularity", "check | tool: what one test item covers", default="check"
+    )
 
 
 @dataclass(frozen=True)
@@ -160,6 +174,7 @@ class Settings:
     grace: float
     call_timeout: float
     report: str | None
+    granularity: str = "check"
 
 
 def _codes(values: list[str]) -> tuple[str, ...]:
@@ -199,6 +214,12 @@ def read_settings(config: pytest.Config) -> Settings:
     if grace <= 0 or call_timeout <= 0:
         raise pytest.UsageError(f"{GRACE} and {CALL_TIMEOUT} must be positive")
     report = config.getoption("toolnexus_report") or str(config.getini("toolnexus_report")).strip()
+    granularity = (
+        config.getoption("toolnexus_granularity")
+        or str(config.getini("toolnexus_granularity")).strip()
+    )
+    if granularity not in ("check", "tool"):
+        raise pytest.UsageError(f"toolnexus_granularity must be check or tool, got {granularity!r}")
     return Settings(
         targets=tuple(config.getoption("toolnexus_targets"))
         + tuple(t for t in config.getini("toolnexus_targets") if t.strip()),
@@ -214,4 +235,5 @@ def read_settings(config: pytest.Config) -> Settings:
         grace=grace,
         call_timeout=call_timeout,
         report=report or None,
+        granularity=granularity,
     )

@@ -124,27 +124,34 @@ class ConformanceSession:
         for c_index, check in enumerate(target_checks):
             if load_error is None and not applies(check, target_subject):
                 continue
-            items.append(self._item(target_node, check, target_subject, (t_index, -1, c_index)))
+            items.append(self._item(target_node, [(check, (t_index, -1, c_index))], target_subject))
         tool_checks = applicable_checks(settings.select, settings.ignore, scope=Scope.TOOL)
         for s_index, subject in enumerate(subjects):
             tool_node = ToolCollector.from_parent(target_node, name=subject.display_name)
-            for c_index, check in enumerate(tool_checks):
-                if not applies(check, subject):
-                    continue
-                items.append(self._item(tool_node, check, subject, (t_index, s_index, c_index)))
+            mine = [
+                (check, (t_index, s_index, c_index))
+                for c_index, check in enumerate(tool_checks)
+                if applies(check, subject)
+            ]
+            if settings.granularity == "tool":
+                if mine:
+                    items.append(self._item(tool_node, mine, subject, name="checks"))
+            else:
+                items.extend(self._item(tool_node, [pair], subject) for pair in mine)
         return items
 
     def _item(
         self,
         parent: pytest.Collector,
-        check: Check,
+        checks: list[tuple[Check, tuple[int, int, int]]],
         subject: ToolSubject | TargetSubject,
-        position: tuple[int, int, int],
+        *,
+        name: str | None = None,
     ) -> CheckItem:
-        name = f"{check.code}-{check.info.slug}"
-        return CheckItem.from_parent(
-            parent, name=name, check=check, subject=subject, owner=self, position=position
-        )
+        if name is None:
+            info = checks[0][0].info
+            name = f"{info.code}-{info.slug}"
+        return CheckItem.from_parent(parent, name=name, checks=checks, subject=subject, owner=self)
 
     # -- running ---------------------------------------------------------------------
     def run(self, check: Check, subject: ToolSubject | TargetSubject) -> Verdict:

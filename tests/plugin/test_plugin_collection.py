@@ -6,7 +6,16 @@ import json
 
 import pytest
 
-from pytest_toolnexus._options import CONFORMANCE, IGNORE, ONLY, REPORT, SELECT, STRICT, TARGET
+from pytest_toolnexus._options import (
+    CONFORMANCE,
+    GRANULARITY,
+    IGNORE,
+    ONLY,
+    REPORT,
+    SELECT,
+    STRICT,
+    TARGET,
+)
 
 BASE = ["-p", "no:cacheprovider", CONFORMANCE, ONLY, "--toolnexus-execute", "none"]
 
@@ -208,3 +217,25 @@ def test_xdist_gives_the_same_report_as_a_serial_run(tools_module: pytest.Pytest
     parallel = json.loads((tools_module.path / "parallel.json").read_text())
     assert serial["results"], "the serial run produced no records"
     assert parallel == serial
+
+
+def test_tool_granularity_gives_one_item_per_tool_and_the_same_report(
+    tools_module: pytest.Pytester,
+) -> None:
+    args = [*BASE, TARGET, "mytools:mixed", TARGET, "mytools:good"]
+    collected = tools_module.runpytest(*args, GRANULARITY, "tool", "--collect-only", "-q")
+    ids = [line for line in collected.stdout.lines if line.startswith("toolnexus:")]
+    # Target-level checks stay one item each; a tool's checks become one item.
+    assert [i for i in ids if i.endswith("::checks")] == [
+        "toolnexus:mytools:mixed::add::checks",
+        "toolnexus:mytools:mixed::bad tool::checks",
+        "toolnexus:mytools:good::add::checks",
+        "toolnexus:mytools:good::echo::checks",
+    ]
+    assert all(i.count("::") == 1 for i in ids if not i.endswith("::checks"))
+    grouped = tools_module.runpytest(*args, GRANULARITY, "tool", REPORT, "grouped.json")
+    assert grouped.parseoutcomes()["failed"] == 1
+    grouped.stdout.fnmatch_lines(["TN102 name-charset *", "tool:   bad tool *"])
+    tools_module.runpytest(*args, REPORT, "each.json")
+    each = json.loads((tools_module.path / "each.json").read_text())
+    assert json.loads((tools_module.path / "grouped.json").read_text()) == each
