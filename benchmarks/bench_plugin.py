@@ -71,10 +71,10 @@ def _session(folder: Path, *args: str) -> tuple[float, int]:
         text=True,
     )
     elapsed = time.perf_counter() - started
-    match = re.search(r"(\d+) passed", done.stdout)
-    if done.returncode != 0 or match is None:
+    counts = re.findall(r"(\d+) passed", done.stdout.splitlines()[-1] if done.stdout else "")
+    if done.returncode != 0 or not counts:
         raise SystemExit(f"pytest failed ({done.returncode}):\n{done.stdout[-3000:]}")
-    return elapsed, int(match.group(1))
+    return elapsed, int(counts[-1])
 
 
 def main() -> None:
