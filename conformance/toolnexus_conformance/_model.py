@@ -9,6 +9,7 @@ from typing import Any
 __all__ = [
     "Category",
     "CheckInfo",
+    "Fail",
     "Finding",
     "Outcome",
     "Scope",
@@ -83,6 +84,18 @@ class Finding:
     sent: Any = None
     #: What came back (a result, an exception text), when the check called it.
     got: Any = None
+
+
+class Fail(Exception):
+    """Raised by a check to fail with one finding, from however deep it found it.
+
+    Lets a helper that reads an attribute the check needs (a name that is not a
+    string, a schema that is not JSON) end the check with its own explanation.
+    """
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.message)
+        self.finding = finding
 
 
 class Skip(Exception):

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ._loop import BackgroundLoop, LoopBlocked
-from ._model import Finding, Outcome, Scope, Skip, Verdict
+from ._model import Fail, Finding, Outcome, Scope, Skip, Verdict
 from ._options import RunOptions
 from ._registry import Check, load_catalog, selected
 from ._subject import TargetSubject, ToolSubject, read_subjects
@@ -84,6 +84,8 @@ def run_check(
             skip.reason,
             duration=time.perf_counter() - started,
         )
+    except Fail as fail:
+        findings = (fail.finding,)
     except LoopBlocked as exc:
         findings = (Finding(f"the check did not finish: {exc}; the tool blocks or hangs"),)
     except RecursionError:

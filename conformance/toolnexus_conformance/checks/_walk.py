@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from toolnexus_conformance._model import Finding
+from toolnexus_conformance._model import Fail, Finding
 from toolnexus_conformance._subject import MISSING, AttributeProblem, ToolSubject
 
 __all__ = [
@@ -68,12 +68,8 @@ def describe_value(value: Any, limit: int = 60) -> str:
     return f"{type(value).__name__} {text}"
 
 
-class Unusable(Exception):
-    """The attribute a check needs cannot be judged; the check reports ``finding``."""
-
-    def __init__(self, finding: Finding) -> None:
-        super().__init__(finding.message)
-        self.finding = finding
+class Unusable(Fail):
+    """The attribute a check needs cannot be judged; the check fails with ``finding``."""
 
 
 def text_attribute(subject: ToolSubject, attribute: str, see: str) -> str:

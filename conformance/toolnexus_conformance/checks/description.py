@@ -10,7 +10,7 @@ from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
 from toolnexus_conformance._subject import MISSING, AttributeProblem, ToolSubject
 
-from ._walk import Unusable, describe_value, text_attribute
+from ._walk import describe_value, text_attribute
 
 __all__ = [
     "LONG_DESCRIPTION",
@@ -70,11 +70,7 @@ def description_present(subject: ToolSubject, options: RunOptions) -> Iterator[F
     "into each property's `description` in the schema, and long guidance into a skill or docs.",
 )
 def description_length(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    try:
-        text = text_attribute(subject, "description", "TN201")
-    except Unusable as exc:
-        yield exc.finding
-        return
+    text = text_attribute(subject, "description", "TN201")
     if len(text) > LONG_DESCRIPTION:
         yield Finding(
             f"the description is {len(text):,} characters long (over {LONG_DESCRIPTION:,})",
@@ -95,11 +91,7 @@ def description_length(subject: ToolSubject, options: RunOptions) -> Iterator[Fi
     "a third-party server, treat that server's tools as untrusted.",
 )
 def description_control_characters(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    try:
-        text = text_attribute(subject, "description", "TN201")
-    except Unusable as exc:
-        yield exc.finding
-        return
+    text = text_attribute(subject, "description", "TN201")
     match = _HIDDEN.search(text)
     if match is not None:
         count = len(_HIDDEN.findall(text))

@@ -16,7 +16,7 @@ from toolnexus_conformance._registry import check
 from toolnexus_conformance._subject import MISSING, AttributeProblem, ToolSubject
 from toolnexus_ref._naming import MAX_NAME_LENGTH, SOURCES
 
-from ._walk import Unusable, describe_value, text_attribute
+from ._walk import describe_value, text_attribute
 
 __all__ = [
     "name_charset",
@@ -77,11 +77,7 @@ def name_is_string(subject: ToolSubject, options: RunOptions) -> Iterator[Findin
     reference=_CONTRACT,
 )
 def name_charset(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    try:
-        name = _name(subject)
-    except Unusable as exc:
-        yield exc.finding
-        return
+    name = _name(subject)
     bad = sorted(set(_OUTSIDE.findall(name)))
     if bad:
         shown = ", ".join(repr(c) for c in bad[:8])
@@ -105,11 +101,7 @@ def name_charset(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]
     reference=_CONTRACT,
 )
 def name_length(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    try:
-        name = _name(subject)
-    except Unusable as exc:
-        yield exc.finding
-        return
+    name = _name(subject)
     if len(name) > MAX_NAME_LENGTH:
         if _judged_by_tn153(subject):
             raise Skip(
@@ -147,11 +139,7 @@ def _judged_by_tn153(subject: ToolSubject) -> bool:
     reference="Tool contract, name: unique within a toolkit (toolnexus_ref toolkit refuses duplicates)",
 )
 def name_unique(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    try:
-        name = _name(subject)
-    except Unusable as exc:
-        yield exc.finding
-        return
+    name = _name(subject)
     count = sum(1 for other in subject.sibling_names if isinstance(other, str) and other == name)
     if count > 1:
         yield Finding(

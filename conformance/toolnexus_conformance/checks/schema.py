@@ -20,7 +20,6 @@ from ._dialect import dialect_error, plainly_valid
 from ._walk import (
     MAX_DEPTH,
     MAX_NODES,
-    Unusable,
     describe_value,
     join_path,
     scan_json,
@@ -142,11 +141,7 @@ def _validators() -> Any:
     reference=_MCP_SCHEMA + "; jsonschema Validator.check_schema",
 )
 def schema_dialect_valid(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    try:
-        schema = usable_schema(subject)
-    except Unusable as exc:
-        yield exc.finding
-        return
+    schema = usable_schema(subject)
     from jsonschema import Draft202012Validator
 
     validators = _validators()
@@ -194,11 +189,7 @@ def schema_dialect_valid(subject: ToolSubject, options: RunOptions) -> Iterator[
     reference=_MCP_SCHEMA + " (must be an object schema)",
 )
 def schema_root_object(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    try:
-        schema = usable_schema(subject)
-    except Unusable as exc:
-        yield exc.finding
-        return
+    schema = usable_schema(subject)
     kind = schema.get("type", MISSING)
     if kind != "object":
         got = "no type" if kind is MISSING else f"type {describe_value(kind)}"
@@ -221,11 +212,7 @@ def schema_root_object(subject: ToolSubject, options: RunOptions) -> Iterator[Fi
     reference=_MCP_SCHEMA,
 )
 def schema_properties_object(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    try:
-        schema = usable_schema(subject)
-    except Unusable as exc:
-        yield exc.finding
-        return
+    schema = usable_schema(subject)
     for node in schema_nodes(schema):
         if "properties" not in node.schema:
             continue
@@ -256,11 +243,7 @@ def schema_properties_object(subject: ToolSubject, options: RunOptions) -> Itera
     reference=_MCP_SCHEMA,
 )
 def schema_required_known(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    try:
-        schema = usable_schema(subject)
-    except Unusable as exc:
-        yield exc.finding
-        return
+    schema = usable_schema(subject)
     for node in schema_nodes(schema):
         required = node.schema.get("required")
         if not isinstance(required, list) or node.via in _COMPOSED_VIA:
@@ -328,11 +311,7 @@ def resolve_ref(root: dict[str, Any], ref: str, anchors: dict[str, Any]) -> tupl
     reference=_MCP_SCHEMA + "; JSON Schema 2020-12 Core section 8.2.3 ($ref)",
 )
 def schema_refs_resolvable(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    try:
-        schema = usable_schema(subject)
-    except Unusable as exc:
-        yield exc.finding
-        return
+    schema = usable_schema(subject)
     nodes = list(schema_nodes(schema))
     anchors: dict[str, Any] = {}
     for node in nodes:

@@ -8,8 +8,9 @@ from toolnexus_conformance._model import Category, Finding, Severity
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
 from toolnexus_conformance._subject import ToolSubject
+from toolnexus_conformance.checks._walk import usable_schema
 
-from ._common import OPENAI_ANTHROPIC_NAME, name_findings, schema_or_finding
+from ._common import OPENAI_ANTHROPIC_NAME, name_findings
 
 __all__ = ["anthropic_input_schema", "anthropic_name", "anthropic_root_composition"]
 
@@ -47,10 +48,7 @@ def anthropic_name(subject: ToolSubject, options: RunOptions) -> Iterator[Findin
     reference=_TOOL_PARAM + ": input_schema Required, type Required[Literal['object']]",
 )
 def anthropic_input_schema(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    schema = schema_or_finding(subject)
-    if isinstance(schema, Finding):
-        yield schema
-        return
+    schema = usable_schema(subject)
     if schema.get("type") != "object":
         yield Finding(
             f"Anthropic needs input_schema.type 'object'; found {schema.get('type')!r}",
@@ -73,10 +71,7 @@ def anthropic_input_schema(subject: ToolSubject, options: RunOptions) -> Iterato
     "top level', quoted in https://github.com/anthropics/claude-code/issues/5973 (not in the tool-use docs)",
 )
 def anthropic_root_composition(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    schema = schema_or_finding(subject)
-    if isinstance(schema, Finding):
-        yield schema
-        return
+    schema = usable_schema(subject)
     for keyword in ("oneOf", "allOf", "anyOf"):
         if keyword in schema:
             yield Finding(

@@ -8,14 +8,13 @@ from typing import Any
 
 from toolnexus_conformance._model import Finding
 from toolnexus_conformance._subject import ToolSubject
-from toolnexus_conformance.checks._walk import Unusable, text_attribute, usable_schema
+from toolnexus_conformance.checks._walk import text_attribute
 
 __all__ = [
     "OPENAI_ANTHROPIC_NAME",
     "is_array_schema",
     "is_object_schema",
     "name_findings",
-    "schema_or_finding",
     "type_names",
 ]
 
@@ -26,24 +25,13 @@ def name_findings(
     subject: ToolSubject, rule: re.Pattern[str], provider: str, spelled: str
 ) -> Iterator[Finding]:
     """One finding when the name breaks ``rule``; ``spelled`` is the rule in words."""
-    try:
-        name = text_attribute(subject, "name", "TN101")
-    except Unusable as exc:
-        yield exc.finding
-        return
+    name = text_attribute(subject, "name", "TN101")
     if rule.fullmatch(name) is None:
         shown = name if len(name) <= 80 else name[:77] + "..."
         yield Finding(
             f"{provider} rejects the name {shown!r} ({len(name)} characters): it must be {spelled}",
             path="name",
         )
-
-
-def schema_or_finding(subject: ToolSubject) -> dict[str, Any] | Finding:
-    try:
-        return usable_schema(subject)
-    except Unusable as exc:
-        return exc.finding
 
 
 def type_names(schema: dict[str, Any]) -> tuple[str, ...]:

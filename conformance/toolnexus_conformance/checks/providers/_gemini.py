@@ -15,9 +15,9 @@ from toolnexus_conformance._model import Category, Finding, Severity
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
 from toolnexus_conformance._subject import ToolSubject
-from toolnexus_conformance.checks._walk import join_path, schema_nodes
+from toolnexus_conformance.checks._walk import join_path, schema_nodes, usable_schema
 
-from ._common import name_findings, schema_or_finding
+from ._common import name_findings
 
 __all__ = ["GEMINI_KEYWORDS", "GEMINI_NAME", "gemini_name", "gemini_parameters"]
 
@@ -138,10 +138,7 @@ def _problems(schema: dict[str, Any]) -> Iterator[Finding]:
     + " (parameters, parametersJsonSchema)",
 )
 def gemini_parameters(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    schema = schema_or_finding(subject)
-    if isinstance(schema, Finding):
-        yield schema
-        return
+    schema = usable_schema(subject)
     findings = list(_problems(schema))
     if not findings:
         return
@@ -174,10 +171,7 @@ def gemini_parameters(subject: ToolSubject, options: RunOptions) -> Iterator[Fin
     reference=_DECLARATION_DOCS + " (parametersJsonSchema)",
 )
 def gemini_json_schema(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    schema = schema_or_finding(subject)
-    if isinstance(schema, Finding):
-        yield schema
-        return
+    schema = usable_schema(subject)
     if schema.get("type") != "object":
         yield Finding(
             "parametersJsonSchema must describe an object; the top level is not type: object",

@@ -8,9 +8,9 @@ from toolnexus_conformance._model import Category, Finding, Scope, Severity
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
 from toolnexus_conformance._subject import MISSING, TargetSubject, ToolSubject
-from toolnexus_conformance.checks._walk import join_path, schema_nodes
+from toolnexus_conformance.checks._walk import join_path, schema_nodes, usable_schema
 
-from ._common import OPENAI_ANTHROPIC_NAME, is_array_schema, name_findings, schema_or_finding
+from ._common import OPENAI_ANTHROPIC_NAME, is_array_schema, name_findings
 
 __all__ = [
     "MAX_OPENAI_TOOLS",
@@ -63,10 +63,7 @@ def openai_name(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
 def openai_parameters_object(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
     if subject.input_schema is MISSING:
         return  # OpenAI accepts a function without parameters; TN301 reports the contract
-    schema = schema_or_finding(subject)
-    if isinstance(schema, Finding):
-        yield schema
-        return
+    schema = usable_schema(subject)
     if schema.get("type") != "object":
         yield Finding(
             f"OpenAI needs parameters of type object; the top level has type {schema.get('type')!r}",
@@ -114,10 +111,7 @@ def openai_tool_count(subject: TargetSubject, options: RunOptions) -> Iterator[F
     "https://github.com/sigoden/aichat/pull/1049",
 )
 def openai_array_items(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    schema = schema_or_finding(subject)
-    if isinstance(schema, Finding):
-        yield schema
-        return
+    schema = usable_schema(subject)
     for node in schema_nodes(schema):
         if is_array_schema(node.schema) and "items" not in node.schema:
             yield Finding(

@@ -14,9 +14,9 @@ from toolnexus_conformance._model import Category, Finding, Severity
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
 from toolnexus_conformance._subject import ToolSubject
-from toolnexus_conformance.checks._walk import join_path, schema_nodes
+from toolnexus_conformance.checks._walk import join_path, schema_nodes, usable_schema
 
-from ._common import is_object_schema, schema_or_finding
+from ._common import is_object_schema
 
 __all__ = [
     "STRICT_FORMATS",
@@ -81,10 +81,7 @@ _BIG_ENUM_CHARS = 15_000
     reference=_DOCS + " ('Root objects must not be anyOf and must be an object')",
 )
 def strict_root(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    schema = schema_or_finding(subject)
-    if isinstance(schema, Finding):
-        yield schema
-        return
+    schema = usable_schema(subject)
     if schema.get("type") != "object":
         yield Finding(
             f"strict mode needs type object at the root; found {schema.get('type')!r}",
@@ -108,10 +105,7 @@ def strict_root(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
     reference=_DOCS + " ('All fields must be required')",
 )
 def strict_required(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    schema = schema_or_finding(subject)
-    if isinstance(schema, Finding):
-        yield schema
-        return
+    schema = usable_schema(subject)
     for node in schema_nodes(schema):
         props = node.schema.get("properties")
         if not isinstance(props, dict):
@@ -142,10 +136,7 @@ def strict_required(subject: ToolSubject, options: RunOptions) -> Iterator[Findi
     reference=_DOCS + " ('additionalProperties: false must always be set in objects')",
 )
 def strict_additional_properties(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    schema = schema_or_finding(subject)
-    if isinstance(schema, Finding):
-        yield schema
-        return
+    schema = usable_schema(subject)
     for node in schema_nodes(schema):
         if is_object_schema(node.schema) and node.schema.get("additionalProperties") is not False:
             got = node.schema.get("additionalProperties", "<absent>")
@@ -174,10 +165,7 @@ def strict_additional_properties(subject: ToolSubject, options: RunOptions) -> I
     "supported'); 'oneOf is not permitted' error quoted in https://github.com/ai-dynamo/dynamo/pull/15153",
 )
 def strict_keywords(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    schema = schema_or_finding(subject)
-    if isinstance(schema, Finding):
-        yield schema
-        return
+    schema = usable_schema(subject)
     for node in schema_nodes(schema):
         for keyword in STRICT_UNSUPPORTED:
             if keyword in node.schema:
@@ -220,10 +208,7 @@ def _texts(values: Any) -> list[str]:
     "total string size', 'Limitations on enum size')",
 )
 def strict_limits(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    schema = schema_or_finding(subject)
-    if isinstance(schema, Finding):
-        yield schema
-        return
+    schema = usable_schema(subject)
     properties = enum_values = chars = 0
     deepest = None
     for node in schema_nodes(schema):
