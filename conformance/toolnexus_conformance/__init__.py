@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ._assertions import assert_conforms, failures
 from ._explain import explain
-from ._model import Category, CheckInfo, Finding, Outcome, Scope, Severity, Skip, Verdict
+from ._model import Category, CheckInfo, Fail, Finding, Outcome, Scope, Severity, Skip, Verdict
 from ._options import ExecuteMode, RunOptions
 from ._registry import CATALOG, check, load_catalog
 from ._report import build_report, render_table
@@ -21,6 +21,7 @@ __all__ = [
     "Category",
     "CheckInfo",
     "ExecuteMode",
+    "Fail",
     "InvalidArgs",
     "Finding",
     "Outcome",
