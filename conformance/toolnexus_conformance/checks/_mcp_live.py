@@ -14,7 +14,7 @@ from typing import Any
 
 from toolnexus_ref import ToolContext, ToolResult
 
-from .._model import Category, Finding, Severity, Skip
+from .._model import Category, Fail, Finding, Severity, Skip
 from .._options import RunOptions
 from .._registry import check
 from .._subject import ToolSubject
@@ -37,10 +37,17 @@ _ERRORISH = [
 ]
 
 
-def _connection(subject: ToolSubject) -> Any:
+def _live_connection(subject: ToolSubject, options: RunOptions) -> Any:
+    """The connection a live MCP check may use: the tool may be called, there is a
+    connection, and its server is still up (else every remaining live item fails with
+    the server's exit code and stderr tail)."""
+    permitted(subject, options)
     connection = subject.extra.get("connection", getattr(subject.tool, "connection", None))
     if connection is None:
         raise Skip("no live MCP connection behind this tool")
+    status = connection.status
+    if status.state != "connected":
+        raise Fail(Finding(status.describe()))
     return connection
 
 
@@ -51,14 +58,6 @@ def _declared(subject: ToolSubject, connection: Any) -> Any:
         if getattr(declared, "name", None) == name:
             return declared
     raise Skip(f"the connection does not list the tool {name!r}")
-
-
-def _server_gone(connection: Any) -> list[Finding]:
-    """A server that exited: every remaining live item fails with its exit code and stderr."""
-    status = connection.status
-    if status.state != "connected":
-        return [Finding(status.describe())]
-    return []
 
 
 async def _call(
@@ -115,10 +114,7 @@ def _gone_result(result: ToolResult) -> bool:
     sources=MCP,
 )
 async def mcp_error_result(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
-    permitted(subject, options)
-    connection = _connection(subject)
-    if gone := _server_gone(connection):
-        return gone
+    _live_connection(subject, options)
     findings: list[Finding] = []
     attempts: list[tuple[str, Any]] = [("valid", await _valid_args(subject, options))]
     try:
@@ -157,10 +153,7 @@ async def mcp_error_result(subject: ToolSubject, options: RunOptions) -> Iterabl
     sources=MCP,
 )
 async def mcp_cancel_survives(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
-    permitted(subject, options)
-    connection = _connection(subject)
-    if gone := _server_gone(connection):
-        return gone
+    connection = _live_connection(subject, options)
     args = await _valid_args(subject, options)
     ctx = ToolContext()
     handle = asyncio.get_running_loop().call_later(CANCEL_AFTER, ctx.cancel, "conformance check")
@@ -198,10 +191,7 @@ async def mcp_cancel_survives(subject: ToolSubject, options: RunOptions) -> Iter
     sources=MCP,
 )
 async def mcp_progress_after_cancel(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
-    permitted(subject, options)
-    connection = _connection(subject)
-    if gone := _server_gone(connection):
-        return gone
+    connection = _live_connection(subject, options)
     declared = _declared(subject, connection)
     args = await _valid_args(subject, options)
     ctx = ToolContext()
@@ -254,10 +244,7 @@ async def mcp_output_schema(subject: ToolSubject, options: RunOptions) -> Iterab
     schema = subject.extra.get("output_schema", getattr(subject.tool, "output_schema", None))
     if not isinstance(schema, Mapping):
         raise Skip("the tool declares no output schema")
-    permitted(subject, options)
-    connection = _connection(subject)
-    if gone := _server_gone(connection):
-        return gone
+    _live_connection(subject, options)
     args = await _valid_args(subject, options)
     result = await _call(subject, args, options)
     if _gone_result(result):
@@ -290,10 +277,7 @@ async def mcp_output_schema(subject: ToolSubject, options: RunOptions) -> Iterab
     sources=MCP,
 )
 async def mcp_error_text(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
-    permitted(subject, options)
-    connection = _connection(subject)
-    if gone := _server_gone(connection):
-        return gone
+    _live_connection(subject, options)
     args = await _valid_args(subject, options)
     result = await _call(subject, args, options)
     if _gone_result(result):
