@@ -26,7 +26,9 @@ CHECK_MODULES: tuple[str, ...] = (
     "toolnexus_conformance.checks.schema",
     "toolnexus_conformance.checks.providers",
     "toolnexus_conformance.checks.live",
+    "toolnexus_conformance.checks.timing",
     "toolnexus_conformance.checks.mcp",
+    "toolnexus_conformance.checks.mcp_live",
 )
 
 
@@ -34,6 +36,9 @@ CHECK_MODULES: tuple[str, ...] = (
 class Check:
     info: CheckInfo
     run: CheckFunction
+    #: For live checks: the exploration phases (``_observation.Phase`` values) whose
+    #: calls the check judges; the runner explores a tool only as far as its checks need.
+    needs: frozenset[str] = frozenset()
 
     @property
     def code(self) -> str:
@@ -85,8 +90,13 @@ def check(
     scope: Scope = Scope.TOOL,
     sources: Iterable[str] = (),
     opt_in: bool = False,
+    needs: Iterable[str] = (),
 ) -> Callable[[CheckFunction], CheckFunction]:
-    """Register the decorated function as the implementation of a catalog entry."""
+    """Register the decorated function as the implementation of a catalog entry.
+
+    A live check's function takes the tool's ``Observation`` (what its exploration
+    saw) instead of the subject, and ``needs`` names the phases it reads.
+    """
     info = CheckInfo(
         code=code,
         slug=slug,
@@ -103,7 +113,7 @@ def check(
     )
 
     def register(fn: CheckFunction) -> CheckFunction:
-        CATALOG.register(Check(info, fn))
+        CATALOG.register(Check(info, fn, frozenset(needs)))
         return fn
 
     return register

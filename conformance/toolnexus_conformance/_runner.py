@@ -1,4 +1,10 @@
-"""Running checks: one verdict per check and subject, whatever the tool or the check does."""
+"""Running checks: one verdict per check and subject, whatever the tool or the check does.
+
+Static checks read the subject. Live checks read the tool's ``Observation``: the
+runner asks ``Explorations`` for it, which explores the tool (and the rest of its
+target) once. Whether a tool may be called at all is decided here, before any
+exploration, so a run that calls nothing stays as cheap as a static one.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +13,26 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ._explorations import Explorations
 from ._loop import BackgroundLoop, LoopBlocked
 from ._model import Fail, Finding, Outcome, Scope, Skip, Verdict
 from ._options import RunOptions
 from ._registry import Check, load_catalog, selected
+from ._safety import may_execute
 from ._subject import TargetSubject, ToolSubject, read_subjects
 
-__all__ = ["applicable_checks", "applies", "check_subjects", "check_tools", "run_check"]
+__all__ = [
+    "applicable_checks",
+    "applies",
+    "as_tool_list",
+    "check_subjects",
+    "check_tools",
+    "plan",
+    "run_check",
+]
 
-#: A safety net over a whole live check; each call inside it has its own, tighter bound.
-LIVE_CHECK_LIMIT = 120.0
+#: A safety net over a custom check that returns an awaitable.
+ASYNC_CHECK_LIMIT = 120.0
 
 
 def applicable_checks(
@@ -45,45 +61,67 @@ def applies(check: Check, subject: ToolSubject | TargetSubject) -> bool:
     return bool(present & sources)
 
 
+def plan(
+    explorations: Explorations, subject: ToolSubject, checks: Iterable[Check], *, group: str
+) -> None:
+    """Tell ``explorations`` what the live ``checks`` will read of this tool."""
+    live = [c for c in checks if c.info.live and applies(c, subject)]
+    if live:
+        explorations.plan(
+            subject,
+            {phase for c in live for phase in c.needs},  # type: ignore[misc]
+            {c.code for c in live},
+            group=group,
+        )
+
+
+def _mask(text: str) -> str:
+    try:
+        from toolnexus_ref import secrets
+    except ImportError:  # pragma: no cover - a reference without the secrets registry
+        return text
+    return secrets.mask(text)
+
+
+def _verdict(
+    subject: ToolSubject | TargetSubject,
+    check: Check,
+    outcome: Outcome,
+    message: str = "",
+    findings: tuple[Finding, ...] = (),
+    duration: float = 0.0,
+) -> Verdict:
+    tool = subject.display_name if isinstance(subject, ToolSubject) else "*"
+    return Verdict(subject.target, tool, check.info, outcome, _mask(message), findings, duration)
+
+
 def run_check(
     check: Check,
     subject: ToolSubject | TargetSubject,
     options: RunOptions,
     *,
     loop: BackgroundLoop | None = None,
+    explorations: Explorations | None = None,
 ) -> Verdict:
     """Run one check on one subject. Never raises for anything a tool does."""
-    target = subject.target
-    tool = subject.display_name if isinstance(subject, ToolSubject) else "*"
     sources = check.info.sources
     if sources and isinstance(subject, ToolSubject) and subject.source not in sources:
-        return Verdict(
-            target,
-            tool,
-            check.info,
-            Outcome.SKIPPED,
-            f"only for {', '.join(sorted(sources))} tools",
+        return _verdict(
+            subject, check, Outcome.SKIPPED, f"only for {', '.join(sorted(sources))} tools"
         )
     started = time.perf_counter()
     try:
-        outcome = check.run(subject, options)
-        if inspect.isawaitable(outcome):
-            owner = loop or BackgroundLoop()
-            outcome = owner.run(
-                _as_coroutine(outcome),
-                timeout=LIVE_CHECK_LIMIT,
-                stall=options.call_timeout + options.grace,
-            )
-        findings = tuple(outcome)
+        if check.info.live and isinstance(subject, ToolSubject):
+            findings = _live(check, subject, options, loop, explorations)
+        else:
+            outcome = check.run(subject, options)
+            if inspect.isawaitable(outcome):  # a custom check written as a coroutine
+                owner = loop or BackgroundLoop()
+                outcome = owner.run(_as_coroutine(outcome), timeout=ASYNC_CHECK_LIMIT)
+            findings = tuple(outcome)
     except Skip as skip:
-        return Verdict(
-            target,
-            tool,
-            check.info,
-            Outcome.SKIPPED,
-            skip.reason,
-            duration=time.perf_counter() - started,
-        )
+        duration = time.perf_counter() - started
+        return _verdict(subject, check, Outcome.SKIPPED, skip.reason, duration=duration)
     except Fail as fail:
         findings = (fail.finding,)
     except LoopBlocked as exc:
@@ -94,11 +132,28 @@ def run_check(
         findings = (Finding(f"checking this tool raised {type(exc).__name__}: {exc}"),)
     duration = time.perf_counter() - started
     if not findings:
-        return Verdict(target, tool, check.info, Outcome.PASSED, duration=duration)
+        return _verdict(subject, check, Outcome.PASSED, duration=duration)
     message = findings[0].message
     if len(findings) > 1:
         message += f" (+{len(findings) - 1} more)"
-    return Verdict(target, tool, check.info, Outcome.FAILED, message, findings, duration)
+    return _verdict(subject, check, Outcome.FAILED, message, findings, duration)
+
+
+def _live(
+    check: Check,
+    subject: ToolSubject,
+    options: RunOptions,
+    loop: BackgroundLoop | None,
+    explorations: Explorations | None,
+) -> tuple[Finding, ...]:
+    reason = may_execute(subject, options)
+    if reason is not None:
+        raise Skip(reason)
+    if explorations is None:  # a lone check: explore just for it
+        explorations = Explorations(options, loop or BackgroundLoop())
+        plan(explorations, subject, [check], group=subject.target)
+    observation = explorations.observation(subject)
+    return tuple(check.run(observation, options))  # type: ignore[arg-type]
 
 
 async def _as_coroutine(awaitable: Any) -> Any:
@@ -115,9 +170,11 @@ def check_subjects(
     loop: BackgroundLoop | None = None,
     target_extra: Mapping[str, Any] | None = None,
 ) -> list[Verdict]:
+    """Every selected check on every subject of one target, the tools explored at once."""
     options = options or RunOptions()
     own_loop = loop is None
     loop = loop or BackgroundLoop()
+    explorations = Explorations(options, loop)
     verdicts: list[Verdict] = []
     try:
         target_subject = TargetSubject(target, subjects, dict(target_extra or {}))
@@ -126,9 +183,13 @@ def check_subjects(
                 verdicts.append(run_check(check, target_subject, options, loop=loop))
         tool_checks = applicable_checks(select, ignore, scope=Scope.TOOL)
         for subject in subjects:
+            plan(explorations, subject, tool_checks, group=target)
+        for subject in subjects:
             for check in tool_checks:
                 if applies(check, subject):
-                    verdicts.append(run_check(check, subject, options, loop=loop))
+                    verdicts.append(
+                        run_check(check, subject, options, loop=loop, explorations=explorations)
+                    )
     finally:
         if own_loop:
             loop.close()

@@ -85,6 +85,17 @@ class AcceptsAnything(_Duck):
         return ToolResult.ok("done")
 
 
+class AlwaysFails(_Duck):
+    """Validates its arguments, then fails every call: a missing key, say."""
+
+    name = "always_fails"
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        if (refused := self.refuse(args)) is not None:
+            return refused
+        return ToolResult.error("MISSING_API_KEY is not set")
+
+
 CORPUS = [
     Entry(RaisesWhenLarge(), frozenset({"TN601", "TN603"}), "raises ValueError only when n > 1000"),
     Entry(RaisesForOneUnit(), frozenset({"TN601"}), "async; KeyError only for unit='kelvin'"),
@@ -93,4 +104,5 @@ CORPUS = [
     ),
     Entry(NeedsContext(), frozenset({"TN603"}), "calls ctx.is_cancelled() without a None check"),
     Entry(AcceptsAnything(), frozenset({"TN604"}), "reports success for any arguments at all"),
+    Entry(AlwaysFails(), frozenset({"TN605"}), "answers every valid call with an error"),
 ]

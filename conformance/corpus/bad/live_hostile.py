@@ -88,18 +88,18 @@ class WritesHere(_Duck):
 CORPUS = [
     Entry(
         SleepsForADay(),
-        frozenset({"TN601", "TN702", "TN801"}),
+        frozenset({"TN803", "TN702", "TN801"}),
         "sync time.sleep(86400)",
         hostile=True,
     ),
     Entry(
         AwaitsForever(),
-        frozenset({"TN601", "TN702", "TN801"}),
+        frozenset({"TN803", "TN702", "TN801"}),
         "awaits an Event nobody sets",
         hostile=True,
     ),
     Entry(
-        BlocksTheLoop(), frozenset({"TN501", "TN601"}), "time.sleep inside async def", hostile=True
+        BlocksTheLoop(), frozenset({"TN501"}), "time.sleep inside async def", hostile=True
     ),
     Entry(CallsSysExit(), frozenset({"TN601", "TN603"}), "sys.exit(3) from a thread", hostile=True),
     Entry(

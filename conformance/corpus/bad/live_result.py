@@ -67,7 +67,7 @@ class ErrorFlagText(_Duck):
     def execute(self, args: Any, ctx: Any = None) -> Any:
         if (refused := self.refuse(args)) is not None:
             return refused
-        flag = "false" if args["n"] % 2 else False
+        flag = "false" if args["n"] else False
         return SimpleNamespace(output="done", is_error=flag, metadata={})
 
 
@@ -84,6 +84,6 @@ class MetadataNotJson(_Duck):
 CORPUS = [
     Entry(BareStringForOneMode(), frozenset({"TN501"}), "returns a bare str only for mode='plain'"),
     Entry(OutputDictWhenLarge(), frozenset({"TN502"}), "output is a dict only when n > 100"),
-    Entry(ErrorFlagText(), frozenset({"TN503"}), "is_error is the string 'false' for odd n"),
+    Entry(ErrorFlagText(), frozenset({"TN503"}), "is_error is the string 'false' for any n but 0"),
     Entry(MetadataNotJson(), frozenset({"TN504"}), "metadata holds a datetime for negative n"),
 ]

@@ -1,12 +1,11 @@
-"""Live checks: the result shape (TN50x) and error-not-throw (TN60x); timing checks are in
-``_live_timing`` (cancellation TN70x, deadlines TN80x, concurrency TN90x).
+"""Live checks: the result shape (TN50x) and error-not-throw (TN60x), judged on the calls
+of one exploration per tool; the timing checks are in ``timing``.
 
 Static checks tell whether a model can see a tool; these tell whether it survives
-being called by one. Every check first asks ``may_execute`` and skips with its
-reason; every call is bounded (``_calls.call_once``) and runs in a scratch
-directory. Arguments come from hypothesis, so a failure is shrunk to the smallest
-arguments that show it. A check that is not about raising ignores calls that
-raised: TN601 reports those, once.
+being called by one. Each rule here sees every call of its stream of arguments
+(valid, invalid, or without a context), and hypothesis shrinks the first call that
+breaks it to the smallest arguments. A rule that is not about raising ignores calls
+that raised: TN601 reports those, once.
 """
 
 from __future__ import annotations
@@ -14,13 +13,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 
-from toolnexus_conformance._calls import CallOutcome, describe, describe_error
-from toolnexus_conformance._model import Category, Finding, Severity
+from toolnexus_conformance._calls import CallOutcome, describe, describe_error, show
+from toolnexus_conformance._explorer import parts
+from toolnexus_conformance._model import Category, Finding, Severity, Skip
+from toolnexus_conformance._observation import Observation, Phase, Stream
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
-from toolnexus_conformance._subject import ToolSubject
+from toolnexus_conformance._search import Call
 
-from ._live_common import parts, search
+from ._per_call import stream_check
 
 __all__ = [
     "ctx_none_accepted",
@@ -31,6 +32,7 @@ __all__ = [
     "result_metadata",
     "result_output_text",
     "valid_args_no_raise",
+    "valid_calls_succeed",
 ]
 
 _CONTRACT = (
@@ -46,9 +48,10 @@ def _shape(outcome: CallOutcome) -> tuple[bool, object, object, object] | None:
     return parts(outcome.value)
 
 
-@check(
+@stream_check(
     "TN501",
     "result-object",
+    blocked_loop_fails=True,
     title="execute returns a result object",
     category=Category.RESULT,
     severity=Severity.ERROR,
@@ -57,19 +60,16 @@ def _shape(outcome: CallOutcome) -> tuple[bool, object, object, object] | None:
     fix="Return `ToolResult.ok(text)` or `ToolResult.error(message)` (or any object with "
     "`output` and `is_error`) from every path of execute.",
     reference=_CONTRACT,
-    live=True,
+    streams=(Stream.VALID,),
 )
-async def result_is_object(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
-    def judge(outcome: CallOutcome) -> str | None:
-        shape = _shape(outcome)
-        if shape is None or shape[0]:
-            return None
-        return f"execute returned {type(outcome.value).__name__}, not a result object"
-
-    return await search(subject, options, "TN501", judge)
+def result_is_object(call: Call) -> str | None:
+    shape = _shape(call.outcome)
+    if shape is None or shape[0]:
+        return None
+    return f"execute returned {type(call.outcome.value).__name__}, not a result object"
 
 
-@check(
+@stream_check(
     "TN502",
     "result-output-text",
     title="result.output is a string",
@@ -79,19 +79,16 @@ async def result_is_object(subject: ToolSubject, options: RunOptions) -> Iterabl
     "rejected by the API or rendered as a Python repr the model cannot use.",
     fix="Serialise the output to text (JSON for data) before building the result.",
     reference=_CONTRACT,
-    live=True,
+    streams=(Stream.VALID,),
 )
-async def result_output_text(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
-    def judge(outcome: CallOutcome) -> str | None:
-        shape = _shape(outcome)
-        if shape is None or not shape[0] or isinstance(shape[1], str):
-            return None
-        return f"result.output is {type(shape[1]).__name__}, not str"
-
-    return await search(subject, options, "TN502", judge)
+def result_output_text(call: Call) -> str | None:
+    shape = _shape(call.outcome)
+    if shape is None or not shape[0] or isinstance(shape[1], str):
+        return None
+    return f"result.output is {type(shape[1]).__name__}, not str"
 
 
-@check(
+@stream_check(
     "TN503",
     "result-error-flag",
     title="result.is_error is a bool",
@@ -101,16 +98,13 @@ async def result_output_text(subject: ToolSubject, options: RunOptions) -> Itera
     "truthy and turns every success into an error (or the reverse).",
     fix="Set `is_error` to `True` or `False`, never a string, number or None.",
     reference=_CONTRACT,
-    live=True,
+    streams=(Stream.VALID,),
 )
-async def result_error_flag(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
-    def judge(outcome: CallOutcome) -> str | None:
-        shape = _shape(outcome)
-        if shape is None or not shape[0] or isinstance(shape[2], bool):
-            return None
-        return f"result.is_error is {describe(shape[2])} ({type(shape[2]).__name__}), not bool"
-
-    return await search(subject, options, "TN503", judge)
+def result_error_flag(call: Call) -> str | None:
+    shape = _shape(call.outcome)
+    if shape is None or not shape[0] or isinstance(shape[2], bool):
+        return None
+    return f"result.is_error is {describe(shape[2])} ({type(shape[2]).__name__}), not bool"
 
 
 def _metadata_problem(metadata: object) -> str | None:
@@ -125,7 +119,7 @@ def _metadata_problem(metadata: object) -> str | None:
     return None
 
 
-@check(
+@stream_check(
     "TN504",
     "result-metadata",
     title="result.metadata is None or a JSON-serialisable mapping",
@@ -135,14 +129,11 @@ def _metadata_problem(metadata: object) -> str | None:
     "there, far from the tool that produced it.",
     fix="Keep metadata to a dict of JSON values (str, numbers, bools, None, lists, dicts).",
     reference=_CONTRACT,
-    live=True,
+    streams=(Stream.VALID,),
 )
-async def result_metadata(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
-    def judge(outcome: CallOutcome) -> str | None:
-        shape = _shape(outcome)
-        return None if shape is None or not shape[0] else _metadata_problem(shape[3])
-
-    return await search(subject, options, "TN504", judge)
+def result_metadata(call: Call) -> str | None:
+    shape = _shape(call.outcome)
+    return None if shape is None or not shape[0] else _metadata_problem(shape[3])
 
 
 # -- error-not-throw (TN60x) ------------------------------------------------------------
@@ -158,7 +149,7 @@ _NO_RAISE_FIX = (
 )
 
 
-@check(
+@stream_check(
     "TN601",
     "valid-args-no-raise",
     title="No exception escapes execute for valid arguments",
@@ -168,13 +159,13 @@ _NO_RAISE_FIX = (
     "the host's turn (or its process, for SystemExit) instead.",
     fix=_NO_RAISE_FIX,
     reference=_CONTRACT,
-    live=True,
+    streams=(Stream.VALID,),
 )
-async def valid_args_no_raise(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
-    return await search(subject, options, "TN601", _raised)
+def valid_args_no_raise(call: Call) -> str | None:
+    return _raised(call.outcome)
 
 
-@check(
+@stream_check(
     "TN602",
     "invalid-args-no-raise",
     title="No exception escapes execute for invalid arguments",
@@ -185,13 +176,13 @@ async def valid_args_no_raise(subject: ToolSubject, options: RunOptions) -> Iter
     fix="Validate the arguments first and return `ToolResult.error` naming the bad field "
     "(BaseTool does it from input_schema).",
     reference=_CONTRACT,
-    live=True,
+    streams=(Stream.INVALID,),
 )
-async def invalid_args_no_raise(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
-    return await search(subject, options, "TN602", _raised, invalid=True)
+def invalid_args_no_raise(call: Call) -> str | None:
+    return _raised(call.outcome)
 
 
-@check(
+@stream_check(
     "TN603",
     "ctx-none-accepted",
     title="execute works without a context (ctx=None)",
@@ -201,17 +192,14 @@ async def invalid_args_no_raise(subject: ToolSubject, options: RunOptions) -> It
     "that calls ctx.is_cancelled() unguarded raises AttributeError for them.",
     fix="Guard every use: `if ctx is not None and ctx.is_cancelled(): ...`.",
     reference=_CONTRACT,
-    live=True,
+    streams=(Stream.NO_CONTEXT,),
 )
-async def ctx_none_accepted(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
-    def judge(outcome: CallOutcome) -> str | None:
-        found = _raised(outcome)
-        return None if found is None else f"with ctx=None, {found}"
-
-    return await search(subject, options, "TN603", judge, with_ctx=False)
+def ctx_none_accepted(call: Call) -> str | None:
+    found = _raised(call.outcome)
+    return None if found is None else f"with ctx=None, {found}"
 
 
-@check(
+@stream_check(
     "TN604",
     "invalid-args-refused",
     title="Arguments that break the schema give an error result",
@@ -223,19 +211,78 @@ async def ctx_none_accepted(subject: ToolSubject, options: RunOptions) -> Iterab
     fix="Validate arguments against input_schema before acting (BaseTool does) and return "
     "`ToolResult.error` for anything it rejects.",
     reference=_CONTRACT,
-    live=True,
+    streams=(Stream.INVALID,),
 )
-async def invalid_args_refused(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
-    def judge(outcome: CallOutcome) -> str | None:
-        shape = _shape(outcome)
-        if shape is None or not shape[0] or shape[2] is not False:
-            return None
-        return "execute reported success (is_error=False) for arguments that break its schema"
-
-    return await search(subject, options, "TN604", judge, invalid=True)
+def invalid_args_refused(call: Call) -> str | None:
+    shape = _shape(call.outcome)
+    if shape is None or not shape[0] or shape[2] is not False:
+        return None
+    return "execute reported success (is_error=False) for arguments that break its schema"
 
 
-# The timing checks register after these, so the catalog reads TN5, TN6, TN7, TN8, TN9.
-from . import _live_timing  # noqa: E402
+@check(
+    "TN605",
+    "valid-calls-succeed",
+    title="Some call with valid arguments succeeds",
+    category=Category.ERRORS,
+    severity=Severity.WARNING,
+    why="A tool that answers every valid call with an error gives the model nothing to work"
+    " with: it is broken, misconfigured (a missing key, no network), or its schema admits"
+    " arguments it cannot serve.",
+    fix="Read the error in the finding: configure what the tool needs, or tighten input_schema"
+    " to the arguments the tool really serves (enums, patterns, required fields).",
+    reference=_CONTRACT,
+    live=True,
+    needs=[Phase.VALID],
+)
+def valid_calls_succeed(observation: Observation, options: RunOptions) -> Iterable[Finding]:
+    calls = [c for c in observation.stream(Stream.VALID).calls if c.outcome.returned]
+    if not calls:
+        raise Skip("no call with valid arguments came back (TN601 or TN803 say why)")
+    if any(parts(c.outcome.value)[2] is False for c in calls):
+        return []
+    first = calls[0]
+    return [
+        Finding(
+            f"every one of {len(calls)} calls with valid arguments returned an error, e.g."
+            f" {show(first.outcome)} for arguments {describe(first.args)}",
+            sent=first.args,
+            got=show(first.outcome),
+        )
+    ]
 
-_timing = _live_timing
+
+@stream_check(
+    "TN561",
+    "result-echoes-secret",
+    streams=(Stream.VALID, Stream.INVALID),
+    title="A result never carries a credential the kit expanded for the tool",
+    category=Category.RESULT,
+    severity=Severity.ERROR,
+    why="A secret given to a server or an http tool through ${ENV} (an API key, a token) that"
+    " comes back in a result is shown to the model, logged by the host and sent to the provider:"
+    " a leaked credential. The kit masks it in every report; the tool still leaks it.",
+    fix="Never echo configuration or request headers into results or error messages; redact"
+    " credentials in the tool's own error texts.",
+    reference="OWASP Top 10 for LLM Applications: LLM02 Sensitive Information Disclosure",
+)
+def result_echoes_secret(call: Call) -> str | None:
+    text = _text_of(call.outcome)
+    if not text or not _carries_secret(text):
+        return None
+    return "the result carries a credential the kit expanded from the environment (masked here)"
+
+
+def _text_of(outcome: CallOutcome) -> str:
+    if outcome.error is not None:
+        return describe_error(outcome.error)
+    ok, output, _, _ = parts(outcome.value)
+    return output if ok and isinstance(output, str) else ""
+
+
+def _carries_secret(text: str) -> bool:
+    try:
+        from toolnexus_ref import secrets
+    except ImportError:  # pragma: no cover - a reference without the secrets registry
+        return False
+    return bool(secrets.find(text))

@@ -145,6 +145,3 @@ def mcp_server_starts(subject: Any, options: RunOptions) -> Iterable[Finding]:
         for name, status in statuses.items()
         if getattr(status, "state", None) == "failed"
     ]
-
-
-from . import _mcp_live  # noqa: E402, F401  (registers the live MCP checks after these)

@@ -1,0 +1,168 @@
+"""Every tool of a run explored once, many at a time, each check's verdict read from it.
+
+The runner (and the pytest plugin, item by item) asks for a tool's observation;
+the first ask of a group (a target) explores every planned tool of the group at
+once, bounded by ``RunOptions.concurrency``, inside one scratch working directory.
+In-process ``async def`` tools take turns: one that blocks the event loop is then
+known by name, the loop is replaced, and the rest of the group carries on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ._calls import scratch_cwd
+from ._explorer import explore_tool, runs_on_loop
+from ._loop import BackgroundLoop, LoopBlocked
+from ._observation import Observation, Phase
+from ._options import RunOptions
+from ._subject import ToolSubject
+from ._workers import SearchWorkers, shared_workers
+
+__all__ = ["Explorations", "tool_limit"]
+
+
+def tool_limit(options: RunOptions) -> float:
+    """A safety net over one tool's whole exploration; each call has its own bound."""
+    return 5 * options.call_timeout + 4 * options.search_budget + 10 * options.grace + 10
+
+
+@dataclass(slots=True)
+class _Plan:
+    subject: ToolSubject
+    group: str
+    phases: set[Phase] = field(default_factory=set)
+    codes: set[str] = field(default_factory=set)
+
+
+class Explorations:
+    """The observations of one run, made on demand and kept until the run ends."""
+
+    def __init__(
+        self,
+        options: RunOptions,
+        loop: BackgroundLoop,
+        *,
+        workers: SearchWorkers | None = None,
+        prefetch: bool = True,
+    ) -> None:
+        self.options = options
+        self.loop = loop
+        self.workers = workers or shared_workers(max(2, min(16, 2 * options.concurrency)))
+        #: Explore the whole group at the first ask (off under xdist: a worker
+        #: explores only the tools its own items need).
+        self.prefetch = prefetch
+        self._plans: dict[int, _Plan] = {}
+        self._done: dict[int, Observation] = {}
+        self._on_loop_now: int | None = None
+
+    def plan(
+        self, subject: ToolSubject, phases: Iterable[Phase], codes: Iterable[str], *, group: str
+    ) -> None:
+        """Say which phases and checks a tool's items will read (call before asking)."""
+        plan = self._plans.setdefault(id(subject), _Plan(subject, group))
+        plan.phases.update(phases)
+        plan.codes.update(codes)
+
+    def observation(self, subject: ToolSubject) -> Observation:
+        """The tool's observation, exploring it (and, with prefetch, its group) first."""
+        key = id(subject)
+        found = self._done.get(key)
+        if found is not None:
+            return found
+        plan = self._plans.get(key)
+        if plan is None:
+            raise KeyError(f"no exploration was planned for {subject.display_name!r}")
+        batch = [plan]
+        if self.prefetch:
+            batch += [
+                p
+                for k, p in self._plans.items()
+                if k != key and p.group == plan.group and k not in self._done
+            ]
+        self._run(batch)
+        return self._done[key]
+
+    def _run(self, batch: list[_Plan]) -> None:
+        pending = batch
+        while pending:
+            try:
+                with scratch_cwd(self.options.scratch_root):
+                    self.loop.run(
+                        self._explore_all(pending),
+                        stall=self.options.call_timeout + self.options.grace,
+                    )
+            except LoopBlocked as exc:
+                self._blame(pending, str(exc))
+            except Exception as exc:  # our own failure: say so, never blame a tool
+                for plan in pending:
+                    self._done.setdefault(
+                        id(plan.subject),
+                        Observation(
+                            plan.subject,
+                            error=f"the exploration failed: {type(exc).__name__}: {exc}",
+                        ),
+                    )
+            pending = [p for p in pending if id(p.subject) not in self._done]
+
+    def _blame(self, pending: list[_Plan], reason: str) -> None:
+        culprit = self._on_loop_now
+        self._on_loop_now = None
+        blamed = [p for p in pending if id(p.subject) == culprit] or [
+            p for p in pending if id(p.subject) not in self._done
+        ]
+        for plan in blamed:
+            self._done[id(plan.subject)] = Observation(
+                plan.subject, blocked_loop=f"execute blocked the event loop ({reason})"
+            )
+
+    async def _explore_all(self, batch: list[_Plan]) -> None:
+        slots = asyncio.Semaphore(max(1, self.options.concurrency))
+        turns = asyncio.Lock()  # in-process async tools, one at a time
+
+        async def one(plan: _Plan) -> None:
+            key = id(plan.subject)
+            if key in self._done:
+                return
+            on_loop = runs_on_loop(plan.subject.tool, plan.subject.source)
+            if on_loop:
+                async with turns, slots:
+                    self._on_loop_now = key
+                    try:
+                        observation = await self._bounded(plan)
+                    finally:
+                        self._on_loop_now = None
+            else:
+                async with slots:
+                    observation = await self._bounded(plan)
+            self._done[key] = observation
+
+        await asyncio.gather(*(one(plan) for plan in batch))
+        for plan in batch:  # alone now: a late verdict must be the tool's, not contention's
+            observation = self._done.get(id(plan.subject))
+            if observation is not None and observation.recheck is not None:
+                recheck, observation.recheck = observation.recheck, None
+                if runs_on_loop(plan.subject.tool, plan.subject.source):
+                    self._on_loop_now = id(plan.subject)
+                try:
+                    await recheck()
+                finally:
+                    self._on_loop_now = None
+
+    async def _bounded(self, plan: _Plan) -> Observation:
+        limit = tool_limit(self.options)
+        work = explore_tool(
+            plan.subject,
+            self.options,
+            frozenset(plan.phases),
+            self.workers,
+            codes=frozenset(plan.codes),
+        )
+        try:
+            return await asyncio.wait_for(work, limit)
+        except TimeoutError:
+            return Observation(
+                plan.subject, error=f"exploring the tool took longer than {limit:g}s in all"
+            )

@@ -1,0 +1,179 @@
+"""What one exploration of a tool saw, which every live check judges.
+
+A tool is explored once per run (``_explorer``): streams of valid and invalid
+arguments, calls without a context, cancellations, a deadline, concurrent calls.
+Each live check then reads the part it concerns. The per-call rules of the
+streams are registered here by the check modules, so one call is judged by every
+rule that concerns it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from ._model import Skip
+from ._search import Call, Failure, Judge, Property, SearchResult
+from ._subject import ToolSubject
+
+__all__ = [
+    "PROPERTIES",
+    "CancelDuring",
+    "Observation",
+    "Phase",
+    "Stream",
+    "TaskCancel",
+    "per_call",
+    "properties_for",
+]
+
+
+class Stream(StrEnum):
+    """A search over generated arguments; each call is judged by every rule of the stream."""
+
+    VALID = "valid"
+    INVALID = "invalid"
+    NO_CONTEXT = "no-context"
+
+
+class Phase(StrEnum):
+    """A part of the exploration a check may need; the runner makes only the needed ones."""
+
+    VALID = "valid"
+    INVALID = "invalid"
+    NO_CONTEXT = "no-context"
+    CANCEL_BEFORE = "cancel-before"
+    CANCEL_DURING = "cancel-during"
+    DEADLINE = "deadline"
+    TASK_CANCEL = "task-cancel"
+    CONCURRENT = "concurrent"
+    #: MCP only: after the cancelled call, is the server still answering, and quiet?
+    MCP_AFTER_CANCEL = "mcp-after-cancel"
+
+
+#: Per-call rules by stream, in registration order: ``{stream: {code: judge}}``.
+PROPERTIES: dict[Stream, dict[str, Judge]] = {stream: {} for stream in Stream}
+
+
+def per_call(code: str, stream: Stream) -> Callable[[Judge], Judge]:
+    """Register ``judge`` as check ``code``'s rule for every call of ``stream``."""
+
+    def register(judge: Judge) -> Judge:
+        PROPERTIES[stream][code] = judge
+        return judge
+
+    return register
+
+
+def properties_for(stream: Stream, codes: frozenset[str] | None) -> list[Property]:
+    return [
+        Property(code, judge)
+        for code, judge in PROPERTIES[stream].items()
+        if codes is None or code in codes
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class CancelDuring:
+    """The call cancelled from another thread while it ran."""
+
+    call: Call
+    #: ``time.monotonic()`` when the cancel fired, or ``None`` if the call ended first.
+    fired: float | None
+    after: float
+    #: MCP: what went wrong when the server was asked to list its tools afterwards.
+    server_problem: str | None = None
+    #: MCP: seconds after the cancellation at which progress still arrived.
+    late_progress: tuple[float, ...] = ()
+    progress_total: int = 0
+    #: MCP: whether the server could be watched after the cancellation at all.
+    watched: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TaskCancel:
+    """The asyncio task awaiting execute, cancelled while it ran."""
+
+    args: Any
+    #: "propagated", "finished-first", "still-running", "swallowed"
+    what: str
+    detail: str = ""
+
+
+@dataclass(slots=True)
+class Observation:
+    """Everything one exploration of one tool saw; checks read, never call."""
+
+    subject: ToolSubject
+    #: Why the tool was not called at all (safety, execute mode); checks skip with it.
+    not_called: str | None = None
+    streams: dict[Stream, SearchResult] = field(default_factory=dict)
+    #: Why a stream could not run (its arguments cannot be generated, ...).
+    stream_skips: dict[Stream, str] = field(default_factory=dict)
+    simplest: Any = None
+    simplest_skip: str | None = None
+    cancel_before: Call | None = None
+    cancel_during: CancelDuring | None = None
+    deadline: Call | None = None
+    task_cancel: TaskCancel | None = None
+    concurrent: Failure | None = None
+    concurrent_skip: str | None = None
+    #: The first call that did not come back within the call timeout.
+    unresponsive: Call | None = None
+    #: The tool blocked the event loop (an ``async def`` that never awaits).
+    blocked_loop: str | None = None
+    #: Our own failure while exploring: never held against the tool.
+    error: str | None = None
+    calls: int = 0
+    elapsed: float = 0.0
+    #: The run's bound on one call, for messages.
+    call_timeout: float = 0.0
+    #: Makes the timing probes again when nothing else is in flight, if their verdict
+    #: could be contention's doing (``Explorations`` calls it at the end of a batch).
+    recheck: Callable[[], Awaitable[bool]] | None = None
+
+    # -- what checks read -------------------------------------------------------------
+    def usable(self) -> None:
+        """Skip unless the tool was called and came back at all."""
+        if self.not_called is not None:
+            raise Skip(self.not_called)
+        if self.error is not None:
+            raise Skip(self.error)
+        if self.blocked_loop is not None:
+            raise Skip(f"not judged: {self.blocked_loop} (TN501)")
+        if self.unresponsive is not None:
+            raise Skip(
+                f"not judged: the tool did not answer within {self.call_timeout:g}s (TN803)"
+            )
+
+    def stream(self, stream: Stream) -> SearchResult:
+        """A stream's calls and failures, or ``Skip`` saying why there are none."""
+        self.usable()
+        if stream in self.stream_skips:
+            raise Skip(self.stream_skips[stream])
+        found = self.streams.get(stream)
+        if found is None:
+            raise Skip(f"the {stream.value} stream was not explored")
+        if found.skipped is not None:
+            raise Skip(found.skipped)
+        return found
+
+    def needs_simplest(self) -> Any:
+        if self.not_called is not None:
+            raise Skip(self.not_called)
+        if self.error is not None:
+            raise Skip(self.error)
+        if self.simplest_skip is not None:
+            raise Skip(self.simplest_skip)
+        return self.simplest
+
+    def all_calls(self) -> list[Call]:
+        calls = [c for result in self.streams.values() for c in result.calls]
+        for single in (self.cancel_before, self.deadline):
+            if single is not None:
+                calls.append(single)
+        if self.cancel_during is not None:
+            calls.append(self.cancel_during.call)
+        return calls

@@ -1,0 +1,333 @@
+"""One hypothesis search over a stream of arguments, judging every property at each call.
+
+Live checks used to run a search each, so a tool was called once per check and
+example. Here one search calls the tool and hands each call to every property of
+its stream (result shape, error-not-throw, ...). A property that fails raises its
+own exception type, so hypothesis tracks the properties as distinct bugs and
+shrinks each to its smallest arguments; the example database still replays a
+failure first next time, under a key per tool and stream. Calls are remembered by
+their arguments, so shrinking replays for free what was already called.
+
+Hypothesis is synchronous and tools are called on the run's event loop: the search
+runs on a long-lived worker thread (``_workers``) and sends each call back to the
+loop with a bound. A call that does not come back ends the search at once,
+unshrunk: shrinking would replay the hang dozens of times.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Callable, Coroutine, MutableMapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from ._calls import CallOutcome, describe
+from ._model import Finding, Skip
+from ._options import RunOptions
+from ._workers import SearchWorkers
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
+__all__ = [
+    "Call",
+    "Failure",
+    "Property",
+    "SearchResult",
+    "args_key",
+    "build_strategy",
+    "search",
+    "simplest",
+]
+
+#: Bound on building the simplest example of a schema.
+BUILD_LIMIT = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One call the exploration made: what was sent and what came back."""
+
+    args: Any
+    outcome: CallOutcome
+    #: For invalid arguments: how the schema was broken.
+    mutation: str | None = None
+
+
+#: Says what is wrong with one call, or ``None`` when the call keeps the property.
+Judge = Callable[[Call], "str | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """A per-call rule of one check, evaluated on every call of its stream."""
+
+    code: str
+    judge: Judge
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """One call that breaks a property, as the user will read it."""
+
+    args: Any
+    message: str
+    got: Any = None
+    mutation: str | None = None
+    #: A hang or a dead loop: the search ended here instead of shrinking.
+    stop: bool = False
+    #: Hypothesis could not reproduce it on replay.
+    flaky: bool = False
+
+    def finding(self) -> Finding:
+        sent = f"arguments {describe(self.args)}"
+        if self.mutation:
+            sent += f" (invalid: {self.mutation})"
+        text = f"{self.message}, for {sent}"
+        if self.flaky:
+            text += " (not on every call: the tool behaves differently on a replay)"
+        return Finding(text, sent=self.args, got=self.got)
+
+
+@dataclass(slots=True)
+class SearchResult:
+    """What one search saw: every call, the smallest failure per property, a hang."""
+
+    calls: list[Call] = field(default_factory=list)
+    failures: dict[str, Failure] = field(default_factory=dict)
+    #: A call that did not come back within its bound; the search stopped there.
+    hang: Call | None = None
+    #: Why no argument could be generated (the schema), when none could.
+    skipped: str | None = None
+
+
+class _Falsified(Exception):
+    """Raised in the ``@given`` body so that hypothesis shrinks the example."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+class _Stop(BaseException):
+    """Not an ``Exception``: hypothesis lets it through at once, without shrinking."""
+
+
+#: One exception type per check code: hypothesis tells bugs apart by their type.
+_FALSIFIED: dict[str, type[_Falsified]] = {}
+
+
+def _falsified(code: str) -> type[_Falsified]:
+    kind = _FALSIFIED.get(code)
+    if kind is None:
+        kind = _FALSIFIED[code] = type(f"Falsified{code}", (_Falsified,), {"code": code})
+    return kind
+
+
+def args_key(args: Any) -> str:
+    """The cache key of a call's arguments (arguments are JSON, or nearly)."""
+    try:
+        return json.dumps(args, sort_keys=True, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        return repr(args)
+
+
+def build_strategy(schema: Any, *, invalid: bool) -> SearchStrategy[Any]:
+    """Valid arguments for ``schema``, or schema-breaking ones; ``Skip`` says why not."""
+    if not isinstance(schema, dict):
+        raise Skip("the tool has no readable input schema (the schema checks report why)")
+    from toolnexus_conformance import arguments
+
+    try:
+        if invalid:
+            return arguments.invalid_args_for(schema)
+        return arguments.args_for(schema)
+    except arguments.UnsupportedSchema as exc:
+        keyword = getattr(exc, "keyword", None) or "a keyword"
+        where = getattr(exc, "path", None) or "the root"
+        raise Skip(
+            f"arguments cannot be generated for this schema: {keyword!r} at {where} is not "
+            f"supported ({exc})"
+        ) from None
+
+
+def _settings(options: RunOptions, **overrides: Any) -> Any:
+    from hypothesis import HealthCheck, settings
+
+    # The user's profile, as loaded: by name, because hypothesis keeps the current
+    # settings per thread, and this runs on a worker started before the user loaded it.
+    current = settings.get_profile(settings.get_current_profile_name())
+    suppressed = {*current.suppress_health_check, HealthCheck.too_slow, HealthCheck.filter_too_much}
+    extra: dict[str, Any] = {}
+    if options.example_database is False:
+        extra["database"] = None
+    elif options.example_database is not None:
+        from hypothesis.database import DirectoryBasedExampleDatabase
+
+        extra["database"] = DirectoryBasedExampleDatabase(str(options.example_database))
+    return settings(
+        current,
+        deadline=None,
+        report_multiple_bugs=True,
+        suppress_health_check=sorted(suppressed, key=lambda h: h.value),
+        **{**extra, **overrides},
+    )
+
+
+def _digest(key: str, schema: Any) -> bytes:
+    text = json.dumps(schema, sort_keys=True, default=repr)
+    return hashlib.sha256(f"{key}\0{text}".encode()).digest()
+
+
+def _collect(exc: BaseException, into: dict[str, Failure], *, flaky: bool = False) -> None:
+    """Every property failure inside what hypothesis raised (a group for several bugs)."""
+    if isinstance(exc, _Falsified):
+        code = getattr(type(exc), "code", "")
+        failure = replace(exc.failure, flaky=True) if flaky else exc.failure
+        into.setdefault(code, failure)
+        return
+    if isinstance(exc, BaseExceptionGroup):
+        from hypothesis.errors import Flaky
+
+        for inner in exc.exceptions:
+            _collect(inner, into, flaky=flaky or isinstance(exc, Flaky))
+
+
+async def search(
+    strategy: SearchStrategy[Any],
+    call: Callable[[Any], Coroutine[Any, Any, CallOutcome]],
+    properties: Sequence[Property],
+    options: RunOptions,
+    *,
+    workers: SearchWorkers,
+    key: str,
+    schema: Any,
+    bound: float,
+    examples: int,
+    cache: MutableMapping[str, Call],
+    invalid: bool = False,
+) -> SearchResult:
+    """Call the tool over ``strategy``; every property judges every call.
+
+    ``bound`` caps one call as seen from the worker thread; ``cache`` holds the
+    calls already made with these arguments (and the same kind of context).
+    """
+    loop = asyncio.get_running_loop()
+    result = SearchResult()
+    stopped = threading.Event()
+    budget_ends: list[float] = []  # set at the first real call, so set-up is free
+    seen: dict[str, Failure] = {}  # every property's first failure, shrunk or not
+
+    def body(drawn: Any) -> None:
+        if stopped.is_set():
+            raise _Stop
+        args, mutation = (drawn.value, str(drawn.mutation)) if invalid else (drawn, None)
+        cache_key = args_key(args)
+        made = cache.get(cache_key)
+        if made is None:
+            now = time.monotonic()
+            if not budget_ends:
+                budget_ends.append(now + options.search_budget)
+            elif now > budget_ends[0]:
+                return  # the budget is spent: later examples are drawn but not called
+            future = asyncio.run_coroutine_threadsafe(call(args), loop)
+            try:
+                outcome = future.result(bound)
+            except concurrent.futures.TimeoutError:
+                future.cancel()
+                outcome = CallOutcome(args, timed_out=True, elapsed=bound)
+            made = Call(args, outcome, mutation)
+            result.calls.append(made)
+            if outcome.timed_out:
+                result.hang = made
+                raise _Stop
+            cache[cache_key] = made
+        elif made.mutation is None and mutation is not None:
+            made = replace(made, mutation=mutation)
+        failing: list[tuple[str, str]] = []
+        for prop in properties:
+            message = prop.judge(made)
+            if message is not None:
+                failing.append((prop.code, message))
+        if not failing:
+            return
+        from ._calls import show
+
+        got = show(made.outcome)
+        for code, message in failing:
+            seen.setdefault(code, Failure(args, message, got=got, mutation=mutation))
+        code, message = failing[0]
+        raise _falsified(code)(Failure(args, message, got=got, mutation=mutation))
+
+    def run() -> None:
+        import hypothesis
+        from hypothesis.errors import HypothesisException, Unsatisfiable
+        from hypothesis.reporting import with_reporter
+
+        body._hypothesis_internal_add_digest = _digest(key, schema)  # type: ignore[attr-defined]
+        test = _settings(options, max_examples=max(1, examples))(hypothesis.given(strategy)(body))
+        if options.seed is not None:
+            test = hypothesis.seed(options.seed)(test)
+        try:
+            with with_reporter(lambda _text: None):  # findings carry the example instead
+                test()
+        except Unsatisfiable as exc:
+            result.skipped = f"no arguments could be generated for this schema: {exc}"
+        except HypothesisException as exc:
+            if not _has_failure(exc):
+                result.skipped = f"argument generation failed: {type(exc).__name__}: {exc}"
+            _collect(exc, result.failures)
+        except _Stop:
+            pass
+        except BaseException as exc:
+            _collect(exc, result.failures)
+            if not result.failures and not seen:
+                # Not the tool's doing: never blame a tool for our own failure.
+                result.skipped = f"argument generation failed: {type(exc).__name__}: {exc}"
+
+    try:
+        await workers.run(run)
+    finally:
+        stopped.set()
+    for code, failure in seen.items():  # failures another property hid on the same call
+        result.failures.setdefault(code, failure)
+    return result
+
+
+def _has_failure(exc: BaseException) -> bool:
+    found: dict[str, Failure] = {}
+    _collect(exc, found)
+    return bool(found)
+
+
+async def simplest(
+    strategy: SearchStrategy[Any], options: RunOptions, workers: SearchWorkers
+) -> Any:
+    """The simplest example of ``strategy``: the arguments for the single-call probes."""
+
+    def build() -> Any:
+        from hypothesis import Phase, find
+        from hypothesis.errors import HypothesisException, NoSuchExample
+
+        try:
+            return find(
+                strategy,
+                lambda _value: True,
+                settings=_settings(
+                    options, database=None, phases=[Phase.generate, Phase.shrink], max_examples=10
+                ),
+            )
+        except (NoSuchExample, HypothesisException) as exc:
+            raise Skip(f"no arguments could be generated for this schema: {exc}") from None
+
+    work = workers.run(build)
+    done, _ = await asyncio.wait({work}, timeout=BUILD_LIMIT)
+    if not done:
+        workers.wedged()
+        raise Skip(f"building arguments for this schema took longer than {BUILD_LIMIT:g}s")
+    return work.result()

@@ -1,0 +1,110 @@
+"""Long-lived daemon threads for the hypothesis searches of a run.
+
+Hypothesis is synchronous, and registering its random generator on a new thread
+runs a full ``gc.collect()`` whose cost grows with the heap of the user's test
+process. A thread per search paid that for every search; these workers pay it once
+each. They are daemons, so a search wedged by a tool (one that holds the GIL, or a
+call that never comes back) cannot keep the interpreter alive; the pool then grows
+by one so the run goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["SearchWorkers", "shared_workers"]
+
+T = TypeVar("T")
+
+_Job = tuple[Callable[[], Any], asyncio.AbstractEventLoop, "asyncio.Future[Any]"]
+
+
+class SearchWorkers:
+    """A bounded pool of daemon threads, started on demand and kept for the whole run."""
+
+    def __init__(self, size: int = 4, *, name: str = "toolnexus-search") -> None:
+        self._size = max(1, size)
+        self._name = name
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._threads = 0
+        self._idle = 0
+
+    @property
+    def threads(self) -> int:
+        """How many worker threads were started so far (for the benchmarks)."""
+        return self._threads
+
+    def resize(self, size: int) -> None:
+        with self._lock:
+            self._size = max(self._size, size)
+
+    def run(self, fn: Callable[[], T]) -> asyncio.Future[T]:
+        """Run ``fn`` on a worker; the result arrives as a future of the running loop."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        bound = contextvars.copy_context().run
+        self._jobs.put((lambda: bound(fn), loop, future))
+        with self._lock:
+            if self._idle == 0 and self._threads < self._size:
+                self._threads += 1
+                threading.Thread(
+                    target=self._serve, name=f"{self._name}-{self._threads}", daemon=True
+                ).start()
+            else:
+                self._idle -= 1 if self._idle else 0
+        return future
+
+    def wedged(self) -> None:
+        """A job did not come back in time: its thread is lost, so allow one more."""
+        with self._lock:
+            self._size += 1
+
+    def _serve(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            fn, loop, future = job
+            try:
+                value = fn()
+            except BaseException as exc:  # delivered to the awaiting task, not lost here
+                outcome: tuple[str, Any] = ("exception", exc)
+            else:
+                outcome = ("result", value)
+            try:
+                loop.call_soon_threadsafe(_settle, future, outcome)
+            except RuntimeError:  # the loop is gone; nobody awaits this any more
+                pass
+            with self._lock:
+                self._idle += 1
+
+
+def _settle(future: asyncio.Future[Any], outcome: tuple[str, Any]) -> None:
+    if future.done():
+        return
+    kind, value = outcome
+    if kind == "result":
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
+_shared: SearchWorkers | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_workers(size: int = 4) -> SearchWorkers:
+    """The process's pool: every run in this process reuses the same threads."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = SearchWorkers(size)
+        else:
+            _shared.resize(size)
+        return _shared
