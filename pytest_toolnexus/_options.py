@@ -8,6 +8,7 @@ import pytest
 
 __all__ = [
     "ALLOW",
+    "CONCURRENCY",
     "CONFORMANCE",
     "EXAMPLES",
     "EXECUTE",
@@ -16,6 +17,7 @@ __all__ = [
     "IGNORE",
     "ONLY",
     "REPORT",
+    "SEED",
     "SELECT",
     "STRICT",
     "TARGET",
@@ -37,11 +39,14 @@ CALL_TIMEOUT = "--toolnexus-call-timeout"
 REPORT = "--toolnexus-report"
 GRANULARITY = "--toolnexus-granularity"
 ONLY = "--toolnexus-only"
+CONCURRENCY = "--toolnexus-concurrency"
+SEED = "--toolnexus-seed"
 
 EXECUTE_MODES = ("auto", "all", "none")
 DEFAULT_EXAMPLES = 10
 DEFAULT_GRACE = 1.0
-DEFAULT_CALL_TIMEOUT = 10.0
+DEFAULT_CALL_TIMEOUT = 30.0
+DEFAULT_CONCURRENCY = 8
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -132,6 +137,24 @@ def add_options(parser: pytest.Parser) -> None:
         help=f"bound on any single call during live checks (default {DEFAULT_CALL_TIMEOUT:g}).",
     )
     group.addoption(
+        CONCURRENCY,
+        type=int,
+        default=None,
+        dest="toolnexus_concurrency",
+        metavar="N",
+        help="tools explored at once by the live checks, across a target and one MCP"
+        f" session (default {DEFAULT_CONCURRENCY}); 1 explores one tool after another.",
+    )
+    group.addoption(
+        SEED,
+        type=int,
+        default=None,
+        dest="toolnexus_seed",
+        metavar="N",
+        help="seed for the generated arguments, so two runs send the same calls"
+        " (default: --hypothesis-seed, else random).",
+    )
+    group.addoption(
         GRANULARITY,
         choices=("check", "tool"),
         default=None,
@@ -157,6 +180,8 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("toolnexus_grace", "seconds allowed past a cancel or deadline", default="")
     parser.addini("toolnexus_call_timeout", "bound on any single live call", default="")
     parser.addini("toolnexus_report", "path of the JSON report", default="")
+    parser.addini("toolnexus_concurrency", "tools explored at once by live checks", default="")
+    parser.addini("toolnexus_seed", "seed for the generated arguments", default="")
     parser.addini(
         "toolnexus_granularity", "check | tool: what one test item covers", default="check"
     )
@@ -175,6 +200,8 @@ class Settings:
     call_timeout: float
     report: str | None
     granularity: str = "check"
+    concurrency: int = DEFAULT_CONCURRENCY
+    seed: int | None = None
 
 
 def _codes(values: list[str]) -> tuple[str, ...]:
@@ -213,6 +240,10 @@ def read_settings(config: pytest.Config) -> Settings:
     call_timeout = _number(config, "toolnexus_call_timeout", float, DEFAULT_CALL_TIMEOUT)
     if grace <= 0 or call_timeout <= 0:
         raise pytest.UsageError(f"{GRACE} and {CALL_TIMEOUT} must be positive")
+    concurrency = int(_number(config, "toolnexus_concurrency", int, DEFAULT_CONCURRENCY))
+    if concurrency < 1:
+        raise pytest.UsageError(f"{CONCURRENCY} must be at least 1, got {concurrency}")
+    seed_value = _number(config, "toolnexus_seed", int, -1)
     report = config.getoption("toolnexus_report") or str(config.getini("toolnexus_report")).strip()
     granularity = (
         config.getoption("toolnexus_granularity")
@@ -236,4 +267,6 @@ def read_settings(config: pytest.Config) -> Settings:
         call_timeout=call_timeout,
         report=report or None,
         granularity=granularity,
+        concurrency=concurrency,
+        seed=None if seed_value == -1 else int(seed_value),
     )

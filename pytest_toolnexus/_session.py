@@ -6,18 +6,18 @@ imported here rather than in the entry-point module.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Generator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
+from toolnexus_conformance._explorations import Explorations
 from toolnexus_conformance._loop import BackgroundLoop
 from toolnexus_conformance._model import Scope, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import Check
-from toolnexus_conformance._report import build_report, render_table
-from toolnexus_conformance._runner import applicable_checks, applies, run_check
+from toolnexus_conformance._report import Records
+from toolnexus_conformance._runner import applicable_checks, applies, plan, run_check
 from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
 from toolnexus_conformance.targets import (
     SPEC_FORMS,
@@ -50,11 +50,15 @@ class ConformanceSession:
             examples=settings.examples,
             grace=settings.grace,
             call_timeout=settings.call_timeout,
-            seed=_hypothesis_seed(config),
+            seed=settings.seed if settings.seed is not None else _hypothesis_seed(config),
+            concurrency=settings.concurrency,
+            example_database=_example_database(config),
         )
-        self.records: list[dict[str, Any]] = []
+        self.records = Records()
         self._loaded: list[LoadedTarget] = []
         self._is_worker = hasattr(config, "workerinput")
+        # Under xdist a worker explores only the tools its own items ask for.
+        self.explorations = Explorations(self.options, self.loop, prefetch=not self._is_worker)
 
     # -- collection ------------------------------------------------------------------
     def _target_specs(self) -> list[Any]:
@@ -133,6 +137,7 @@ class ConformanceSession:
                 for c_index, check in enumerate(tool_checks)
                 if applies(check, subject)
             ]
+            plan(self.explorations, subject, (c for c, _ in mine), group=label)
             if settings.granularity == "tool":
                 if mine:
                     items.append(self._item(tool_node, mine, subject, name="checks"))
@@ -155,7 +160,9 @@ class ConformanceSession:
 
     # -- running ---------------------------------------------------------------------
     def run(self, check: Check, subject: ToolSubject | TargetSubject) -> Verdict:
-        return run_check(check, subject, self.options, loop=self.loop)
+        return run_check(
+            check, subject, self.options, loop=self.loop, explorations=self.explorations
+        )
 
     # -- reporting -------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
@@ -173,17 +180,13 @@ class ConformanceSession:
             return
         for key, value in report.user_properties:
             if key == RECORD_KEY and isinstance(value, dict):
-                self.records.append(value)
-
-    def _sorted_records(self) -> list[dict[str, Any]]:
-        ordered = sorted(self.records, key=lambda r: tuple(r.get("position", ())))
-        return [{k: v for k, v in r.items() if k != "position"} for r in ordered]
+                self.records.add(value)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self._is_worker or not self.records:
+        if self._is_worker or not len(self.records):
             return
         terminalreporter.section("toolnexus conformance")
-        for line in render_table(self._sorted_records()):
+        for line in self.records.table():
             terminalreporter.write_line(line)
         if self.settings.report:
             terminalreporter.write_line(f"report written to {self.settings.report}")
@@ -194,10 +197,7 @@ class ConformanceSession:
             if not path.is_absolute():
                 path = Path(str(self.config.invocation_params.dir)) / path
             path.parent.mkdir(parents=True, exist_ok=True)
-            report = build_report(self._sorted_records())
-            path.write_text(
-                json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-            )
+            self.records.write_report(path)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         for loaded in self._loaded:
@@ -207,6 +207,7 @@ class ConformanceSession:
                 except Exception:
                     pass
         self.loop.close()
+        self.records.close()
 
 
 async def _await(awaitable: Awaitable[None]) -> None:
@@ -219,3 +220,11 @@ def _hypothesis_seed(config: pytest.Config) -> int | None:
     except ValueError:
         return None
     return int(seed) if seed is not None else None
+
+
+def _example_database(config: pytest.Config) -> Path | Literal[False]:
+    """Hypothesis's failing examples live under pytest's cache, and nowhere without it."""
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return False
+    return Path(cache.mkdir("toolnexus-hypothesis"))

@@ -144,9 +144,7 @@ class Observation:
         if self.blocked_loop is not None:
             raise Skip(f"not judged: {self.blocked_loop} (TN501)")
         if self.unresponsive is not None:
-            raise Skip(
-                f"not judged: the tool did not answer within {self.call_timeout:g}s (TN803)"
-            )
+            raise Skip(f"not judged: the tool did not answer within {self.call_timeout:g}s (TN803)")
 
     def stream(self, stream: Stream) -> SearchResult:
         """A stream's calls and failures, or ``Skip`` saying why there are none."""

@@ -2,43 +2,38 @@
 
 Records are plain dicts (``Verdict.as_record()``) so that they cross process
 boundaries under pytest-xdist and a serial run and a distributed one give the same
-report.
+report. ``Records`` keeps them on disk as they arrive, with only their positions,
+the counts and the table's cells in memory, so a run of ten thousand tools does not
+hold a million dicts.
 """
 
 from __future__ import annotations
 
+import json
+import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 from ._model import Category, Outcome, Severity
 
-__all__ = ["REPORT_VERSION", "build_report", "cell_status", "render_table"]
+__all__ = ["REPORT_VERSION", "Records", "build_report", "cell_status", "render_table"]
 
 REPORT_VERSION = 1
 
-_ORDER = {"failed": 0, "warn": 1, "skipped": 2, "passed": 3}
-
 
 def build_report(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    outcomes = Counter(r["outcome"] for r in records)
-    failed_errors = sum(
-        1 for r in records if r["outcome"] == Outcome.FAILED and r["severity"] == Severity.ERROR
-    )
-    return {
-        "version": REPORT_VERSION,
-        "results": [dict(r) for r in records],
-        "summary": {
-            "targets": len({r["target"] for r in records}),
-            "tools": len({(r["target"], r["tool"]) for r in records if r["tool"] != "*"}),
-            "checks": len(records),
-            "passed": outcomes.get(Outcome.PASSED, 0),
-            "failed": outcomes.get(Outcome.FAILED, 0),
-            "skipped": outcomes.get(Outcome.SKIPPED, 0),
-            "errors": failed_errors,
-            "warnings": outcomes.get(Outcome.FAILED, 0) - failed_errors,
-        },
-    }
+    """The report as one dict (for small runs and tests; the plugin streams it)."""
+    sink = Records().extend(records)
+    try:
+        return {
+            "version": REPORT_VERSION,
+            "results": [dict(r) for r in records],
+            "summary": sink.summary(),
+        }
+    finally:
+        sink.close()
 
 
 def cell_status(records: Iterable[Mapping[str, Any]]) -> str:
@@ -62,43 +57,144 @@ def _rank(status: str) -> int:
 
 def render_table(records: Sequence[Mapping[str, Any]]) -> list[str]:
     """A compact table per target: tools down, the nine categories across."""
-    lines: list[str] = []
-    categories = [c.value for c in Category]
-    headers = [
-        "naming",
-        "descr",
-        "schema",
-        "provid",
-        "result",
-        "errors",
-        "cancel",
-        "timeout",
-        "concur",
-    ]
-    targets: dict[str, dict[str, list[Mapping[str, Any]]]] = {}
-    for r in records:
-        targets.setdefault(r["target"], {}).setdefault(r["tool"], []).append(r)
-    for target, tools in targets.items():
-        names = [t for t in tools if t != "*"]
-        width = max([len("tool"), *(len(t) for t in names)])
-        width = min(width, 40)
-        counts = Counter(cell_status([r]) for rs in tools.values() for r in rs)
-        lines.append(
-            f"{target}: {len(names)} tools, {counts.get('ok', 0)} passed,"
-            f" {counts.get('FAIL', 0)} failed, {counts.get('warn', 0)} warnings,"
-            f" {counts.get('skip', 0)} skipped"
-        )
-        target_level = tools.get("*", [])
-        load_failures = [r for r in target_level if r["outcome"] == Outcome.FAILED]
-        for r in load_failures:
-            lines.append(f"  {r['check']} FAIL: {r['message']}")
-        if not names:
+    sink = Records().extend(records)
+    try:
+        return sink.table()
+    finally:
+        sink.close()
+
+
+class Records:
+    """Verdict records streamed to a temporary file; the report and table come from it.
+
+    A record may carry ``position`` (a list of ints): the report is sorted by it and
+    leaves it out, so records that arrive in any order (xdist) give one report.
+    """
+
+    def __init__(self) -> None:
+        # Lives as long as the run: closed by ``close()``, removed by the OS at exit.
+        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="toolnexus-records-")  # noqa: SIM115
+        self._index: list[tuple[tuple[int, ...], int, int]] = []
+        self._outcomes: Counter[str] = Counter()
+        self._errors = 0
+        self._targets: set[str] = set()
+        self._tools: set[tuple[str, str]] = set()
+        #: target -> tool -> category -> the cell's worst status
+        self._cells: dict[str, dict[str, dict[str, str]]] = {}
+        self._loads: dict[str, list[str]] = {}
+        self._statuses: dict[str, Counter[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        position = tuple(int(p) for p in record.get("position", ()) or ())
+        shown = {k: v for k, v in record.items() if k != "position"}
+        data = json.dumps(shown, ensure_ascii=False).encode()
+        offset = self._file.seek(0, 2)
+        self._file.write(data)
+        self._index.append((position, offset, len(data)))
+        target, tool = str(shown["target"]), str(shown["tool"])
+        self._outcomes[str(shown["outcome"])] += 1
+        failed = shown["outcome"] == Outcome.FAILED
+        if failed and shown["severity"] == Severity.ERROR:
+            self._errors += 1
+        self._targets.add(target)
+        status = cell_status([shown])
+        self._statuses.setdefault(target, Counter())[status] += 1
+        tools = self._cells.setdefault(target, {})
+        if tool == "*":
+            if failed:
+                self._loads.setdefault(target, []).append(
+                    f"  {shown['check']} FAIL: {shown['message']}"
+                )
+            return
+        self._tools.add((target, tool))
+        cells = tools.setdefault(tool, {})
+        category = str(shown["category"])
+        current = cells.get(category, "-")
+        if current == "-" or _rank(status) < _rank(current):
+            cells[category] = status
+
+    def extend(self, records: Iterable[Mapping[str, Any]]) -> Records:
+        for record in records:
+            self.add(record)
+        return self
+
+    def sorted(self) -> Iterable[dict[str, Any]]:
+        """The records in position order (arrival order among equal positions)."""
+        for _, offset, length in sorted(self._index, key=lambda entry: entry[0]):
+            self._file.seek(offset)
+            yield json.loads(self._file.read(length))
+
+    def summary(self) -> dict[str, int]:
+        failed = self._outcomes.get(Outcome.FAILED, 0)
+        return {
+            "targets": len(self._targets),
+            "tools": len(self._tools),
+            "checks": len(self._index),
+            "passed": self._outcomes.get(Outcome.PASSED, 0),
+            "failed": failed,
+            "skipped": self._outcomes.get(Outcome.SKIPPED, 0),
+            "errors": self._errors,
+            "warnings": failed - self._errors,
+        }
+
+    def write_report(self, path: Path) -> None:
+        """The JSON report, written record by record: never the whole report in memory."""
+        with path.open("w", encoding="utf-8") as out:
+            out.write(f'{{\n  "version": {REPORT_VERSION},\n  "results": [')
+            for number, record in enumerate(self.sorted()):
+                out.write(",\n    " if number else "\n    ")
+                out.write(json.dumps(record, ensure_ascii=False))
+            out.write("\n  ]," if self._index else "],")
+            summary = json.dumps(self.summary(), indent=2).replace("\n", "\n  ")
+            out.write(f'\n  "summary": {summary}\n}}\n')
+
+    def table(self) -> list[str]:
+        """A compact table per target: tools down, the nine categories across.
+
+        Its counts are of checks; pytest counts items, and passes a check that fails
+        at warning severity (with a warning) unless the run is strict.
+        """
+        lines: list[str] = []
+        categories = [c.value for c in Category]
+        for target in self._cells:
+            tools = self._cells.get(target, {})
+            names = list(tools)
+            counts = self._statuses.get(target, Counter())
+            lines.append(
+                f"{target}: {len(names)} tools, {sum(counts.values())} checks:"
+                f" {counts.get('ok', 0)} passed, {counts.get('warn', 0)} passed with a warning,"
+                f" {counts.get('FAIL', 0)} failed, {counts.get('skip', 0)} skipped"
+            )
+            lines.extend(self._loads.get(target, []))
+            if not names:
+                lines.append("")
+                continue
+            width = min(max([len("tool"), *(len(t) for t in names)]), 40)
+            lines.append(
+                "  " + "tool".ljust(width) + "  " + "  ".join(h.ljust(7) for h in _HEADERS)
+            )
+            for name in names:
+                row = [tools[name].get(c, "-") for c in categories]
+                shown = name if len(name) <= width else name[: width - 1] + "…"
+                lines.append("  " + shown.ljust(width) + "  " + "  ".join(s.ljust(7) for s in row))
             lines.append("")
-            continue
-        lines.append("  " + "tool".ljust(width) + "  " + "  ".join(h.ljust(7) for h in headers))
-        for name in names:
-            row = [cell_status(r for r in tools[name] if r["category"] == c) for c in categories]
-            shown = name if len(name) <= width else name[: width - 1] + "…"
-            lines.append("  " + shown.ljust(width) + "  " + "  ".join(s.ljust(7) for s in row))
-        lines.append("")
-    return lines
+        return lines
+
+    def close(self) -> None:
+        self._file.close()
+
+
+_HEADERS = (
+    "naming",
+    "descr",
+    "schema",
+    "provid",
+    "result",
+    "errors",
+    "cancel",
+    "timeout",
+    "concur",
+)

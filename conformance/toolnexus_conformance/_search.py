@@ -17,13 +17,18 @@ unshrunk: shrinking would replay the hang dozens of times.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
 import hashlib
 import json
+import os
+import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Coroutine, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._calls import CallOutcome, describe
@@ -156,9 +161,37 @@ def build_strategy(schema: Any, *, invalid: bool) -> SearchStrategy[Any]:
         ) from None
 
 
+_home_set = False
+
+
+def _keep_storage(options: RunOptions) -> None:
+    """Point hypothesis's own files (its database, its unicode cache) where the run says.
+
+    Left alone, hypothesis writes ``.hypothesis/`` into the directory it was imported
+    from: the user's project. Under the plugin they go to pytest's cache directory,
+    or to a temporary one removed at exit when the cache is off. A storage directory
+    the user chose (``HYPOTHESIS_STORAGE_DIRECTORY``) wins.
+    """
+    global _home_set
+    if _home_set or options.example_database is None:
+        return
+    _home_set = True
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        return
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    if options.example_database is False:
+        home = Path(tempfile.mkdtemp(prefix="toolnexus-hypothesis-"))
+        atexit.register(shutil.rmtree, home, ignore_errors=True)
+    else:
+        home = Path(options.example_database)
+    set_hypothesis_home_dir(home)
+
+
 def _settings(options: RunOptions, **overrides: Any) -> Any:
     from hypothesis import HealthCheck, settings
 
+    _keep_storage(options)
     # The user's profile, as loaded: by name, because hypothesis keeps the current
     # settings per thread, and this runs on a worker started before the user loaded it.
     current = settings.get_profile(settings.get_current_profile_name())
@@ -169,7 +202,9 @@ def _settings(options: RunOptions, **overrides: Any) -> Any:
     elif options.example_database is not None:
         from hypothesis.database import DirectoryBasedExampleDatabase
 
-        extra["database"] = DirectoryBasedExampleDatabase(str(options.example_database))
+        extra["database"] = DirectoryBasedExampleDatabase(
+            str(Path(options.example_database) / "examples")
+        )
     return settings(
         current,
         deadline=None,

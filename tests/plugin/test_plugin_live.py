@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -55,7 +54,6 @@ def hostile(pytester: pytest.Pytester) -> pytest.Pytester:
 def test_a_hanging_sync_tool_is_reported_and_pytest_exits_promptly(
     hostile: pytest.Pytester,
 ) -> None:
-    started = time.monotonic()
     result = hostile.runpytest_subprocess(
         "-p",
         "no:cacheprovider",
@@ -64,7 +62,7 @@ def test_a_hanging_sync_tool_is_reported_and_pytest_exits_promptly(
         TARGET,
         "hostile_tools:hang",
         SELECT,
-        "TN601,TN702",
+        "TN601,TN702,TN803",
         "--toolnexus-execute",
         "all",
         "--toolnexus-grace",
@@ -75,28 +73,29 @@ def test_a_hanging_sync_tool_is_reported_and_pytest_exits_promptly(
         "report.json",
         timeout=120,
     )
-    elapsed = time.monotonic() - started
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    # The hang is one finding (a warning); the check it kept from judging says so;
+    # ignoring the cancel is a finding of its own.
     result.stdout.fnmatch_lines(
         [
-            "TN601 valid-args-no-raise *",
-            "tool:   hang *",
-            "found:  the call did not return within 0.5s, for arguments {}",
-            "*",
             "TN702 cancel-during *",
             "tool:   hang *",
-            "found:  0.3s after a cancel, the call did not return within 0.3s*",
+            "found:  the call was cancelled 0.05s in and had not returned 0.3s later*",
+            "*",
+            "*TN803 call-answers: the call did not return within 0.5s, for arguments {}*",
         ],
         consecutive=False,
     )
     report = json.loads((hostile.path / "report.json").read_text())
-    assert {r["check"]: r["outcome"] for r in report["results"] if r["tool"] == "hang"} == {
-        "TN601": "failed",
+    results = {r["check"]: r for r in report["results"] if r["tool"] == "hang"}
+    assert {code: r["outcome"] for code, r in results.items()} == {
+        "TN601": "skipped",
         "TN702": "failed",
+        "TN803": "failed",
     }
-    # The day-long sleep is still running in its thread when pytest finishes; the
-    # process must not wait for it. Generous: start-up, two checks, exit.
-    assert elapsed < 60, f"pytest took {elapsed:.1f}s to exit"
+    assert results["TN601"]["message"] == "not judged: the tool did not answer within 0.5s (TN803)"
+    # The day-long sleep is still running in its thread when pytest finishes: that the
+    # process exits at all (runpytest_subprocess's timeout) is what is tested here.
 
 
 def test_a_tool_writing_files_leaves_the_project_untouched(hostile: pytest.Pytester) -> None:
@@ -120,7 +119,8 @@ def test_a_tool_writing_files_leaves_the_project_untouched(hostile: pytest.Pytes
     )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["*scribbler*ok*"])
-    # pytester's own files (runpytest-0, stdout, stderr) are all that may appear.
+    # pytester's own files (runpytest-0, stdout, stderr) are all that may appear:
+    # with the cache off, not even hypothesis's example database.
     new = {p.name for p in hostile.path.iterdir()} - before
-    assert new <= {"runpytest-0", "runpytest-current", "stdout", "stderr", ".hypothesis"}, new
+    assert new <= {"runpytest-0", "runpytest-current", "stdout", "stderr"}, new
     assert not list(hostile.path.rglob("scribbled.txt"))
