@@ -79,11 +79,10 @@ class CheckItem(pytest.Item):
             self.user_properties.append((RECORD_KEY, record))
             if verdict.outcome.value == "skipped":
                 skipped.append(verdict)
-            elif verdict.outcome.value == "failed":
-                if verdict.severity.value == "error" or self.owner.settings.strict:
-                    failed.append(verdict)
-                else:
-                    _warn(verdict)
+            elif verdict.fails_run(strict=self.owner.settings.strict):
+                failed.append(verdict)
+            elif verdict.is_failure:
+                _warn(verdict)
         if failed:
             raise CheckFailed(failed)
         if skipped and len(skipped) == len(self.checks):

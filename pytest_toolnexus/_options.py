@@ -46,7 +46,7 @@ EXECUTE_MODES = ("auto", "all", "none")
 DEFAULT_EXAMPLES = 10
 DEFAULT_GRACE = 1.0
 DEFAULT_CALL_TIMEOUT = 30.0
-DEFAULT_CONCURRENCY = 8
+DEFAULT_CONCURRENCY = 16
 
 
 def add_options(parser: pytest.Parser) -> None:

@@ -6,6 +6,9 @@ imported here rather than in the entry-point module.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import threading
 from collections.abc import Awaitable, Generator
 from pathlib import Path
 from typing import Any, Literal
@@ -23,6 +26,7 @@ from toolnexus_conformance.targets import (
     SPEC_FORMS,
     LoadedTarget,
     TargetError,
+    TargetSpec,
     load_target,
     parse_target,
 )
@@ -59,6 +63,40 @@ class ConformanceSession:
         self._is_worker = hasattr(config, "workerinput")
         # Under xdist a worker explores only the tools its own items ask for.
         self.explorations = Explorations(self.options, self.loop, prefetch=not self._is_worker)
+        self._early: dict[str, concurrent.futures.Future[LoadedTarget]] = {}
+        self._start_early()
+
+    def _start_early(self) -> None:
+        """Start loading the command line's targets now, while pytest starts up.
+
+        Starting an MCP server and importing the SDK take seconds; begun at configure
+        time they overlap with the rest of pytest's start-up and with hypothesis's
+        import, which the first live check needs (warmed in a daemon thread).
+        """
+        base_dir = Path(str(self.config.rootpath))
+        for raw in self.settings.targets:
+            try:
+                spec = parse_target(raw, base_dir=base_dir)
+            except TargetError:
+                continue  # reported at collection, with the others
+            if spec.kind.value in ("mcp.json", "stdio", "http"):
+                self._early[raw] = asyncio.run_coroutine_threadsafe(
+                    load_target(spec, base_dir=base_dir), self.loop.loop
+                )
+        if self.options.execute != ExecuteMode.NONE:
+            threading.Thread(target=_warm_generation, name="toolnexus-warm", daemon=True).start()
+
+    def _load(self, raw: Any, spec: TargetSpec, base_dir: Path) -> LoadedTarget:
+        early = self._early.pop(raw, None) if isinstance(raw, str) else None
+        if early is None:
+            return self.loop.run(load_target(spec, base_dir=base_dir), timeout=LOAD_TIMEOUT)
+        try:
+            return early.result(LOAD_TIMEOUT)
+        except concurrent.futures.TimeoutError:
+            early.cancel()
+            raise TargetError(
+                f"loading {spec.label!r} took longer than {LOAD_TIMEOUT:g}s"
+            ) from None
 
     # -- collection ------------------------------------------------------------------
     def _target_specs(self) -> list[Any]:
@@ -88,7 +126,7 @@ class ConformanceSession:
             try:
                 spec = parse_target(raw, base_dir=base_dir)
                 label = spec.label
-                loaded = self.loop.run(load_target(spec, base_dir=base_dir), timeout=LOAD_TIMEOUT)
+                loaded = self._load(raw, spec, base_dir)
                 self._loaded.append(loaded)
             except TargetError as exc:
                 label = raw if isinstance(raw, str) else type(raw).__name__
@@ -228,3 +266,11 @@ def _example_database(config: pytest.Config) -> Path | Literal[False]:
     if cache is None:
         return False
     return Path(cache.mkdir("toolnexus-hypothesis"))
+
+
+def _warm_generation() -> None:
+    """Import the argument generator (hypothesis, jsonschema) off the main thread."""
+    try:
+        import toolnexus_conformance.arguments  # noqa: F401
+    except Exception:  # the real import, later, reports it
+        pass

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._explain import explain
-from ._model import Outcome, Severity, Verdict
+from ._model import Verdict
 from ._options import RunOptions
 from ._runner import check_tools
 
@@ -15,11 +15,7 @@ __all__ = ["assert_conforms", "failures"]
 
 def failures(verdicts: Sequence[Verdict], *, strict: bool = False) -> list[Verdict]:
     """Verdicts that fail the run: errors always, warnings under ``strict``."""
-    return [
-        v
-        for v in verdicts
-        if v.outcome is Outcome.FAILED and (strict or v.severity is Severity.ERROR)
-    ]
+    return [v for v in verdicts if v.fails_run(strict=strict)]
 
 
 def assert_conforms(

@@ -154,10 +154,10 @@ async def _explore(env: _Env, phases: frozenset[Phase]) -> None:
     timing = [p for p in (*_TIMING, Phase.MCP_AFTER_CANCEL) if p in phases]
 
     if annotations_of(env.subject.tool).read_only is True:
-        # The tool says concurrent calls are harmless to it: make the streams at once.
-        # The timing probes come after, alone: contention must not make a call late.
-        await asyncio.gather(*(run() for run in streams))
-        await _timing(env, timing, together=observation.unresponsive is not None)
+        # The tool says concurrent calls are harmless to it: make them all at once. A
+        # timing verdict that contention could have caused is made again, alone, at
+        # the end of the batch (``recheck``).
+        await asyncio.gather(*(run() for run in streams), _timing(env, timing))
     else:
         if Phase.VALID in phases and observation.simplest_skip is None and valid is not None:
             first = await env.call(observation.simplest, ToolContext(), options.call_timeout)
@@ -245,6 +245,7 @@ async def _stream(env: _Env, stream: Stream, strategy: Any) -> None:
         examples=options.examples,
         cache=env.without_ctx if no_context else env.with_ctx,
         invalid=stream is Stream.INVALID,
+        first=None if stream is Stream.INVALID else env.observation.simplest,
     )
     env.observation.streams[stream] = result
     if result.hang is not None and env.observation.unresponsive is None:
@@ -444,6 +445,11 @@ async def _concurrent(env: _Env) -> None:
             )
             return
         if _result_key(one.outcome) != _result_key(many):
+            # Output that changes with time (a timestamp) is no mix-up: the same call,
+            # made alone again now, must still disagree with the concurrent answer.
+            again = await env.call(one.args, ToolContext(), timeout)
+            if _result_key(again) == _result_key(many):
+                continue
             from ._calls import show
 
             observation.concurrent = Failure(

@@ -126,6 +126,10 @@ class Verdict:
     def is_failure(self) -> bool:
         return self.outcome is Outcome.FAILED
 
+    def fails_run(self, *, strict: bool = False) -> bool:
+        """The one rule for a verdict failing the run: errors always, warnings when strict."""
+        return self.outcome is Outcome.FAILED and (strict or self.severity is Severity.ERROR)
+
     def as_record(self) -> dict[str, Any]:
         """The report's JSON record for this verdict."""
         return {

@@ -40,7 +40,7 @@ class RunOptions:
     seed: int | None = None
     #: Tools explored at once. Each tool's calls stay in order unless it is marked
     #: read-only; different tools (and different tools of one MCP session) overlap.
-    concurrency: int = 8
+    concurrency: int = 16
     #: Where hypothesis keeps failing examples: ``None`` is the user's profile,
     #: ``False`` keeps none, a path is a directory database there.
     example_database: Path | Literal[False] | None = None

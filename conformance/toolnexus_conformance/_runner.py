@@ -8,9 +8,10 @@ exploration, so a run that calls nothing stays as cheap as a static one.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ._explorations import Explorations
@@ -76,11 +77,18 @@ def plan(
 
 
 def _mask(text: str) -> str:
+    """Every credential the kit expanded, masked: no verdict carries one."""
+    mask = _masker()
+    return mask(text) if mask is not None else text
+
+
+@functools.cache
+def _masker() -> Callable[[str], str] | None:
     try:
         from toolnexus_ref import secrets
     except ImportError:  # pragma: no cover - a reference without the secrets registry
-        return text
-    return secrets.mask(text)
+        return None
+    return secrets.mask  # type: ignore[no-any-return]
 
 
 def _verdict(
@@ -104,11 +112,9 @@ def run_check(
     explorations: Explorations | None = None,
 ) -> Verdict:
     """Run one check on one subject. Never raises for anything a tool does."""
-    sources = check.info.sources
-    if sources and isinstance(subject, ToolSubject) and subject.source not in sources:
-        return _verdict(
-            subject, check, Outcome.SKIPPED, f"only for {', '.join(sorted(sources))} tools"
-        )
+    if not applies(check, subject):
+        sources = ", ".join(sorted(check.info.sources))
+        return _verdict(subject, check, Outcome.SKIPPED, f"only for {sources} tools")
     started = time.perf_counter()
     try:
         if check.info.live and isinstance(subject, ToolSubject):

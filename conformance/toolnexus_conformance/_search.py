@@ -246,11 +246,15 @@ async def search(
     examples: int,
     cache: MutableMapping[str, Call],
     invalid: bool = False,
+    first: Any = None,
 ) -> SearchResult:
     """Call the tool over ``strategy``; every property judges every call.
 
     ``bound`` caps one call as seen from the worker thread; ``cache`` holds the
     calls already made with these arguments (and the same kind of context).
+    ``first`` (the simplest arguments) is called before anything generated: a slow
+    tool spends its budget on the call every check can read, and a failure there
+    is already as small as it gets.
     """
     loop = asyncio.get_running_loop()
     result = SearchResult()
@@ -305,7 +309,10 @@ async def search(
         from hypothesis.reporting import with_reporter
 
         body._hypothesis_internal_add_digest = _digest(key, schema)  # type: ignore[attr-defined]
-        test = _settings(options, max_examples=max(1, examples))(hypothesis.given(strategy)(body))
+        test = hypothesis.given(strategy)(body)
+        if first is not None:
+            test = hypothesis.example(first)(test)
+        test = _settings(options, max_examples=max(1, examples))(test)
         if options.seed is not None:
             test = hypothesis.seed(options.seed)(test)
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import queue
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
@@ -55,8 +56,51 @@ def exception_result(exc: BaseException) -> ToolResult:
     return ToolResult.error(text, {"error_type": type(exc).__name__})
 
 
+class _DaemonThreads:
+    """Daemon threads kept for a moment after their call, so the next call reuses one.
+
+    Never an executor: executor threads are joined at interpreter exit, so one stuck
+    tool would keep the whole process alive. A thread whose call never returns is
+    simply never reused; an idle one exits after ``IDLE`` seconds.
+    """
+
+    IDLE = 5.0
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+
+    def submit(self, job: Callable[[], None], name: str) -> None:
+        with self._lock:
+            reuse = self._idle > 0
+            if reuse:
+                self._idle -= 1
+        if reuse:
+            self._jobs.put(job)
+        else:
+            threading.Thread(target=self._serve, args=(job,), name=name, daemon=True).start()
+
+    def _serve(self, job: Callable[[], None]) -> None:
+        while True:
+            job()
+            with self._lock:
+                self._idle += 1
+            try:
+                job = self._jobs.get(timeout=self.IDLE)
+            except queue.Empty:
+                with self._lock:
+                    if self._idle > 0 and self._jobs.empty():
+                        self._idle -= 1
+                        return
+                job = self._jobs.get()  # a job was promised to this thread meanwhile
+
+
+_THREADS = _DaemonThreads()
+
+
 def run_in_daemon_thread(fn: Callable[[], T], *, name: str = "toolnexus-call") -> asyncio.Future[T]:
-    """Run blocking ``fn`` in a fresh daemon thread and return a future on the running loop.
+    """Run blocking ``fn`` in a daemon thread and return a future on the running loop.
 
     A daemon thread, not the loop's default executor: executor threads are joined at
     interpreter exit, so one stuck tool would keep the whole process alive.
@@ -70,6 +114,7 @@ def run_in_daemon_thread(fn: Callable[[], T], *, name: str = "toolnexus-call") -
             setter(value)
 
     def worker() -> None:
+        threading.current_thread().name = name  # a reused thread says whose call it runs
         try:
             value = run(fn)
         except BaseException as exc:  # delivered to the awaiting task, not lost in the thread
@@ -81,7 +126,7 @@ def run_in_daemon_thread(fn: Callable[[], T], *, name: str = "toolnexus-call") -
         except RuntimeError:  # the loop is gone; nobody awaits this any more
             pass
 
-    threading.Thread(target=worker, name=name, daemon=True).start()
+    _THREADS.submit(worker, name)
     return future
 
 

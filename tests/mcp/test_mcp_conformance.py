@@ -155,8 +155,12 @@ def test_a_server_that_exits_mid_run_fails_the_remaining_items(loop: BackgroundL
         for verdict in crash_items[1:]:
             assert "server exited (code 3)" in verdict.message
             assert "segfault imminent" in verdict.findings[0].message
+        # The healthy tool is explored alongside: whatever it had answered before the
+        # crash passes, and what came after is the server's exit, never a fault of its own.
         fine = [v for v in verdicts if v.tool == "crashy_fine"]
-        assert [v.outcome for v in fine] == [Outcome.PASSED] * 3
+        assert len(fine) == 3
+        for verdict in fine:
+            assert verdict.outcome is Outcome.PASSED or "server exited (code 3)" in verdict.message
     finally:
         loop.run(source.close(), timeout=30)
 

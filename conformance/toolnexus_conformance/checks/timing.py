@@ -30,7 +30,7 @@ __all__ = [
     "task_cancel_propagates",
 ]
 
-_CTX = "Tool contract: ToolContext cancellation and deadlines; DESIGN.md 'The contract'"
+_CTX = "Tool contract: ToolContext cancellation and deadlines (docs/contract.md)"
 
 
 def _finding(outcome: CallOutcome, message: str) -> Finding:
