@@ -1,18 +1,29 @@
-"""Wall time of the default live suite on a trivial tool and on a small toolkit.
+"""What the live suite costs: calls per tool, wall time, hangs, the hostile corpus, xdist.
 
-Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 3]
+Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist]
 
-Defaults are ``RunOptions()`` (examples=10, grace=1.0, execute=auto). The
-baseline is the bare cost of the same number of direct ``execute`` calls on one
-event loop, measured in the same run; the ratio says what the suite's harness
-(hypothesis, daemon threads, scratch directories, bounds) costs on top.
+1. Calls per tool and wall time of the default live suite (``RunOptions()``:
+   examples=10, grace=1.0, execute=auto) on a trivial tool, three tools and the
+   example toolkit. The baseline is the bare cost of the same number of direct
+   ``execute`` calls on one event loop, measured in the same run, interleaved;
+   the ratio says what the harness (hypothesis, threads, bounds) costs on top.
+2. Hanging tools: 1, 2, 4 and 8 tools that never answer (call timeout 2 s, grace
+   0.5 s): the wall time of the whole live suite over all of them.
+3. The hostile corpus (``conformance/corpus/bad/live_hostile.py``: hangs, a blocked
+   loop, sys.exit, 20 MB outputs, a writer) with the options its test uses.
+4. pytest-xdist: the plugin on a 200-tool live target, serial and ``-n 2``.
+
+Medians of interleaved repeats; no test asserts on these numbers.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "conformance")]
 
-from toolnexus_conformance._options import RunOptions  # noqa: E402
+from toolnexus_conformance._options import ExecuteMode, RunOptions  # noqa: E402
 from toolnexus_conformance._runner import check_tools  # noqa: E402
 
 from toolnexus_ref import BaseTool, ToolAnnotations, ToolContext  # noqa: E402
@@ -120,12 +131,25 @@ def baseline(tools: list[Any], calls: int) -> float:
     return time.perf_counter() - started
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=3)
-    repeat = parser.parse_args().repeat
+class Hangs:
+    """Never answers: a sync tool sleeping for a day (its daemon thread is abandoned)."""
+
+    description = "Sleeps for a day."
+    source = "custom"
+    input_schema: Mapping[str, Any] = {"type": "object", "properties": {}}
+
+    def __init__(self, index: int) -> None:
+        self.name = f"hangs_{index}"
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        time.sleep(86400)
+
+
+def calls_and_wall(repeat: int) -> None:
     options = RunOptions()
-    print(f"live suite ({', '.join(LIVE)}), {options.examples} examples, grace {options.grace:g}s")
+    print(
+        f"1. live suite ({', '.join(LIVE)}), {options.examples} examples, grace {options.grace:g}s"
+    )
     from toolnexus_ref.examples import build_toolkit
 
     cases: tuple[tuple[str, list[Any]], ...] = (
@@ -133,19 +157,121 @@ def main() -> None:
         ("toolkit of 3", [Echo(), Add(), Lookup()]),
         ("example kit", list(build_toolkit().tools)),
     )
+    suite([Echo()], options)  # warm: imports, the first hypothesis run
     for label, tools in cases:
-        for run in range(repeat):
+        walls, bases, calls_seen = [], [], []
+        for _ in range(repeat):
             elapsed, calls, failed = suite(tools, options)
-            base = baseline(tools, calls)
-            print(
-                f"{label:13} run {run + 1}: {elapsed * 1000:8.1f} ms  {calls:4d} calls  "
-                f"direct {base * 1000:6.1f} ms  ratio {elapsed / base:6.1f}x  failed={failed}"
-                + (
-                    "  (cold: imports, first hypothesis run)"
-                    if run == 0 and label == "trivial tool"
-                    else ""
-                )
-            )
+            walls.append(elapsed)
+            bases.append(baseline(tools, calls))
+            calls_seen.append(calls)
+        wall, base = statistics.median(walls), statistics.median(bases)
+        per_tool = statistics.median(calls_seen) / len(tools)
+        print(
+            f"  {label:13} {per_tool:6.1f} calls/tool  suite {wall * 1000:7.1f} ms"
+            f"  direct {base * 1000:6.1f} ms  ratio {wall / base:5.1f}x  failed={failed}"
+        )
+
+
+def hangs(repeat: int) -> None:
+    options = RunOptions(execute=ExecuteMode.ALL, call_timeout=2.0, grace=0.5)
+    print(f"2. hanging tools, call timeout {options.call_timeout:g}s, grace {options.grace:g}s")
+    one = None
+    for count in (1, 2, 4, 8):
+        walls = []
+        for _ in range(repeat):
+            started = time.perf_counter()
+            check_tools([Hangs(i) for i in range(count)], select=LIVE, options=options)
+            walls.append(time.perf_counter() - started)
+        wall = statistics.median(walls)
+        one = one or wall
+        print(f"  {count} hanging: {wall:5.2f} s  ({wall / one:4.2f}x one)")
+
+
+def hostile(repeat: int) -> None:
+    from toolnexus_conformance.corpus import load_corpus
+
+    entries = [e for _, e in load_corpus(ROOT / "conformance" / "corpus" / "bad") if e.hostile]
+    options = RunOptions(execute=ExecuteMode.ALL, examples=3, grace=0.3, call_timeout=0.3)
+    walls = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        check_tools([e.tool for e in entries], select=LIVE, options=options)
+        walls.append(time.perf_counter() - started)
+    print(f"3. hostile corpus ({len(entries)} tools): {statistics.median(walls):5.2f} s")
+
+
+XDIST_TOOLS = """
+import time
+from toolnexus_ref import BaseTool, ToolAnnotations
+
+
+def make(index):
+    class Lookup(BaseTool):
+        name = f"lookup_{index}"
+        description = "Looks a word up (takes a few milliseconds, like a small query)."
+        input_schema = {
+            "type": "object",
+            "properties": {"word": {"type": "string", "maxLength": 40}, "limit": {"type": "integer"}},
+            "required": ["word"],
+            "additionalProperties": False,
+        }
+        annotations = ToolAnnotations(read_only=True, idempotent=True)
+
+        def run(self, args, ctx):
+            time.sleep(0.003)
+            return {"word": args["word"], "hits": len(args["word"])}
+
+    return Lookup()
+
+
+tools = [make(i) for i in range({count})]
+"""
+
+
+def xdist(repeat: int, count: int = 200) -> None:
+    print(f"4. pytest, a {count}-tool live target, serial and under pytest-xdist")
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "bench_xdist_tools.py").write_text(
+            XDIST_TOOLS.replace("{count}", str(count))
+        )
+        base = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--toolnexus-conformance",
+            "--toolnexus-only",
+            "--toolnexus-target",
+            "bench_xdist_tools:tools",
+            "--toolnexus-select",
+            ",".join(LIVE),
+        ]
+        variants = {"serial": base, "-n 2": [*base, "-n", "2"]}
+        walls: dict[str, list[float]] = {name: [] for name in variants}
+        for _ in range(repeat):
+            for name, command in variants.items():
+                started = time.perf_counter()
+                subprocess.run(command, cwd=folder, capture_output=True, check=False, timeout=900)
+                walls[name].append(time.perf_counter() - started)
+        serial = statistics.median(walls["serial"])
+        for name, values in walls.items():
+            wall = statistics.median(values)
+            print(f"  {name:22} {wall:6.1f} s  speed-up {serial / wall:4.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--skip-xdist", action="store_true")
+    args = parser.parse_args()
+    calls_and_wall(args.repeat)
+    hangs(max(1, args.repeat // 2))
+    hostile(max(1, args.repeat // 2))
+    if not args.skip_xdist:
+        xdist(max(1, args.repeat // 2))
 
 
 if __name__ == "__main__":

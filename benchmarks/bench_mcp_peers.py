@@ -61,9 +61,7 @@ def _npm(package: str) -> Path:
             raise SystemExit(f"npm is needed for {package}")
         folder.mkdir(parents=True, exist_ok=True)
         print(f"installing {package} with npm into {folder}", flush=True)
-        subprocess.run(
-            ["npm", "install", "--silent", "--prefix", str(folder), package], check=True
-        )
+        subprocess.run(["npm", "install", "--silent", "--prefix", str(folder), package], check=True)
     return entry
 
 
@@ -110,7 +108,11 @@ def main() -> None:
     _venv("toolproof", "mcp-toolproof", "hypothesis==6.150.0")
     runners = {
         "ours": ours,
-        "amagi-mcp-probe": lambda s, _cwd: [str(_bin("amagi", "amagi-mcp-probe")), "--", *s.split()],
+        "amagi-mcp-probe": lambda s, _cwd: [
+            str(_bin("amagi", "amagi-mcp-probe")),
+            "--",
+            *s.split(),
+        ],
         "mcp-toolproof": lambda s, _cwd: [
             str(_bin("toolproof", "toolproof")),
             "fuzz",

@@ -61,10 +61,6 @@ class CheckItem(pytest.Item):
         self.subject = subject
         self.owner = owner
         self.add_marker(pytest.mark.toolnexus)
-        # One exploration per tool: under ``-n N --dist loadgroup`` a tool's items stay
-        # on one worker, which explores that tool once.
-        tool = getattr(subject, "display_name", "*")
-        self.add_marker(pytest.mark.xdist_group(f"{subject.target}::{tool}"))
         for check, _ in checks:
             self.keywords[check.info.category.value] = True
             self.keywords[check.info.code] = True

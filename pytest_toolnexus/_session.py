@@ -61,10 +61,34 @@ class ConformanceSession:
         self.records = Records()
         self._loaded: list[LoadedTarget] = []
         self._is_worker = hasattr(config, "workerinput")
-        # Under xdist a worker explores only the tools its own items ask for.
-        self.explorations = Explorations(self.options, self.loop, prefetch=not self._is_worker)
+        # Under xdist a worker explores only the tools of the items queued on it.
+        self.explorations = Explorations(
+            self.options, self.loop, prefetch=self._queued_here if self._is_worker else True
+        )
         self._early: dict[str, concurrent.futures.Future[LoadedTarget]] = {}
         self._start_early()
+
+    def _queued_here(self) -> set[int]:
+        """The tools of the items this xdist worker has been handed and not yet run.
+
+        Read from xdist's worker queue (``WorkerInteractor.torun``); if that ever
+        moves, a worker explores one tool at a time, which is slower but as right.
+        """
+        for plugin in self.config.pluginmanager.get_plugins():
+            queue = getattr(plugin, "torun", None)
+            session = getattr(plugin, "session", None)
+            if queue is None or session is None or not hasattr(queue, "lock"):
+                continue
+            try:
+                with queue.lock() as pending:
+                    indexes = [i for i in pending if isinstance(i, int)]
+                items = session.items
+                return {
+                    id(items[i].subject) for i in indexes if isinstance(items[i], CheckItem)
+                }
+            except Exception:
+                return set()
+        return set()
 
     def _start_early(self) -> None:
         """Start loading the command line's targets now, while pytest starts up.

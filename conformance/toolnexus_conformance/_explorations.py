@@ -10,7 +10,7 @@ known by name, the loop is replaced, and the rest of the group carries on.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ._calls import scratch_cwd
@@ -46,13 +46,14 @@ class Explorations:
         loop: BackgroundLoop,
         *,
         workers: SearchWorkers | None = None,
-        prefetch: bool = True,
+        prefetch: bool | Callable[[], set[int]] = True,
     ) -> None:
         self.options = options
         self.loop = loop
         self.workers = workers or shared_workers(max(2, min(16, 2 * options.concurrency)))
-        #: Explore the whole group at the first ask (off under xdist: a worker
-        #: explores only the tools its own items need).
+        #: Explore the whole group at the first ask; or, given a function, only the
+        #: tools whose ids it returns (under xdist: those of the items queued on
+        #: this worker, so a worker explores only the tools its own items need).
         self.prefetch = prefetch
         self._plans: dict[int, _Plan] = {}
         self._done: dict[int, Observation] = {}
@@ -77,10 +78,14 @@ class Explorations:
             raise KeyError(f"no exploration was planned for {subject.display_name!r}")
         batch = [plan]
         if self.prefetch:
+            wanted = self.prefetch() if callable(self.prefetch) else None
             batch += [
                 p
                 for k, p in self._plans.items()
-                if k != key and p.group == plan.group and k not in self._done
+                if k != key
+                and p.group == plan.group
+                and k not in self._done
+                and (wanted is None or k in wanted)
             ]
         self._run(batch)
         return self._done[key]

@@ -29,7 +29,7 @@ from ._model import Skip
 from ._observation import CancelDuring, Observation, Phase, Stream, TaskCancel, properties_for
 from ._options import RunOptions
 from ._safety import may_execute
-from ._search import Call, Failure, args_key, build_strategy, search, simplest
+from ._search import BUILD_LIMIT, Call, Failure, args_key, build_strategy, search, simplest
 from ._subject import ToolSubject
 from ._workers import SearchWorkers
 
@@ -134,8 +134,10 @@ async def explore_tool(
 async def _explore(env: _Env, phases: frozenset[Phase]) -> None:
     observation, options, schema = env.observation, env.options, env.subject.input_schema
     valid_needed = bool(phases - {Phase.INVALID})
-    valid = await _strategy(env, schema, invalid=False) if valid_needed else None
-    invalid = await _strategy(env, schema, invalid=True) if Phase.INVALID in phases else None
+    valid, invalid = await asyncio.gather(
+        _strategy(env, schema, invalid=False) if valid_needed else _none(),
+        _strategy(env, schema, invalid=True) if Phase.INVALID in phases else _none(),
+    )
     if valid is not None and phases & {*_TIMING, Phase.MCP_AFTER_CANCEL, Phase.VALID}:
         try:
             observation.simplest = await simplest(valid, options, env.workers)
@@ -215,10 +217,22 @@ async def _recheck(env: _Env, timing: list[Phase]) -> bool:
     return False
 
 
+async def _none() -> None:
+    return None
+
+
 async def _strategy(env: _Env, schema: Any, *, invalid: bool) -> Any:
     """Built on a worker thread: compiling a large schema is our work, not the tool's."""
+    work = env.workers.run(lambda: build_strategy(schema, invalid=invalid))
     try:
-        return await env.workers.run(lambda: build_strategy(schema, invalid=invalid))
+        done, _ = await asyncio.wait({work}, timeout=BUILD_LIMIT)
+        if not done:
+            env.workers.wedged()
+            raise Skip(
+                f"building arguments for this schema took longer than {BUILD_LIMIT:g}s"
+                " (TN302 reports schemas too large to use)"
+            )
+        return work.result()
     except Skip as skip:
         for stream in (Stream.INVALID,) if invalid else (Stream.VALID, Stream.NO_CONTEXT):
             env.observation.stream_skips[stream] = skip.reason

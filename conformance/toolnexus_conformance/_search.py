@@ -50,8 +50,8 @@ __all__ = [
     "simplest",
 ]
 
-#: Bound on building the simplest example of a schema.
-BUILD_LIMIT = 30.0
+#: Bound on compiling a schema into a strategy, and on finding its simplest example.
+BUILD_LIMIT = 10.0
 
 
 @dataclass(frozen=True, slots=True)
