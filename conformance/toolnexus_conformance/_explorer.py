@@ -458,18 +458,24 @@ async def _concurrent(env: _Env) -> None:
                 "when run concurrently, but did alone",
             )
             return
-        if _result_key(one.outcome) != _result_key(many):
-            # Output that changes with time (a timestamp) is no mix-up: the same call,
-            # made alone again now, must still disagree with the concurrent answer.
-            again = await env.call(one.args, ToolContext(), timeout)
-            if _result_key(again) == _result_key(many):
-                continue
-            from ._calls import show
+        mine, theirs = _result_key(one.outcome), _result_key(many)
+        if mine == theirs:
+            continue
+        others = {_result_key(c.outcome) for c in alone if c is not one}
+        failed_alone, failed_together = mine[2] is not False, theirs[2] is not False
+        # A mix-up is another call's answer, or a failure only concurrency causes. Output
+        # that changes from call to call (a timestamp) is neither.
+        if theirs not in others and failed_alone == failed_together:
+            continue
+        again = await env.call(one.args, ToolContext(), timeout)
+        if _result_key(again) == theirs:
+            continue  # alone, now, it answers the same: no mix-up
+        from ._calls import show
 
-            observation.concurrent = Failure(
-                batch,
-                f"call {index + 1} of {len(batch)} gave {show(many)} when run concurrently but "
-                f"{show(one.outcome)} alone",
-                got=show(many),
-            )
-            return
+        observation.concurrent = Failure(
+            batch,
+            f"call {index + 1} of {len(batch)} gave {show(many)} when run concurrently but "
+            f"{show(one.outcome)} alone",
+            got=show(many),
+        )
+        return

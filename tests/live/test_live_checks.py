@@ -174,7 +174,9 @@ def test_a_hanging_sync_tool_is_reported_and_the_process_exits(tmp_path: Path) -
     assert any(
         line.startswith("TN803 failed the call did not return within 0.5s") for line in lines
     )
-    assert any(line.startswith("TN601 skipped not judged: the tool did not answer") for line in lines)
+    assert any(
+        line.startswith("TN601 skipped not judged: the tool did not answer") for line in lines
+    )
     assert any(line.startswith("TN702 failed") for line in lines)
 
 

@@ -1,0 +1,217 @@
+"""One exploration per tool: what it calls, how often, and what the checks make of it."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import pytest
+from _corpus import LIVE
+from toolnexus_conformance._explorations import Explorations
+from toolnexus_conformance._loop import BackgroundLoop
+from toolnexus_conformance._model import Outcome, Verdict
+from toolnexus_conformance._options import ExecuteMode, RunOptions
+from toolnexus_conformance._runner import applicable_checks, check_tools, plan
+from toolnexus_conformance._subject import read_subjects
+
+from toolnexus_ref import ToolAnnotations, ToolResult
+
+FAST = RunOptions(execute=ExecuteMode.ALL, examples=10, grace=0.3, call_timeout=0.5)
+NUMBER: dict[str, Any] = {
+    "type": "object",
+    "properties": {"n": {"type": "integer"}},
+    "required": ["n"],
+    "additionalProperties": False,
+}
+
+
+class Counted:
+    """A well-behaved tool that counts its calls and the threads it was called from."""
+
+    description = "Echoes n."
+    source = "custom"
+    input_schema: ClassVar[dict[str, Any]] = NUMBER
+
+    def __init__(self, name: str = "counted", *, read_only: bool = False) -> None:
+        self.name = name
+        self.calls: list[Any] = []
+        self.annotations = ToolAnnotations(read_only=read_only or None)
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        self.calls.append(args)
+        if not isinstance(args, Mapping) or set(args) != {"n"} or type(args["n"]) is not int:
+            return ToolResult.error("'n' must be an integer, and the only argument")
+        if ctx is not None and ctx.is_cancelled():
+            return ToolResult.error("Cancelled")
+        return ToolResult.ok(str(args["n"]))
+
+
+def _by_code(verdicts: list[Verdict]) -> dict[str, Verdict]:
+    return {v.check.code: v for v in verdicts}
+
+
+def test_every_live_check_is_judged_from_one_exploration() -> None:
+    tool = Counted()
+    verdicts = check_tools(tool, select=LIVE, options=FAST)
+    live = [v for v in verdicts if v.check.live]
+    assert len(live) > 15
+    assert all(v.outcome is not Outcome.FAILED for v in live), [v.message for v in live]
+    # Three streams of ten examples and the timing probes, not one search per check.
+    assert len(tool.calls) <= 3 * FAST.examples + 8
+
+
+def test_the_simplest_arguments_come_first() -> None:
+    tool = Counted()
+    check_tools(tool, select=["TN601"], options=FAST)
+    assert tool.calls[0] == {"n": 0}
+
+
+class Hangs:
+    description = "Never answers."
+    source = "custom"
+    input_schema: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.calls = 0
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        self.calls += 1
+        threading.Event().wait(86400)
+
+
+def test_a_hang_is_one_finding_and_the_checks_it_blocks_say_so() -> None:
+    tool = Hangs("hangs")
+    verdicts = _by_code(check_tools(tool, select=LIVE, options=FAST))
+    assert verdicts["TN803"].outcome is Outcome.FAILED
+    assert verdicts["TN803"].severity.value == "warning"
+    for code in ("TN501", "TN601", "TN602", "TN603", "TN604"):
+        assert verdicts[code].outcome is Outcome.SKIPPED, code
+        assert "(TN803)" in verdicts[code].message
+    # Ignoring a cancel or a deadline is a fault of its own, found by the short probes.
+    assert verdicts["TN702"].outcome is Outcome.FAILED
+    assert verdicts["TN801"].outcome is Outcome.FAILED
+    # Called once by the streams, then only by the bounded timing probes.
+    assert tool.calls <= 4
+
+
+def test_hanging_tools_are_waited_out_together() -> None:
+    tools = [Hangs(f"hangs_{i}") for i in range(6)]
+    started: list[float] = []
+
+    class Stamped(Hangs):
+        def execute(self, args: Any, ctx: Any = None) -> Any:
+            started.append(time.monotonic())
+            return super().execute(args, ctx)
+
+    tools = [Stamped(f"hangs_{i}") for i in range(6)]
+    verdicts = check_tools(tools, select=["TN803"], options=FAST)
+    assert [v.outcome for v in verdicts] == [Outcome.FAILED] * 6
+    # Every tool's call started before the first one had timed out: they were waited
+    # out together, not one after another.
+    assert max(started) - min(started) < FAST.call_timeout
+
+
+def test_tools_of_a_target_are_called_at_once() -> None:
+    inside = 0
+    most = 0
+    lock = threading.Lock()
+
+    class Slow(Counted):
+        def execute(self, args: Any, ctx: Any = None) -> Any:
+            nonlocal inside, most
+            with lock:
+                inside += 1
+                most = max(most, inside)
+            time.sleep(0.02)
+            with lock:
+                inside -= 1
+            return super().execute(args, ctx)
+
+    tools = [Slow(f"slow_{i}") for i in range(4)]
+    check_tools(tools, select=["TN601"], options=FAST)
+    assert most > 1
+
+
+def _fields(options: RunOptions) -> dict[str, Any]:
+    return {name: getattr(options, name) for name in options.__dataclass_fields__}
+
+
+def test_concurrency_one_explores_one_tool_at_a_time() -> None:
+    inside = 0
+    most = 0
+    lock = threading.Lock()
+
+    class Slow(Counted):
+        def execute(self, args: Any, ctx: Any = None) -> Any:
+            nonlocal inside, most
+            with lock:
+                inside += 1
+                most = max(most, inside)
+            time.sleep(0.01)
+            with lock:
+                inside -= 1
+            return super().execute(args, ctx)
+
+    options = RunOptions(**{**_fields(FAST), "concurrency": 1})
+    check_tools([Slow(f"slow_{i}") for i in range(3)], select=["TN601"], options=options)
+    assert most == 1
+
+
+def test_the_same_seed_sends_the_same_arguments() -> None:
+    options = RunOptions(**{**_fields(FAST), "seed": 1234})
+    first, second = Counted(), Counted()
+    check_tools(first, select=["TN601", "TN602"], options=options)
+    check_tools(second, select=["TN601", "TN602"], options=options)
+    assert first.calls == second.calls
+
+
+def test_only_the_phases_the_selected_checks_need_are_made() -> None:
+    tool = Counted()
+    loop = BackgroundLoop()
+    try:
+        explorations = Explorations(FAST, loop)
+        subject = read_subjects([tool], "t")[0]
+        plan(explorations, subject, applicable_checks(["TN701"]), group="t")
+        observation = explorations.observation(subject)
+    finally:
+        loop.close()
+    assert observation.streams == {}
+    assert observation.cancel_before is not None
+    assert len(tool.calls) == 1
+
+
+def test_a_tool_whose_output_changes_with_time_is_no_concurrency_mix_up() -> None:
+    class Clock(Counted):
+        def execute(self, args: Any, ctx: Any = None) -> Any:
+            if not isinstance(args, Mapping) or not isinstance(args.get("n"), int):
+                return ToolResult.error("'n' must be an integer")
+            return ToolResult.ok(f"{args['n']} at {time.monotonic_ns()}")
+
+    tool = Clock()
+    tool.annotations = ToolAnnotations(read_only=True, idempotent=True)
+    verdict = _by_code(check_tools(tool, select=["TN901"], options=FAST))["TN901"]
+    # Every answer differs from every other, and none is another call's answer.
+    assert verdict.outcome is Outcome.PASSED, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("answer", "fires"),
+    [
+        ("MISSING_API_KEY is not set", True),
+        ("Invalid value for 'n': must be positive", False),  # the tool judging its arguments
+    ],
+)
+def test_every_valid_call_erroring_is_a_warning_unless_the_errors_are_about_arguments(
+    answer: str, fires: bool
+) -> None:
+    class Refuses(Counted):
+        def execute(self, args: Any, ctx: Any = None) -> Any:
+            return ToolResult.error(answer)
+
+    verdict = _by_code(check_tools(Refuses(), select=["TN605"], options=FAST))["TN605"]
+    assert (verdict.outcome is Outcome.FAILED) is fires
+    if fires:
+        assert answer in verdict.message
