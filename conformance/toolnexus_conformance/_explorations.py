@@ -50,7 +50,7 @@ class Explorations:
     ) -> None:
         self.options = options
         self.loop = loop
-        self.workers = workers or shared_workers(max(2, min(16, 2 * options.concurrency)))
+        self.workers = workers or shared_workers(max(2, min(32, 2 * options.concurrency)))
         #: Explore the whole group at the first ask; or, given a function, only the
         #: tools whose ids it returns (under xdist: those of the items queued on
         #: this worker, so a worker explores only the tools its own items need).

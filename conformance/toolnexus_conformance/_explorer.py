@@ -29,7 +29,16 @@ from ._model import Skip
 from ._observation import CancelDuring, Observation, Phase, Stream, TaskCancel, properties_for
 from ._options import RunOptions
 from ._safety import may_execute
-from ._search import BUILD_LIMIT, Call, Failure, args_key, build_strategy, search, simplest
+from ._search import (
+    BUILD_LIMIT,
+    Call,
+    Failure,
+    Lane,
+    args_key,
+    build_strategy,
+    search,
+    simplest,
+)
 from ._subject import ToolSubject
 from ._workers import SearchWorkers
 
@@ -140,19 +149,18 @@ async def _explore(env: _Env, phases: frozenset[Phase]) -> None:
     )
     if valid is not None and phases & {*_TIMING, Phase.MCP_AFTER_CANCEL, Phase.VALID}:
         try:
-            observation.simplest = await simplest(valid, options, env.workers)
+            observation.simplest = await simplest(valid, options, env.workers.builders)
         except Skip as skip:
             observation.simplest_skip = skip.reason
     elif valid is None:
         observation.simplest_skip = observation.stream_skips.get(Stream.VALID)
 
     streams: list[Callable[[], Awaitable[None]]] = []
-    if valid is not None and Phase.VALID in phases:
-        streams.append(lambda: _stream(env, Stream.VALID, valid))
+    no_context = valid is not None and Phase.NO_CONTEXT in phases
+    if valid is not None and (Phase.VALID in phases or no_context):
+        streams.append(lambda: _stream(env, Stream.VALID, valid, with_no_context=no_context))
     if invalid is not None:
-        streams.append(lambda: _stream(env, Stream.INVALID, invalid))
-    if valid is not None and Phase.NO_CONTEXT in phases:
-        streams.append(lambda: _stream(env, Stream.NO_CONTEXT, valid))
+        streams.append(lambda: _stream(env, Stream.INVALID, invalid, with_no_context=False))
     timing = [p for p in (*_TIMING, Phase.MCP_AFTER_CANCEL) if p in phases]
 
     if annotations_of(env.subject.tool).read_only is True:
@@ -203,6 +211,8 @@ async def _recheck(env: _Env, timing: list[Phase]) -> bool:
     if during is not None and (
         during.call.outcome.timed_out
         or (during.fired is not None and parts(during.call.outcome.value)[2] is False)
+        or during.server_problem is not None  # another tool may have kept the server busy
+        or during.late_progress
     ):
         again.append(Phase.CANCEL_DURING)
         if Phase.MCP_AFTER_CANCEL in timing:
@@ -212,6 +222,10 @@ async def _recheck(env: _Env, timing: list[Phase]) -> bool:
     if observation.task_cancel is not None and observation.task_cancel.what == "still-running":
         again.append(Phase.TASK_CANCEL)
     if again and observation.unresponsive is None and observation.blocked_loop is None:
+        mcp = _mcp_declared(env.subject) if env.subject.source == "mcp" else None
+        if mcp is not None:
+            # Let the server finish what earlier calls left it doing before judging again.
+            await mcp[0].probe(env.options.call_timeout)
         await _timing(env, again)
         return True
     return False
@@ -223,11 +237,11 @@ async def _none() -> None:
 
 async def _strategy(env: _Env, schema: Any, *, invalid: bool) -> Any:
     """Built on a worker thread: compiling a large schema is our work, not the tool's."""
-    work = env.workers.run(lambda: build_strategy(schema, invalid=invalid))
+    work = env.workers.builders.run(lambda: build_strategy(schema, invalid=invalid))
     try:
         done, _ = await asyncio.wait({work}, timeout=BUILD_LIMIT)
         if not done:
-            env.workers.wedged()
+            env.workers.builders.wedged()
             raise Skip(
                 f"building arguments for this schema took longer than {BUILD_LIMIT:g}s"
                 " (TN302 reports schemas too large to use)"
@@ -239,34 +253,48 @@ async def _strategy(env: _Env, schema: Any, *, invalid: bool) -> Any:
         return None
 
 
-async def _stream(env: _Env, stream: Stream, strategy: Any) -> None:
+async def _stream(
+    env: _Env, stream: Stream, strategy: Any, *, with_no_context: bool, with_context: bool = True
+) -> None:
+    """One search; the valid one also calls each example without a context (TN603)."""
     options, subject = env.options, env.subject
-    no_context = stream is Stream.NO_CONTEXT
     timeout = options.call_timeout
 
-    async def call(args: Any) -> CallOutcome:
-        return await env.call(args, None if no_context else ToolContext(), timeout)
+    async def with_ctx(args: Any) -> CallOutcome:
+        return await env.call(args, ToolContext(), timeout)
 
-    result = await search(
+    async def without_ctx(args: Any) -> CallOutcome:
+        return await env.call(args, None, timeout)
+
+    streams: list[Stream] = []
+    lanes: list[Lane] = []
+    if with_context:
+        streams.append(stream)
+        lanes.append(Lane(with_ctx, properties_for(stream, env.codes), env.with_ctx))
+    if with_no_context:
+        streams.append(Stream.NO_CONTEXT)
+        lanes.append(
+            Lane(without_ctx, properties_for(Stream.NO_CONTEXT, env.codes), env.without_ctx)
+        )
+    results = await search(
         strategy,
-        call,
-        properties_for(stream, env.codes),
+        lanes,
         options,
         workers=env.workers,
         key=f"{stream.value}\0{subject.target}\0{subject.display_name}",
         schema=subject.input_schema,
         bound=timeout + 5.0,
         examples=options.examples,
-        cache=env.without_ctx if no_context else env.with_ctx,
         invalid=stream is Stream.INVALID,
         first=None if stream is Stream.INVALID else env.observation.simplest,
     )
-    env.observation.streams[stream] = result
-    if result.hang is not None and env.observation.unresponsive is None:
-        if result.hang.outcome.blocked_loop:
-            env.observation.blocked_loop = "an earlier call blocked the event loop"
-        else:
-            env.observation.unresponsive = result.hang
+    for name, result in zip(streams, results, strict=True):
+        env.observation.streams[name] = result
+        if result.hang is not None and env.observation.unresponsive is None:
+            if result.hang.outcome.blocked_loop:
+                env.observation.blocked_loop = "an earlier call blocked the event loop"
+            else:
+                env.observation.unresponsive = result.hang
 
 
 # -- timing probes -------------------------------------------------------------------

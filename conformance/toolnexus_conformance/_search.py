@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Call",
     "Failure",
+    "Lane",
     "Property",
     "SearchResult",
     "args_key",
@@ -233,10 +234,24 @@ def _collect(exc: BaseException, into: dict[str, Failure], *, flaky: bool = Fals
             _collect(inner, into, flaky=flaky or isinstance(exc, Flaky))
 
 
+@dataclass(frozen=True, slots=True)
+class Lane:
+    """One way of calling the tool with each drawn example, and the rules for its calls.
+
+    A search may have several: the valid stream calls each example with a context
+    and again without one, so both are judged on the same arguments and hypothesis
+    draws them once.
+    """
+
+    call: Callable[[Any], Coroutine[Any, Any, CallOutcome]]
+    properties: Sequence[Property]
+    #: Calls already made this way, by arguments.
+    cache: MutableMapping[str, Call]
+
+
 async def search(
     strategy: SearchStrategy[Any],
-    call: Callable[[Any], Coroutine[Any, Any, CallOutcome]],
-    properties: Sequence[Property],
+    lanes: Sequence[Lane],
     options: RunOptions,
     *,
     workers: SearchWorkers,
@@ -244,64 +259,72 @@ async def search(
     schema: Any,
     bound: float,
     examples: int,
-    cache: MutableMapping[str, Call],
     invalid: bool = False,
     first: Any = None,
-) -> SearchResult:
-    """Call the tool over ``strategy``; every property judges every call.
+) -> list[SearchResult]:
+    """Call the tool over ``strategy`` in every lane; every rule judges its lane's calls.
 
-    ``bound`` caps one call as seen from the worker thread; ``cache`` holds the
-    calls already made with these arguments (and the same kind of context).
-    ``first`` (the simplest arguments) is called before anything generated: a slow
-    tool spends its budget on the call every check can read, and a failure there
-    is already as small as it gets.
+    ``bound`` caps one call as seen from the worker thread. ``first`` (the simplest
+    arguments) is called before anything generated: a slow tool spends its budget on
+    the call every check can read, and a failure there is already as small as it gets.
+    One result per lane, in order.
     """
     loop = asyncio.get_running_loop()
-    result = SearchResult()
+    results = [SearchResult() for _ in lanes]
     stopped = threading.Event()
     budget_ends: list[float] = []  # set at the first real call, so set-up is free
     seen: dict[str, Failure] = {}  # every property's first failure, shrunk or not
+
+    def made_by(index: int, lane: Lane, args: Any, mutation: str | None) -> Call | None:
+        cache_key = args_key(args)
+        made = lane.cache.get(cache_key)
+        if made is not None:
+            if made.mutation is None and mutation is not None:
+                made = replace(made, mutation=mutation)
+            return made
+        now = time.monotonic()
+        if not budget_ends:
+            budget_ends.append(now + options.search_budget)
+        elif now > budget_ends[0]:
+            return None  # the budget is spent: later examples are drawn but not called
+        future = asyncio.run_coroutine_threadsafe(lane.call(args), loop)
+        try:
+            outcome = future.result(bound)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            outcome = CallOutcome(args, timed_out=True, elapsed=bound)
+        made = Call(args, outcome, mutation)
+        results[index].calls.append(made)
+        if outcome.timed_out:
+            results[index].hang = made
+            raise _Stop
+        lane.cache[cache_key] = made
+        return made
 
     def body(drawn: Any) -> None:
         if stopped.is_set():
             raise _Stop
         args, mutation = (drawn.value, str(drawn.mutation)) if invalid else (drawn, None)
-        cache_key = args_key(args)
-        made = cache.get(cache_key)
-        if made is None:
-            now = time.monotonic()
-            if not budget_ends:
-                budget_ends.append(now + options.search_budget)
-            elif now > budget_ends[0]:
-                return  # the budget is spent: later examples are drawn but not called
-            future = asyncio.run_coroutine_threadsafe(call(args), loop)
-            try:
-                outcome = future.result(bound)
-            except concurrent.futures.TimeoutError:
-                future.cancel()
-                outcome = CallOutcome(args, timed_out=True, elapsed=bound)
-            made = Call(args, outcome, mutation)
-            result.calls.append(made)
-            if outcome.timed_out:
-                result.hang = made
-                raise _Stop
-            cache[cache_key] = made
-        elif made.mutation is None and mutation is not None:
-            made = replace(made, mutation=mutation)
-        failing: list[tuple[str, str]] = []
-        for prop in properties:
-            message = prop.judge(made)
-            if message is not None:
-                failing.append((prop.code, message))
+        failing: list[tuple[str, str, str]] = []
+        for index, lane in enumerate(lanes):
+            made = made_by(index, lane, args, mutation)
+            if made is None:
+                continue
+            from ._calls import show
+
+            for prop in lane.properties:
+                message = prop.judge(made)
+                if message is not None:
+                    failing.append((prop.code, message, show(made.outcome)))
         if not failing:
             return
-        from ._calls import show
-
-        got = show(made.outcome)
-        for code, message in failing:
+        for code, message, got in failing:
             seen.setdefault(code, Failure(args, message, got=got, mutation=mutation))
-        code, message = failing[0]
+        code, message, got = failing[0]
         raise _falsified(code)(Failure(args, message, got=got, mutation=mutation))
+
+    failures: dict[str, Failure] = {}
+    skipped: list[str] = []
 
     def run() -> None:
         import hypothesis
@@ -319,26 +342,30 @@ async def search(
             with with_reporter(lambda _text: None):  # findings carry the example instead
                 test()
         except Unsatisfiable as exc:
-            result.skipped = f"no arguments could be generated for this schema: {exc}"
+            skipped.append(f"no arguments could be generated for this schema: {exc}")
         except HypothesisException as exc:
             if not _has_failure(exc):
-                result.skipped = f"argument generation failed: {type(exc).__name__}: {exc}"
-            _collect(exc, result.failures)
+                skipped.append(f"argument generation failed: {type(exc).__name__}: {exc}")
+            _collect(exc, failures)
         except _Stop:
             pass
         except BaseException as exc:
-            _collect(exc, result.failures)
-            if not result.failures and not seen:
+            _collect(exc, failures)
+            if not failures and not seen:
                 # Not the tool's doing: never blame a tool for our own failure.
-                result.skipped = f"argument generation failed: {type(exc).__name__}: {exc}"
+                skipped.append(f"argument generation failed: {type(exc).__name__}: {exc}")
 
     try:
         await workers.run(run)
     finally:
         stopped.set()
     for code, failure in seen.items():  # failures another property hid on the same call
-        result.failures.setdefault(code, failure)
-    return result
+        failures.setdefault(code, failure)
+    for lane, result in zip(lanes, results, strict=True):
+        codes = {prop.code for prop in lane.properties}
+        result.failures = {code: f for code, f in failures.items() if code in codes}
+        result.skipped = skipped[0] if skipped else None
+    return results
 
 
 def _has_failure(exc: BaseException) -> bool:

@@ -34,6 +34,19 @@ class SearchWorkers:
         self._lock = threading.Lock()
         self._threads = 0
         self._idle = 0
+        self._builders: SearchWorkers | None = None
+
+    @property
+    def builders(self) -> SearchWorkers:
+        """A pool of its own for compiling schemas and finding simplest examples.
+
+        That work never waits for a tool; queued behind searches that wait for a slow
+        server, its bound would measure the queue instead of the work.
+        """
+        with self._lock:
+            if self._builders is None:
+                self._builders = SearchWorkers(2, name="toolnexus-build")
+            return self._builders
 
     @property
     def threads(self) -> int:
