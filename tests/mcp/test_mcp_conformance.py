@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -56,7 +55,6 @@ def stdio_target(script: str, *args: str) -> str:
 def test_defective_server_through_the_plugin(pytester: pytest.Pytester, tmp_path: Path) -> None:
     marker = tmp_path / "wiped"
     report = tmp_path / "report.json"
-    started = time.monotonic()
     result = pytester.runpytest_subprocess(
         "-p",
         "no:cacheprovider",
@@ -68,7 +66,6 @@ def test_defective_server_through_the_plugin(pytester: pytest.Pytester, tmp_path
         "--toolnexus-report",
         str(report),
     )
-    assert time.monotonic() - started < 90
     assert not marker.exists(), "the destructive tool was called"
     records = json.loads(report.read_text())
     rows = records["results"]
