@@ -10,11 +10,14 @@ from typing import Any
 import mcp_types
 from mcp import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from pydantic import ValidationError
 
 from .._output import to_output
 from .._result import ToolResult
 
-__all__ = ["from_call_result", "from_mcp_error", "output_schema_errors"]
+__all__ = ["describe_invalid", "from_call_result", "from_mcp_error", "output_schema_errors"]
+
+_SHOWN = 60
 
 
 def _decoded_size(data: str) -> int | None:
@@ -104,3 +107,29 @@ def output_schema_errors(schema: Mapping[str, Any], structured: Any) -> list[str
         f"{format_json_path(e.absolute_path)}: {e.message}"
         for e in list(validator.iter_errors(structured))[:5]
     ]
+
+
+def describe_invalid(exc: ValidationError, *, limit: int = 3) -> str:
+    """What was wrong with a result the protocol's types refused, in a line or three.
+
+    The offending value is shown only in brief: a malformed 20 MB result must not
+    become a 20 MB message.
+    """
+    parts: list[str] = []
+    errors = exc.errors(include_url=False)
+    for error in errors[:limit]:
+        where = ".".join(str(p) for p in error["loc"]) or "the result"
+        if error["type"] == "missing":
+            parts.append(f"{where} is missing")
+            continue
+        parts.append(f"{where}: {error['msg']} (got {_brief(error.get('input'))})")
+    if len(errors) > limit:
+        parts.append(f"and {len(errors) - limit} more")
+    return "; ".join(parts) or str(exc)[:200]
+
+
+def _brief(value: Any) -> str:
+    shown = repr(value)
+    if len(shown) > _SHOWN:
+        shown = shown[:_SHOWN] + "..."
+    return f"{type(value).__name__} {shown}"

@@ -25,6 +25,8 @@ from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from ._framing import MAX_MESSAGE_BYTES, LineReader, LineTooLong, StdoutNoise
+
 __all__ = ["ServerProcess", "stdio_transport"]
 
 #: How long a server may take to exit once its stdin closes, before its group is signalled.
@@ -45,18 +47,33 @@ class ServerProcess:
     #: Set when the server's stdout reached end of file (it exited or closed it).
     stdout_closed: anyio.Event | None = None
     closing: bool = False
+    #: What the server wrote on stdout that is not JSON-RPC.
+    noise: StdoutNoise = field(default_factory=StdoutNoise)
+    #: Why the kit stopped reading the server's stdout, when it did (a flood, an endless line).
+    fault: str | None = None
 
     @property
     def returncode(self) -> int | None:
         return None if self.process is None else self.process.returncode
 
-    def stderr_tail(self, lines: int = 20) -> str:
-        """The last lines the server wrote to stderr (decoded leniently)."""
+    def stderr_size(self) -> int:
+        """How many bytes the server has written to stderr so far (a mark for ``stderr_tail``)."""
+        try:
+            return self.stderr_file.seek(0, os.SEEK_END)
+        except (OSError, ValueError):
+            return 0
+
+    def stderr_tail(self, lines: int = 20, *, since: int = 0) -> str:
+        """The last lines the server wrote to stderr after byte ``since`` (decoded leniently).
+
+        A crash is explained by what the server wrote while it crashed, not by a
+        traceback an earlier call left: pass the ``stderr_size()`` taken before the call.
+        """
         try:
             handle = self.stderr_file
             handle.flush()
             size = handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, size - _TAIL_BYTES))
+            handle.seek(max(since, size - _TAIL_BYTES, 0))
             data = handle.read()
         except (OSError, ValueError):
             return ""
@@ -140,15 +157,27 @@ async def stdio_transport(
 
     async def stdout_reader() -> None:
         assert process.stdout is not None
-        buffer = b""
+        reader = LineReader(MAX_MESSAGE_BYTES)
         try:
             async with read_writer:
                 async for chunk in process.stdout:
-                    buffer += chunk
-                    *lines, buffer = buffer.split(b"\n")
-                    for line in lines:
-                        if line.strip():
-                            await read_writer.send(_parse(line))
+                    for line in reader.feed(chunk):
+                        message = _parse(line)
+                        if message is not None:
+                            await read_writer.send(message)
+                        elif line.strip():
+                            info.noise.record(line)
+                            if info.noise.flooding:
+                                info.fault = f"stdout flooded: {info.noise.describe()}"
+                                _kill_group(process.pid, signal.SIGTERM)
+                                return
+        except LineTooLong as exc:
+            info.fault = (
+                f"the server sent a line of more than {MAX_MESSAGE_BYTES // 2**20} MiB"
+                f" ({exc.args[0]} bytes) without ending it; a JSON-RPC message over stdio is"
+                " one line"
+            )
+            _kill_group(process.pid, signal.SIGTERM)  # nobody reads it any more
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass
         finally:
@@ -181,9 +210,12 @@ async def stdio_transport(
             group.cancel_scope.cancel()
 
 
-def _parse(line: bytes) -> SessionMessage | Exception:
+def _parse(line: bytes) -> SessionMessage | None:
+    """The line as a JSON-RPC message, or ``None`` when it is something else (noise)."""
+    if not line.lstrip().startswith(b"{"):
+        return None
     try:
         message: Any = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-    except ValueError as exc:
-        return exc
+    except ValueError:
+        return None
     return SessionMessage(message)
