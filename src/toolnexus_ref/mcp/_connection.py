@@ -335,6 +335,11 @@ class ServerConnection:
         self._fail(f"server exited (code {shown})", stderr_since=since)
 
     @property
+    def process(self) -> ServerProcess | None:
+        """The server's process (stdio servers only), for its pid, stderr and exit code."""
+        return self._process
+
+    @property
     def alive(self) -> bool:
         return self._client is not None and self.status.state == "connected"
 

@@ -112,20 +112,65 @@ def output_schema_errors(schema: Mapping[str, Any], structured: Any) -> list[str
 def describe_invalid(exc: ValidationError, *, limit: int = 3) -> str:
     """What was wrong with a result the protocol's types refused, in a line or three.
 
-    The offending value is shown only in brief: a malformed 20 MB result must not
-    become a 20 MB message.
+    A value that matches no member of a union (a content block of an unknown
+    type) is one problem, not one per member. The offending value is shown only in
+    brief: a malformed 20 MB result must not become a 20 MB message.
     """
     parts: list[str] = []
-    errors = exc.errors(include_url=False)
-    for error in errors[:limit]:
-        where = ".".join(str(p) for p in error["loc"]) or "the result"
-        if error["type"] == "missing":
-            parts.append(f"{where} is missing")
+    unions: dict[tuple[Any, ...], _UnionMiss] = {}
+    for error in exc.errors(include_url=False):
+        loc = tuple(error["loc"])
+        cut = next((i for i, part in enumerate(loc) if _is_member(part)), None)
+        if cut is not None:
+            miss = unions.get(loc[:cut])
+            if miss is None:
+                miss = unions[loc[:cut]] = _UnionMiss(_where(loc[:cut]))
+                parts.append("")  # its place in the order; filled in below
+                miss.index = len(parts) - 1
+            miss.note(error, loc[cut + 1 :])
             continue
-        parts.append(f"{where}: {error['msg']} (got {_brief(error.get('input'))})")
-    if len(errors) > limit:
-        parts.append(f"and {len(errors) - limit} more")
-    return "; ".join(parts) or str(exc)[:200]
+        if error["type"] == "missing":
+            parts.append(f"{_where(loc)} is missing")
+        else:
+            parts.append(f"{_where(loc)}: {error['msg']} (got {_brief(error.get('input'))})")
+    for miss in unions.values():
+        parts[miss.index] = miss.describe()
+    shown = parts[:limit]
+    if len(parts) > limit:
+        shown.append(f"and {len(parts) - limit} more")
+    return "; ".join(shown) or str(exc)[:200]
+
+
+def _is_member(part: Any) -> bool:
+    """A union member's name in an error location (``TextContent``), not a field or an index."""
+    return isinstance(part, str) and part[:1].isupper()
+
+
+def _where(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "the result"
+
+
+class _UnionMiss:
+    """The errors of one value that matched none of a union's members."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.index = 0
+        self.expected: list[str] = []
+        self.got: Any = None
+
+    def note(self, error: Any, rest: tuple[Any, ...]) -> None:
+        if rest == ("type",) and error["type"] == "literal_error":
+            self.got = error.get("input")
+            expected = (error.get("ctx") or {}).get("expected")
+            if isinstance(expected, str):
+                self.expected.append(expected)
+
+    def describe(self) -> str:
+        if self.got is not None:
+            allowed = ", ".join(self.expected) or "another type"
+            return f"{self.where}: unknown type {self.got!r} (the protocol defines {allowed})"
+        return f"{self.where}: matches none of the shapes the protocol defines"
 
 
 def _brief(value: Any) -> str:

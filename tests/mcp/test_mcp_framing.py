@@ -1,0 +1,55 @@
+"""``LineReader`` and ``StdoutNoise``: how a server's stdout becomes messages, within bounds."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolnexus_ref.mcp._framing import (
+    MAX_NOISE_LINES,
+    LineReader,
+    LineTooLong,
+    StdoutNoise,
+)
+
+
+def test_lines_split_across_chunks_come_out_whole() -> None:
+    reader = LineReader(limit=100)
+    assert reader.feed(b'{"a"') == []
+    assert reader.feed(b': 1}\n{"b": ') == [b'{"a": 1}']
+    assert reader.pending == 6
+    assert reader.feed(b"2}\n\n") == [b'{"b": 2}', b""]
+    assert reader.pending == 0
+
+
+def test_many_lines_in_one_chunk() -> None:
+    reader = LineReader(limit=100)
+    assert reader.feed(b"1\n2\n3\n4") == [b"1", b"2", b"3"]
+    assert reader.feed(b"\n") == [b"4"]
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 4096])
+def test_a_line_that_never_ends_is_refused_at_the_limit(chunk: int) -> None:
+    reader = LineReader(limit=10_000)
+    with pytest.raises(LineTooLong) as info:
+        for _ in range(100_000):
+            reader.feed(b"x" * chunk)
+    assert 10_000 < info.value.args[0] <= 10_000 + chunk
+
+
+def test_a_line_at_the_limit_is_kept() -> None:
+    reader = LineReader(limit=10)
+    assert reader.feed(b"x" * 10 + b"\n") == [b"x" * 10]
+    with pytest.raises(LineTooLong):
+        LineReader(limit=10).feed(b"x" * 11 + b"\n")
+
+
+def test_noise_is_counted_sampled_and_bounded() -> None:
+    noise = StdoutNoise()
+    for index in range(MAX_NOISE_LINES):
+        noise.record(f"log line {index} ".encode() + b"z" * 500)
+    assert not noise.flooding
+    assert len(noise.samples) == 3
+    assert all(len(s) <= 123 for s in noise.samples)
+    assert noise.describe().startswith(f"the server wrote {MAX_NOISE_LINES} lines (")
+    noise.record(b"one more")
+    assert noise.flooding
