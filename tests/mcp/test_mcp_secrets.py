@@ -38,9 +38,7 @@ def test_expanded_config_values_are_registered() -> None:
 
     secrets.clear()
     try:
-        text = json.dumps(
-            {"s": {"command": "x", "env": {"A": "${TOKEN}", "B": "literal-value"}}}
-        )
+        text = json.dumps({"s": {"command": "x", "env": {"A": "${TOKEN}", "B": "literal-value"}}})
         parse_mcp_config(text, environ={"TOKEN": "tok-12345"})
         assert secrets.find("tok-12345")
         assert not secrets.find("literal-value")

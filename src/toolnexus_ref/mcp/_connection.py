@@ -469,7 +469,9 @@ class ServerConnection:
         )
 
 
-def _short(cursor: str) -> str:
+def _short(cursor: str | None) -> str:
+    if cursor is None:
+        return "none"
     return repr(cursor) if len(cursor) <= 40 else repr(cursor[:40]) + "..."
 
 

@@ -80,12 +80,12 @@ class StdoutNoise:
     """What a server wrote on stdout that is not JSON-RPC: counts and the first few lines."""
 
     lines: int = 0
-    bytes: int = 0
+    size: int = 0
     samples: list[str] = field(default_factory=list)
 
     def record(self, line: bytes) -> None:
         self.lines += 1
-        self.bytes += len(line)
+        self.size += len(line)
         if len(self.samples) < _SAMPLES:
             text = line[: _SAMPLE_CHARS * 4].decode("utf-8", errors="replace").strip()
             if len(text) > _SAMPLE_CHARS:
@@ -94,13 +94,13 @@ class StdoutNoise:
 
     @property
     def flooding(self) -> bool:
-        return self.lines > MAX_NOISE_LINES or self.bytes > MAX_NOISE_BYTES
+        return self.lines > MAX_NOISE_LINES or self.size > MAX_NOISE_BYTES
 
     def describe(self) -> str:
         """One sentence for a status: how much, and what it looked like."""
         shown = "; ".join(repr(s) for s in self.samples)
         plural = "line" if self.lines == 1 else "lines"
         return (
-            f"the server wrote {self.lines} {plural} ({self.bytes} bytes) on stdout that are not"
+            f"the server wrote {self.lines} {plural} ({self.size} bytes) on stdout that are not"
             f" JSON-RPC messages (stdout is the protocol channel; log to stderr), e.g. {shown}"
         )

@@ -34,7 +34,12 @@ EMPTY = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
 def tool(name: str, description: str = "A tool of the hostile server.") -> dict[str, Any]:
-    return {"name": name, "description": description, "inputSchema": EMPTY, "annotations": READ_ONLY}
+    return {
+        "name": name,
+        "description": description,
+        "inputSchema": EMPTY,
+        "annotations": READ_ONLY,
+    }
 
 
 def text(value: str) -> dict[str, Any]:
@@ -65,7 +70,10 @@ def tools_page(cursor: str | None) -> dict[str, Any]:
         return {"tools": [tool("echo"), tool("big")]}
     if MODE == "endless-paging":
         page = int(cursor or 0)
-        return {"tools": [tool("echo" if page == 0 else f"page{page}")], "nextCursor": str(page + 1)}
+        return {
+            "tools": [tool("echo" if page == 0 else f"page{page}")],
+            "nextCursor": str(page + 1),
+        }
     if MODE == "echo-secret":
         return {"tools": [tool("echo"), tool("whoami", "Say which secret the server was given.")]}
     return {"tools": [tool("echo")]}
