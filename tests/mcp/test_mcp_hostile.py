@@ -249,3 +249,24 @@ def test_an_unset_variable_fails_that_server_alone(
         assert_neighbour_judged(opened, verdicts)
     finally:
         opened.close("unset variable")
+
+
+def test_a_crash_carries_its_own_stderr_not_an_earlier_traceback(
+    loop: BackgroundLoop, tmp_path: Path
+) -> None:
+    opened = Opened(loop, write_config(tmp_path, _entry("crash")))
+    try:
+        tools = {t.original_name: t for t in opened.source.tools if t.server_name == "hostile"}
+        noisy = loop.run(tools["noisy"].execute({}), timeout=TIMEOUT)
+        assert noisy.is_error
+        crashed = loop.run(tools["crash"].execute({}), timeout=TIMEOUT)
+        assert crashed.is_error
+        assert crashed.metadata["error_type"] == "ServerUnavailable"
+        status = opened.source.statuses["hostile"]
+        assert status.reason == "server exited (code 3)"
+        assert status.stderr_tail == "fatal: out of memory (simulated)"
+        assert "fatal: out of memory (simulated)" in crashed.output
+        assert "earlier, handled failure" not in crashed.output
+        assert opened.source.statuses["healthy"].ok
+    finally:
+        opened.close("crash")

@@ -17,6 +17,8 @@ Modes:
 - ``big-result``: ``big`` answers about ``argv[2]`` MB of text (default 20).
 - ``endless-paging``: every ``tools/list`` page carries a fresh ``nextCursor``.
 - ``echo-secret``: ``whoami`` echoes the environment variable ``SECRET`` in an error text.
+- ``crash``: ``noisy`` logs a traceback on stderr and answers an error; ``crash`` writes
+  one line on stderr and exits with code 3.
 - ``healthy``: nothing wrong; the neighbour the others are judged beside.
 """
 
@@ -74,6 +76,8 @@ def tools_page(cursor: str | None) -> dict[str, Any]:
             "tools": [tool("echo" if page == 0 else f"page{page}")],
             "nextCursor": str(page + 1),
         }
+    if MODE == "crash":
+        return {"tools": [tool("echo"), tool("noisy"), tool("crash")]}
     if MODE == "echo-secret":
         return {"tools": [tool("echo"), tool("whoami", "Say which secret the server was given.")]}
     return {"tools": [tool("echo")]}
@@ -88,6 +92,15 @@ def call(name: str) -> dict[str, Any]:
         return {"content": [{"type": "video", "url": "https://example.invalid/v.mp4"}]}
     if name == "big":
         return text("y" * ((SIZE or 20) * 1_000_000))
+    if name == "noisy":
+        sys.stderr.write('Traceback (most recent call last):\n  File "x.py", line 1\n')
+        sys.stderr.write("ValueError: an earlier, handled failure\n")
+        sys.stderr.flush()
+        return {"content": [{"type": "text", "text": "failed, handled"}], "isError": True}
+    if name == "crash":
+        sys.stderr.write("fatal: out of memory (simulated)\n")
+        sys.stderr.flush()
+        os._exit(3)
     if name == "whoami":
         # Reads as an error, so TN552 fails and quotes it: the value reaches every report.
         return text(f"Error: the upstream refused the token {os.environ.get('SECRET', '')}")
