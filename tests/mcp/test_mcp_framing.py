@@ -8,6 +8,8 @@ from toolnexus_ref.mcp._framing import (
     MAX_NOISE_LINES,
     LineReader,
     LineTooLong,
+    NotificationRate,
+    StderrTail,
     StdoutNoise,
 )
 
@@ -57,3 +59,27 @@ def test_noise_is_counted_sampled_and_bounded() -> None:
     assert noise.describe().startswith(f"the server wrote {MAX_NOISE_LINES} lines (")
     noise.record(b"one more")
     assert noise.flooding
+
+
+def test_notifications_past_the_limit_within_a_window_are_a_flood() -> None:
+    rate = NotificationRate(limit=3, window=10.0)
+    assert not any(rate.record(now) for now in (0.0, 1.0, 2.0))
+    assert rate.record(3.0)
+    fresh = NotificationRate(limit=3, window=10.0)
+    assert not any(fresh.record(now) for now in (0.0, 1.0, 2.0, 12.5, 13.0, 14.0))
+
+
+def test_stderr_keeps_a_bounded_tail_and_marks_by_offset() -> None:
+    tail = StderrTail(keep=100)
+    tail.feed(b"early traceback\n")
+    for index in range(1000):
+        tail.feed(f"line {index}\n".encode())
+    assert tail.total > 5000
+    assert len(tail.text(1000)) <= 100
+    assert tail.text(2) == "line 998\nline 999"
+    fresh = StderrTail(keep=100)
+    fresh.feed(b"early traceback\n")
+    mark = fresh.total
+    fresh.feed(b"fatal: the crash itself\n")
+    assert fresh.text(20, since=mark) == "fatal: the crash itself"
+    assert "early" in fresh.text(20)

@@ -270,3 +270,34 @@ def test_a_crash_carries_its_own_stderr_not_an_earlier_traceback(
         assert opened.source.statuses["healthy"].ok
     finally:
         opened.close("crash")
+
+
+@pytest.mark.parametrize(
+    ("mode", "needle"),
+    [
+        ("notification-flood", "notifications flooded: more than 10,000 within 10s"),
+        ("stderr-flood", "stderr flooded: more than 64 MiB written"),
+    ],
+)
+def test_a_server_that_floods_after_the_handshake_is_stopped(
+    loop: BackgroundLoop, tmp_path: Path, mode: str, needle: str
+) -> None:
+    """Bounded in memory and disk, not only in time: only a 64 KiB stderr tail is kept."""
+    opened = Opened(loop, write_config(tmp_path, _entry(mode)))
+    try:
+        connection = opened.source.connections["hostile"]
+        started = time.monotonic()
+        while connection.status.ok and time.monotonic() - started < 4 * TIMEOUT:
+            time.sleep(0.05)
+        print(f"\n{mode}: stopped {time.monotonic() - started:.2f}s after the handshake")
+        status = connection.status
+        assert status.state == "failed"
+        assert needle in status.reason
+        assert len(status.stderr_tail) < 30_000
+        verdicts = opened.judge(NEIGHBOUR_CHECKS)
+        starts = target_verdict(verdicts, "TN851")
+        assert starts.outcome is Outcome.FAILED
+        assert needle in starts.message
+        assert_neighbour_judged(opened, verdicts)
+    finally:
+        opened.close(mode)

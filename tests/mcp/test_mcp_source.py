@@ -258,7 +258,9 @@ def test_a_stand_in_name_from_the_command_says_which_server(command: list[str], 
 
 async def test_a_stdio_server_is_named_by_its_server_info() -> None:
     """``progress_ignores_cancel.py`` calls itself ``progress``: that is its name here."""
-    async with await open_stdio(server_command("progress_ignores_cancel.py"), timeout=START) as source:
+    async with await open_stdio(
+        server_command("progress_ignores_cancel.py"), timeout=START
+    ) as source:
         assert list(source.statuses) == ["progress"]
         assert [t.name for t in source.tools] == ["progress_crunch"]
     async with await open_stdio(

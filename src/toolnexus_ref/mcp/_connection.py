@@ -125,6 +125,8 @@ class ServerConnection:
         """How the server fares now, with every protocol problem seen so far."""
         problems = list(self._listing_problems)
         process = self._process
+        if process is not None and process.fault is not None and self._status.state == "connected":
+            self._fail(process.fault)  # stopped for a flood; it may not have exited yet
         if process is not None and process.noise.lines and process.fault is None:
             problems.insert(0, process.noise.describe())
         if not problems:
@@ -329,6 +331,7 @@ class ServerConnection:
         if process is None or process.closing:
             return
         code = await process.wait_exit(1.0)
+        await process.stderr_read()
         shown = "unknown" if code is None else str(code)
         # The stderr of this crash: what came after the oldest call still in flight.
         since = min(self._call_marks.values(), default=self._last_mark)

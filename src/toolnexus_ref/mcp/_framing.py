@@ -1,10 +1,12 @@
-"""A server's stdout as JSON-RPC messages: linear in its size, bounded, and honest about noise.
+"""What a server writes, read within bounds: stdout as JSON-RPC messages, stderr as a tail.
 
 Over stdio, MCP is one JSON-RPC message per line. A server that never ends a line,
-sends 50 MB in one, or floods stdout with log lines must cost the reader time and
-memory in proportion to what it sends and no more than the stated bounds: the
-reader keeps one growing buffer and scans each byte once, refuses a line longer
-than ``MAX_MESSAGE_BYTES``, and counts what is not JSON-RPC instead of passing it on.
+sends 50 MB in one, or floods stdout with log lines or notifications must cost the
+reader time and memory in proportion to what it sends and no more than the stated
+bounds: the reader keeps one growing buffer and scans each byte once, refuses a line
+longer than ``MAX_MESSAGE_BYTES``, and counts what is not JSON-RPC instead of passing
+it on. Stderr is kept as its last ``STDERR_TAIL_BYTES`` only: a server that writes
+gigabytes of logs costs no disk and no memory.
 """
 
 from __future__ import annotations
@@ -15,8 +17,12 @@ __all__ = [
     "MAX_MESSAGE_BYTES",
     "MAX_NOISE_BYTES",
     "MAX_NOISE_LINES",
+    "MAX_NOTIFICATIONS",
+    "MAX_STDERR_BYTES",
     "LineReader",
     "LineTooLong",
+    "NotificationRate",
+    "StderrTail",
     "StdoutNoise",
 ]
 
@@ -26,6 +32,13 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 MAX_NOISE_LINES = 1000
 #: Non-protocol bytes a server may write on stdout before the kit stops reading it.
 MAX_NOISE_BYTES = 4 * 1024 * 1024
+#: Notifications a server may send within ``NOTIFICATION_WINDOW`` seconds.
+MAX_NOTIFICATIONS = 10_000
+NOTIFICATION_WINDOW = 10.0
+#: Bytes of stderr a server may write in all before the kit stops reading it.
+MAX_STDERR_BYTES = 64 * 1024 * 1024
+#: How much of the end of stderr is kept, for statuses and failure messages.
+STDERR_TAIL_BYTES = 64 * 1024
 _SAMPLES = 3
 _SAMPLE_CHARS = 120
 
@@ -104,3 +117,51 @@ class StdoutNoise:
             f"the server wrote {self.lines} {plural} ({self.size} bytes) on stdout that are not"
             f" JSON-RPC messages (stdout is the protocol channel; log to stderr), e.g. {shown}"
         )
+
+
+class NotificationRate:
+    """Counts notifications per window; a server past ``limit`` in one window is flooding."""
+
+    __slots__ = ("_count", "_started", "limit", "window")
+
+    def __init__(self, limit: int = MAX_NOTIFICATIONS, window: float = NOTIFICATION_WINDOW) -> None:
+        self.limit = limit
+        self.window = window
+        self._started: float | None = None
+        self._count = 0
+
+    def record(self, now: float) -> bool:
+        """Count one at ``now`` (seconds, monotonic); ``True`` once the window is over its limit."""
+        if self._started is None or now - self._started > self.window:
+            self._started, self._count = now, 0
+        self._count += 1
+        return self._count > self.limit
+
+
+class StderrTail:
+    """The end of a server's stderr, and how much it wrote in all; memory stays bounded."""
+
+    __slots__ = ("_tail", "keep", "total")
+
+    def __init__(self, keep: int = STDERR_TAIL_BYTES) -> None:
+        self.keep = keep
+        self.total = 0
+        self._tail = bytearray()
+
+    def feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        self._tail += chunk
+        if len(self._tail) > 2 * self.keep:  # trim in batches: each byte is moved O(1) times
+            del self._tail[: len(self._tail) - self.keep]
+
+    @property
+    def flooding(self) -> bool:
+        return self.total > MAX_STDERR_BYTES
+
+    def text(self, lines: int, *, since: int = 0) -> str:
+        """The last ``lines`` lines written after byte ``since`` of the whole stream."""
+        kept = bytes(self._tail[-self.keep :])
+        first = self.total - len(kept)  # the stream offset of kept[0]
+        data = kept[max(0, since - first) :]
+        text = data.decode("utf-8", errors="replace")
+        return "\n".join(text.rstrip().splitlines()[-lines:])

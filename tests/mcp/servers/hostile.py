@@ -17,6 +17,8 @@ Modes:
 - ``big-result``: ``big`` answers about ``argv[2]`` MB of text (default 20).
 - ``endless-paging``: every ``tools/list`` page carries a fresh ``nextCursor``.
 - ``echo-secret``: ``whoami`` echoes the environment variable ``SECRET`` in an error text.
+- ``notification-flood``: after the handshake, ``notifications/message`` without pause.
+- ``stderr-flood``: after the handshake, writes to stderr without pause.
 - ``crash``: ``noisy`` logs a traceback on stderr and answers an error; ``crash`` writes
   one line on stderr and exits with code 3.
 - ``healthy``: nothing wrong; the neighbour the others are judged beside.
@@ -27,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from typing import Any
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "garbage"
@@ -48,9 +51,13 @@ def text(value: str) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": value}], "isError": False}
 
 
+LOCK = threading.Lock()
+
+
 def write(data: str) -> None:
-    sys.stdout.write(data)
-    sys.stdout.flush()
+    with LOCK:
+        sys.stdout.write(data)
+        sys.stdout.flush()
 
 
 def send(message: dict[str, Any]) -> None:
@@ -107,6 +114,19 @@ def call(name: str) -> dict[str, Any]:
     return text("echo")
 
 
+def flood_notifications() -> None:
+    note = {"jsonrpc": "2.0", "method": "notifications/message"}
+    line = json.dumps({**note, "params": {"level": "info", "data": "still here"}}) + "\n"
+    while True:
+        write(line * 50)
+
+
+def flood_stderr() -> None:
+    block = "debug: " + "z" * 1017 + "\n"
+    while True:
+        sys.stderr.write(block * 64)
+
+
 def handle(message: dict[str, Any]) -> None:
     method = message.get("method")
     request_id = message.get("id")
@@ -123,6 +143,10 @@ def handle(message: dict[str, Any]) -> None:
         if MODE == "flood":
             while True:
                 write("log: still working on nothing in particular\n" * 100)
+        if MODE == "notification-flood":
+            threading.Thread(target=flood_notifications, daemon=True).start()
+        if MODE == "stderr-flood":
+            threading.Thread(target=flood_stderr, daemon=True).start()
     elif method == "tools/list":
         if MODE == "endless-line":
             write(json.dumps({"jsonrpc": "2.0", "id": request_id})[:-1] + ', "result": {"tools": [')
