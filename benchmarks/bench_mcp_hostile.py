@@ -9,7 +9,8 @@ with ``LineReader`` and with the splitter it replaced (``buffer += chunk`` then
 ``buffer.split``), measured in the same run: the ratio between sizes shows linear
 (about 10x for 10x the bytes) against quadratic (about 100x). Part two opens each
 hostile server of ``tests/mcp/servers/hostile.py`` beside a healthy one and prints
-how long opening, one call and closing took, and what the status says.
+how long opening, one call (for the floods that start after the handshake: until the
+server was stopped) and closing took, and what the status says.
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ MODES = [
     ("big-result", "20"),
     ("many-tools", "100000"),
     ("endless-paging",),
+    ("notification-flood",),
+    ("stderr-flood",),
 ]
 
 
@@ -89,6 +92,11 @@ async def one(mode: tuple[str, ...], folder: Path) -> None:
         target = next((t for t in tools if t.original_name in ("big", "string_content")), tools[0])
         started = time.monotonic()
         await target.execute({})
+        called = time.monotonic() - started
+    if "flood" in mode[0]:  # these start after the handshake: wait until they are stopped
+        connection = source.connections["hostile"]
+        while connection.status.ok and time.monotonic() - started < 30:
+            await asyncio.sleep(0.05)
         called = time.monotonic() - started
     status = source.statuses["hostile"]
     healthy = source.statuses["healthy"].state

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _mcp_testing import server_command
+from _mcp_testing import PYTHON, server_command
 from toolnexus_conformance._loop import BackgroundLoop
 from toolnexus_conformance._model import Outcome, Verdict
 from toolnexus_conformance._runner import check_subjects
@@ -301,3 +301,73 @@ def test_a_server_that_floods_after_the_handshake_is_stopped(
         assert_neighbour_judged(opened, verdicts)
     finally:
         opened.close(mode)
+
+
+def _processes_running(needle: str) -> list[str]:
+    """Command lines of live processes that mention ``needle`` (Linux ``/proc``)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            raw = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        command = raw.replace(b"\0", b" ").decode(errors="replace")
+        if needle in command and state != "Z":
+            found.append(command)
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs Linux /proc")
+def test_hostile_servers_through_the_plugin(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    """One mcp.json of hostile servers and a healthy one: a verdict for each, none left running."""
+    script = tmp_path / "hostile_copy.py"
+    script.write_text((Path(__file__).parent / "servers" / "hostile.py").read_text())
+
+    def entry(mode: str) -> dict[str, object]:
+        return {"command": PYTHON, "args": [str(script), mode], "timeout": TIMEOUT}
+
+    servers = {
+        "garbage": entry("garbage"),
+        "endless": entry("endless-line"),
+        "flood": entry("flood"),
+        "malformed": entry("malformed"),
+        "unset": {**entry("healthy"), "env": {"T": "${TOOLNEXUS_TEST_UNSET}"}},
+        "healthy": entry("healthy"),
+    }
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    report = tmp_path / "report.json"
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-target",
+        str(config),
+        "--toolnexus-select",
+        "TN851,TN852,TN552",
+        "--toolnexus-report",
+        str(report),
+    )
+    print(f"\nsix servers through the plugin: {time.monotonic() - started:.2f}s")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    rows = json.loads(report.read_text())["results"]
+    by_check = {r["check"]: r for r in rows if r["tool"] == "*"}
+    assert by_check["TN851"]["outcome"] == by_check["TN852"]["outcome"] == "failed"
+    assert (
+        "endless: failed: the server sent a line of more than 64 MiB"
+        in (by_check["TN851"]["message"])
+    )
+    assert "garbage: the server wrote " in by_check["TN852"]["message"]
+    shown = "\n".join(result.outlines)  # the failure shows every finding; the record the first
+    assert "flood: failed: stdout flooded" in shown
+    assert "unset: failed: " in shown
+    assert "TOOLNEXUS_TEST_UNSET is not set" in shown
+    judged = {(r["tool"], r["outcome"]) for r in rows if r["check"] == "TN552"}
+    assert ("healthy_echo", "passed") in judged
+    assert ("garbage_echo", "passed") in judged
+    assert {t for t, _ in judged} >= {"malformed_string_content", "malformed_unknown_block"}
+    assert _processes_running(str(script)) == []
