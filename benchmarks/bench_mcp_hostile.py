@@ -71,6 +71,8 @@ MODES = [
     ("big-result", "20"),
     ("many-tools", "100000"),
     ("endless-paging",),
+    ("paging-loop",),
+    ("malformed-list",),
     ("notification-flood",),
     ("stderr-flood",),
 ]

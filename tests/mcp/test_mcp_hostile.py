@@ -112,12 +112,13 @@ NEIGHBOUR_CHECKS = ["TN851", "TN852", "TN651", "TN552"]
     [
         ("endless-line", "without ending it; a JSON-RPC message over stdio is one line"),
         ("flood", "stdout flooded: the server wrote 1001 lines"),
+        ("malformed-list", "the server's answer is malformed: tools.0.inputSchema is missing"),
     ],
 )
-def test_a_server_that_breaks_the_framing_fails_alone(
+def test_a_server_that_breaks_the_protocol_while_listing_fails_alone(
     loop: BackgroundLoop, tmp_path: Path, mode: str, needle: str
 ) -> None:
-    """TN851 names the hostile server and why; the kit stopped reading it at the bound."""
+    """TN851 names the hostile server and why (for a broken framing: the bound it passed)."""
     opened = Opened(loop, write_config(tmp_path, _entry(mode)))
     try:
         status = opened.source.statuses["hostile"]
@@ -183,8 +184,9 @@ def test_output_on_stdout_that_is_not_json_rpc_fails_tn852(
     [
         (("endless-paging",), MAX_PAGES, f"still paging after {MAX_PAGES:,} pages"),
         (("many-tools", "20000"), MAX_TOOLS, f"gave more than {MAX_TOOLS:,} tools (20,001"),
+        (("paging-loop",), 2, "paging loops: page 2 gave a cursor already seen ('again')"),
     ],
-    ids=["endless-paging", "many-tools"],
+    ids=["endless-paging", "many-tools", "paging-loop"],
 )
 def test_a_listing_that_does_not_end_is_cut_and_fails_tn852(
     loop: BackgroundLoop, tmp_path: Path, args: tuple[str, ...], tools: int, needle: str
@@ -194,8 +196,11 @@ def test_a_listing_that_does_not_end_is_cut_and_fails_tn852(
         status = opened.source.statuses["hostile"]
         assert status.ok, status.describe()
         assert status.tool_count == tools
-        [problem] = status.problems
-        assert needle in problem
+        assert needle in status.problems[0]
+        if args[0] == "paging-loop":
+            assert "listed 2 tools under a name it had already listed" in status.problems[1]
+        else:
+            assert len(status.problems) == 1
         verdicts = opened.judge(["TN851", "TN852", "TN151"])
         keeps = target_verdict(verdicts, "TN852")
         assert keeps.outcome is Outcome.FAILED

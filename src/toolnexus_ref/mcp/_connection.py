@@ -38,8 +38,9 @@ __all__ = ["ServerConnection", "ServerStatus"]
 
 State = Literal["connected", "disabled", "failed"]
 Phase = Literal["start", "handshake", "listing", "ready", "closed"]
-#: A paginator that never ends must not hang the listing: past this many pages it stops.
-MAX_PAGES = 1000
+#: A paginator that never ends must not hang the listing, nor fill a run with tools that
+#: each cost a full suite: past this many pages the listing stops.
+MAX_PAGES = 100
 #: More tools than any model can be offered; past this many the listing stops.
 MAX_TOOLS = 10_000
 #: How long ``close()`` waits for the owner task before cancelling it outright.
@@ -88,6 +89,8 @@ def _describe_error(exc: BaseException) -> str:
     leaf = _leaf(exc)
     if isinstance(leaf, MCPError):
         return f"MCP error {leaf.code}: {leaf.message}"
+    if isinstance(leaf, ValidationError):
+        return f"the server's answer is malformed: {describe_invalid(leaf)}"
     text = str(leaf)
     return f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
 
@@ -245,34 +248,53 @@ class ServerConnection:
             self.config = dataclasses.replace(self.config, name=told, named_by_server=False)
 
     async def _list_all(self, client: Client) -> list[mcp_types.Tool]:
-        """Every page of ``tools/list``; a listing that does not end is cut and recorded."""
+        """Every page of ``tools/list``; a listing that does not end is cut and recorded.
+
+        A name listed twice is kept once (tool names are unique on a server) and recorded.
+        """
         tools: list[mcp_types.Tool] = []
+        names: set[str] = set()
+        repeated: list[str] = []
         cursor: str | None = None
         seen: set[str] = set()
-        for page_number in range(1, MAX_PAGES + 1):
-            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
-            tools.extend(page.tools)
-            if len(tools) > MAX_TOOLS:
+        try:
+            for page_number in range(1, MAX_PAGES + 1):
+                page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+                for declared in page.tools:
+                    if declared.name in names:
+                        repeated.append(declared.name)
+                    else:
+                        names.add(declared.name)
+                        tools.append(declared)
+                if len(tools) > MAX_TOOLS:
+                    self._listing_problems.append(
+                        f"tools/list gave more than {MAX_TOOLS:,} tools ({len(tools):,} by page"
+                        f" {page_number}); listing stopped there and the first {MAX_TOOLS:,}"
+                        " are judged"
+                    )
+                    return tools[:MAX_TOOLS]
+                cursor = page.next_cursor
+                if cursor is None:
+                    return tools
+                if cursor in seen:
+                    self._listing_problems.append(
+                        f"tools/list paging loops: page {page_number} gave a cursor already seen"
+                        f" ({_short(cursor)}); listing stopped there with {len(tools):,} tools"
+                    )
+                    return tools
+                seen.add(cursor)
+            self._listing_problems.append(
+                f"tools/list was still paging after {MAX_PAGES:,} pages ({len(tools):,} tools,"
+                f" last cursor {_short(cursor)}); listing stopped there"
+            )
+            return tools
+        finally:
+            if repeated:
+                shown = ", ".join(repr(n) for n in sorted(set(repeated))[:5])
                 self._listing_problems.append(
-                    f"tools/list gave more than {MAX_TOOLS:,} tools ({len(tools):,} by page"
-                    f" {page_number}); listing stopped there and the first {MAX_TOOLS:,} are judged"
+                    f"tools/list listed {len(repeated):,} tools under a name it had already"
+                    f" listed ({shown}); each name is kept once"
                 )
-                return tools[:MAX_TOOLS]
-            cursor = page.next_cursor
-            if cursor is None:
-                return tools
-            if cursor in seen:
-                self._listing_problems.append(
-                    f"tools/list paging loops: page {page_number} gave a cursor already seen"
-                    f" ({_short(cursor)}); listing stopped there with {len(tools):,} tools"
-                )
-                return tools
-            seen.add(cursor)
-        self._listing_problems.append(
-            f"tools/list was still paging after {MAX_PAGES:,} pages ({len(tools):,} tools,"
-            f" last cursor {_short(cursor)}); listing stopped there"
-        )
-        return tools
 
     async def close(self) -> None:
         """End the session and the server's whole process tree; bounded, idempotent."""

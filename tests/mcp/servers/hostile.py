@@ -16,6 +16,8 @@ Modes:
 - ``many-tools``: ``tools/list`` gives ``argv[2]`` tools (default 100,000) in one page.
 - ``big-result``: ``big`` answers about ``argv[2]`` MB of text (default 20).
 - ``endless-paging``: every ``tools/list`` page carries a fresh ``nextCursor``.
+- ``malformed-list``: ``tools/list`` gives a tool without ``inputSchema``.
+- ``paging-loop``: every ``tools/list`` page is the same, with the same ``nextCursor``.
 - ``echo-secret``: ``whoami`` echoes the environment variable ``SECRET`` in an error text.
 - ``notification-flood``: after the handshake, ``notifications/message`` without pause.
 - ``stderr-flood``: after the handshake, writes to stderr without pause.
@@ -83,6 +85,10 @@ def tools_page(cursor: str | None) -> dict[str, Any]:
             "tools": [tool("echo" if page == 0 else f"page{page}")],
             "nextCursor": str(page + 1),
         }
+    if MODE == "malformed-list":
+        return {"tools": [{"name": "shapeless", "description": "No schema."}]}
+    if MODE == "paging-loop":
+        return {"tools": [tool("echo"), tool("again")], "nextCursor": "again"}
     if MODE == "crash":
         return {"tools": [tool("echo"), tool("noisy"), tool("crash")]}
     if MODE == "echo-secret":
