@@ -82,11 +82,17 @@ def _run(
     return result, outputs
 
 
+@pytest.mark.parametrize("workers", [(), ("-p", "xdist", "-n", "2")], ids=["serial", "xdist"])
 def test_an_echoed_secret_is_in_no_output(
-    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    workers: tuple[str, ...],
 ) -> None:
+    if workers:
+        pytest.importorskip("xdist")
     monkeypatch.setenv("SECRET", SECRET)
-    result, outputs = _run(pytester, tmp_path)
+    result, outputs = _run(pytester, tmp_path, *workers)
     records = json.loads(outputs[3])["results"]
     [echoed] = [r for r in records if r["tool"] == "leaky_whoami" and r["check"] == "TN552"]
     assert echoed["outcome"] == "failed"
