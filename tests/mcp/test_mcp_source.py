@@ -267,3 +267,14 @@ async def test_a_stdio_server_is_named_by_its_server_info() -> None:
         server_command("progress_ignores_cancel.py"), name="mine", timeout=START
     ) as source:
         assert [t.name for t in source.tools] == ["mine_crunch"]
+
+
+async def test_two_servers_that_give_the_same_server_info_name_are_kept_apart() -> None:
+    command = tuple(server_command("hostile.py", "healthy"))
+    configs = [
+        ServerConfig("a", "stdio", command=command, named_by_server=True, timeout=START),
+        ServerConfig("b", "stdio", command=command, named_by_server=True, timeout=START),
+    ]
+    async with await open_servers(configs) as source:
+        assert sorted(source.statuses) == ["hostile", "hostile_2"]
+        assert sorted(t.name for t in source.tools) == ["hostile_2_echo", "hostile_echo"]

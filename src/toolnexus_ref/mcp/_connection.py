@@ -238,6 +238,11 @@ class ServerConnection:
         assert config.url is not None
         return streamable_http_client(config.url, http_client=http)
 
+    def rename(self, name: str) -> None:
+        """Call the server ``name`` from now on (before its tools are handed out)."""
+        self.config = dataclasses.replace(self.config, name=name)
+        self._status = dataclasses.replace(self._status, name=name)
+
     def _adopt_server_name(self, client: Client) -> None:
         """Name a server the user did not name after its ``serverInfo``, once it says it."""
         if not self.config.named_by_server:

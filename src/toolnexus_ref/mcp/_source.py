@@ -83,7 +83,21 @@ async def open_servers(configs: Sequence[ServerConfig]) -> McpSource:
         raise ValueError(f"duplicate MCP server names: {', '.join(duplicates)}")
     connections = [ServerConnection(config) for config in configs]
     await asyncio.gather(*(c.start() for c in connections))
+    _keep_names_apart(connections)
     return McpSource(connections)
+
+
+def _keep_names_apart(connections: Sequence[ServerConnection]) -> None:
+    """Two servers that call themselves the same in ``serverInfo`` get ``_2``, ``_3``, ..."""
+    taken: set[str] = set()
+    for connection in connections:
+        name, count = connection.config.name, 1
+        while name in taken:
+            count += 1
+            name = f"{connection.config.name}_{count}"
+        if name != connection.config.name:
+            connection.rename(name)
+        taken.add(name)
 
 
 async def open_mcp_json(
