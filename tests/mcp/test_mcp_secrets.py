@@ -38,10 +38,12 @@ def test_expanded_config_values_are_registered() -> None:
 
     secrets.clear()
     try:
-        text = json.dumps({"s": {"command": "x", "env": {"A": "${TOKEN}", "B": "literal-value"}}})
-        parse_mcp_config(text, environ={"TOKEN": "tok-12345"})
+        env = {"A": "${TOKEN}", "B": "literal-value", "H": "${HOME}"}
+        text = json.dumps({"s": {"command": "x", "env": env}})
+        parse_mcp_config(text, environ={"TOKEN": "tok-12345", "HOME": "/home/ada"})
         assert secrets.find("tok-12345")
         assert not secrets.find("literal-value")
+        assert not secrets.find("/home/ada/project")  # every server gets HOME anyway
     finally:
         secrets.clear()
 

@@ -27,6 +27,11 @@ RESERVED_KEYS = frozenset({"builtins", "agents", "a2a", "mcpServer"})
 _CONTAINER_KEYS = ("mcpServers", "servers", "mcp")
 _VARIABLE = re.compile(r"\$\{([^}]*)\}")
 _HTTP_TYPES = frozenset({"http", "streamable-http", "streamable_http", "streamableHttp"})
+#: Variables every stdio server is given anyway (the mcp SDK's inherited set, and ``PWD``):
+#: masking ``${HOME}`` would hide every path in a report and protect nothing.
+_NOT_SECRET = frozenset(
+    {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "PWD", "TMPDIR", "LANG"}
+)
 
 Transport = Literal["stdio", "http"]
 
@@ -265,7 +270,8 @@ class _Reader:
                     f"{variable} is not set",
                 )
             value = self.environ[variable]
-            secrets.register(value)
+            if variable not in _NOT_SECRET:
+                secrets.register(value)
             return value
 
         return _VARIABLE.sub(substitute, value)
