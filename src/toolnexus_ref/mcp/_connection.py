@@ -197,8 +197,6 @@ class ServerConnection:
                 self._fail(_describe_error(exc))
         finally:
             self._client = None
-            if self._process is not None:
-                self._process.close_files()
             if not ready.done():
                 ready.set_result(None)
 

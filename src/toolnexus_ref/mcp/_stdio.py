@@ -96,9 +96,6 @@ class ServerProcess:
             await anyio.sleep(0.01)
         return self.returncode
 
-    def close_files(self) -> None:
-        """Nothing is left open: stderr is a pipe the transport closes (kept for callers)."""
-
 
 def _kill_group(pid: int, sig: int) -> bool:
     """Signal the whole process group; ``False`` once no member is left."""
