@@ -11,8 +11,12 @@ import pytest
 
 from ._options import add_options, read_settings
 
-#: Fixture modules; each imports only stdlib and pytest until a fixture is used.
-pytest_plugins = ["pytest_toolnexus._llm_fixtures", "pytest_toolnexus._mcp_fixtures"]
+#: Fixture modules, and the report masking; each imports only stdlib and pytest until used.
+pytest_plugins = [
+    "pytest_toolnexus._llm_fixtures",
+    "pytest_toolnexus._mcp_fixtures",
+    "pytest_toolnexus._masking",
+]
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:

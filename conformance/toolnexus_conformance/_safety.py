@@ -2,8 +2,10 @@
 
 Under ``auto`` a tool is called only when nothing says it can act on the world:
 MCP tools and builtins must be marked read-only, http tools must be GETs, and no
-tool its owner marked destructive is called. Native, custom and skill tools
-without hints are the user's own Python and are called.
+tool its owner marked destructive or open-world (it reaches systems outside the
+machine) is called. Hints are read in every form authors write them
+(``annotations_of``); hints that cannot be read make a tool unsafe, never safe.
+Native, custom and skill tools without hints are the user's own Python and are called.
 """
 
 from __future__ import annotations
@@ -34,8 +36,12 @@ def _method(tool: Any) -> str | None:
 def _unsafe_reason(subject: ToolSubject) -> str | None:
     hints = annotations_of(subject.tool)
     source = subject.source if isinstance(subject.source, str) else None
+    if not hints.readable:
+        return f"its safety hints cannot be read ({hints.unreadable})"
     if hints.destructive is True:
         return "its owner marked it destructive"
+    if hints.open_world is True:
+        return "its owner marked it open-world (openWorldHint: it reaches systems outside this one)"
     if source == "mcp" and hints.read_only is not True:
         return "it is an MCP tool not marked read-only (readOnlyHint)"
     if source == "builtin" and hints.read_only is not True:

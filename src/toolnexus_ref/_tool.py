@@ -50,7 +50,9 @@ class ToolAnnotations:
 
     The conformance suites read these to decide what is safe to call: only a tool
     marked read-only (and not destructive) is called by default when its source is
-    one whose tools can act on the world.
+    one whose tools can act on the world. Hints that could not be read at all (a
+    property that raises, a hint that is not a boolean) are no evidence of safety:
+    ``unreadable`` says why, and the suites treat the tool as unsafe.
     """
 
     read_only: bool | None = None
@@ -58,15 +60,110 @@ class ToolAnnotations:
     idempotent: bool | None = None
     open_world: bool | None = None
     title: str | None = None
+    #: Why the hints could not be read, or ``None`` when they could.
+    unreadable: str | None = None
+
+    @classmethod
+    def cannot_read(cls, reason: str) -> ToolAnnotations:
+        """Hints that say nothing is safe, because reading them failed for ``reason``."""
+        return cls(unreadable=reason)
+
+    @property
+    def readable(self) -> bool:
+        return self.unreadable is None
+
+
+#: Each hint: our field, the MCP wire spelling, the mcp SDK's attribute. The hints that
+#: make a tool less safe when true (``destructive``, ``open_world``) win a disagreement.
+_HINTS = (
+    ("read_only", "readOnlyHint", "read_only_hint"),
+    ("destructive", "destructiveHint", "destructive_hint"),
+    ("idempotent", "idempotentHint", "idempotent_hint"),
+    ("open_world", "openWorldHint", "open_world_hint"),
+)
+_UNSAFE_WHEN = {"read_only": False, "destructive": True, "idempotent": False, "open_world": True}
+
+
+class _Unreadable(Exception):
+    """A hint that cannot be read; the message says which and why."""
 
 
 def annotations_of(tool: object) -> ToolAnnotations:
-    """The tool's hints, or empty hints when it has none (or they cannot be read)."""
+    """The tool's hints in any form its author wrote them; empty hints when it has none.
+
+    Read from ``tool.annotations`` (a ``ToolAnnotations``, the mcp SDK's
+    ``ToolAnnotations``, any object with hint attributes, or a mapping, in the MCP
+    spelling ``readOnlyHint`` or the snake-case ``read_only_hint`` / ``read_only``)
+    and from MCP-style hint attributes on the tool itself (``destructiveHint = True``).
+    Where two places disagree, the less safe hint wins. Hints that cannot be read
+    come back as ``ToolAnnotations.cannot_read(reason)``, never as empty hints.
+    """
     try:
-        value = getattr(tool, "annotations", None)
-    except Exception:
-        return ToolAnnotations()
-    return value if isinstance(value, ToolAnnotations) else ToolAnnotations()
+        declared = getattr(tool, "annotations", None)
+        if isinstance(declared, ToolAnnotations):
+            hints = declared
+        elif declared is None:
+            hints = ToolAnnotations()
+        else:
+            hints = _read(declared, "annotations", names=3)
+        own = _read(tool, "the tool", names=2)
+    except _Unreadable as exc:
+        return ToolAnnotations.cannot_read(str(exc))
+    except Exception as exc:  # the 'annotations' attribute itself raised
+        return ToolAnnotations.cannot_read(
+            f"reading 'annotations' raised {type(exc).__name__}: {exc}"
+        )
+    if not hints.readable:
+        return hints
+    return _less_safe(hints, own)
+
+
+def _read(holder: object, where: str, *, names: int) -> ToolAnnotations:
+    """Hints from a mapping or an object; ``names`` spellings of each are tried in turn.
+
+    On the tool itself only the MCP spellings count (``names=2``): a bare attribute
+    named ``read_only`` may mean something else there.
+    """
+    values: dict[str, bool | None] = {}
+    for field_name, wire, sdk in _HINTS:
+        values[field_name] = None
+        for name in (wire, sdk, field_name)[:names]:
+            value = _lookup(holder, name, where)
+            if value is None:
+                continue
+            if not isinstance(value, bool):
+                raise _Unreadable(f"{where} has {name} = {value!r}, not true or false")
+            values[field_name] = value
+            break
+    title = _lookup(holder, "title", where) if names == 3 else None
+    return _hints(values, title if isinstance(title, str) else None)
+
+
+def _lookup(holder: object, name: str, where: str) -> object:
+    try:
+        if isinstance(holder, Mapping):
+            return holder.get(name)
+        return getattr(holder, name, None)
+    except Exception as exc:
+        raise _Unreadable(f"reading {name} of {where} raised {type(exc).__name__}: {exc}") from exc
+
+
+def _less_safe(first: ToolAnnotations, second: ToolAnnotations) -> ToolAnnotations:
+    merged: dict[str, bool | None] = {}
+    for field_name, unsafe in _UNSAFE_WHEN.items():
+        a, b = getattr(first, field_name), getattr(second, field_name)
+        merged[field_name] = unsafe if unsafe in (a, b) else (a if a is not None else b)
+    return _hints(merged, first.title)
+
+
+def _hints(values: Mapping[str, bool | None], title: str | None) -> ToolAnnotations:
+    return ToolAnnotations(
+        read_only=values["read_only"],
+        destructive=values["destructive"],
+        idempotent=values["idempotent"],
+        open_world=values["open_world"],
+        title=title,
+    )
 
 
 class BaseTool(ABC):

@@ -32,6 +32,7 @@ EVIDENCE_MODES: tuple[bool, ...] = (False,)
 EVIDENCE_ELSEWHERE = {
     "TN001": "tests/plugin",  # the target loads at all: fed broken specs
     "TN851": "tests/mcp",  # every MCP server starts: fed servers that fail to start
+    "TN852": "tests/mcp",  # stdout noise and endless paging: fed hostile servers
     "TN752": "tests/mcp",  # no progress after a cancel: fed a server that keeps sending it
 }
 #: A good tool may trip exactly one of these: OpenAI strict needs

@@ -225,3 +225,53 @@ def test_redact_removes_every_occurrence(value: str, before: str, after: str) ->
     assume("*" not in value)
     text = f"{before}{value}{after}{value}"
     assert value not in redact(text, [Secret(value)])
+
+
+def test_isolated_a_bad_entry_carries_its_problem_and_the_others_load() -> None:
+    text = json.dumps(
+        {
+            "mcpServers": {
+                "ok": {"command": "run-ok", "env": {"T": "${TOKEN}"}},
+                "unset": {"command": "run-unset", "env": {"T": "${NOT_SET_ANYWHERE}"}},
+                "badkey": {"command": "x", "timeout": -1},
+                "off": {"command": "x", "env": {"T": "${NOT_SET_ANYWHERE}"}, "disabled": True},
+            }
+        },
+        indent=2,
+    )
+    ok, unset, badkey, off = parse_mcp_config(text, source="m.json", environ=ENV, isolate=True)
+    assert (ok.problem, ok.command, ok.env["T"].reveal()) == (None, ("run-ok",), ENV["TOKEN"])
+    assert unset.name == "unset"
+    assert unset.problem is not None
+    assert unset.problem.startswith("m.json:11: server 'unset', key 'env': ")
+    assert "NOT_SET_ANYWHERE is not set" in unset.problem
+    assert badkey.problem is not None
+    assert "'timeout'" in badkey.problem
+    assert (off.enabled, off.problem is not None) == (False, True)
+    with pytest.raises(McpConfigError, match="NOT_SET_ANYWHERE"):
+        parse_mcp_config(text, environ=ENV)  # not isolated: the first bad entry raises
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]"])
+def test_isolated_a_file_that_is_not_a_server_map_still_raises(text: str) -> None:
+    with pytest.raises(McpConfigError):
+        parse_mcp_config(text, isolate=True)
+
+
+@pytest.mark.anyio
+async def test_a_bad_entry_fails_its_server_alone_and_a_disabled_one_stays_disabled(
+    tmp_path: Path,
+) -> None:
+    from toolnexus_ref.mcp import open_mcp_json
+
+    config = tmp_path / "mcp.json"
+    entries = {
+        "unset": {"command": "never-started", "env": {"T": "${NOT_SET_ANYWHERE}"}},
+        "off": {"command": "never-started", "args": ["${NOT_SET_ANYWHERE}"], "disabled": True},
+    }
+    config.write_text(json.dumps({"mcpServers": entries}), encoding="utf-8")
+    async with await open_mcp_json(config) as source:
+        unset, off = source.statuses["unset"], source.statuses["off"]
+    assert (unset.state, unset.phase) == ("failed", "config")
+    assert "NOT_SET_ANYWHERE is not set" in unset.reason
+    assert (off.state, off.reason) == ("disabled", "disabled in the config")

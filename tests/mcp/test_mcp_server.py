@@ -153,8 +153,11 @@ async def test_streamable_http_round_trip(http_server: str) -> None:
     async with await open_http(
         http_server, headers={"X-Token": "abc-secret"}, timeout=START
     ) as source:
-        status = source.statuses["127_0_0_1"]
+        # named by its serverInfo, never by its host
+        assert list(source.statuses) == ["toolnexus"]
+        status = source.statuses["toolnexus"]
         assert status.state == "connected", status.describe()
+        assert all(t.name.startswith("toolnexus_") for t in source.tools)
         greet = next(t for t in source.tools if t.original_name == "greet")
         assert (await greet.execute({"who": "http"})).output == "hello http"
         nap = next(t for t in source.tools if t.original_name == "nap")
@@ -162,12 +165,12 @@ async def test_streamable_http_round_trip(http_server: str) -> None:
         asyncio.get_running_loop().call_later(0.2, ctx.cancel)
         assert (await nap.execute({"seconds": 10}, ctx)).metadata["cancelled"]
         assert (await greet.execute({"who": "after"})).output == "hello after"
-        assert "abc-secret" not in repr(source.connections["127_0_0_1"].config)
+        assert "abc-secret" not in repr(source.connections["toolnexus"].config)
 
 
 async def test_an_unreachable_http_server_fails_with_a_status() -> None:
     async with await open_http("http://127.0.0.1:9/mcp", timeout=5) as source:
-        status = source.statuses["127_0_0_1"]
+        status = source.statuses["server"]
         assert status.state == "failed"
         assert status.reason
         assert source.tools == []

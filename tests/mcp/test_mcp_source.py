@@ -237,3 +237,44 @@ async def test_the_exposed_name_is_sanitized_and_prefixed() -> None:
         names = {t.original_name: t.name for t in source.tools}
         assert names["search.files"] == "my_server_search_files"
         assert all(len(n) > 0 for n in names.values())
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [
+        (["node", "/opt/mcp/server-everything/dist/index.js"], "server-everything"),
+        (["node", "/srv/weather/build/src/main.js", "--port", "1"], "weather"),
+        (["python", "-m", "weather_mcp.server"], "weather_mcp"),
+        (["python", "tools/calendar_server.py"], "calendar_server"),
+        (["npx", "-y", "@acme/mcp-notes@1.2.0"], "mcp-notes"),
+        (["/usr/local/bin/mcp-server-time"], "mcp-server-time"),
+    ],
+)
+def test_a_stand_in_name_from_the_command_says_which_server(command: list[str], name: str) -> None:
+    from toolnexus_ref.mcp._source import _name_for
+
+    assert _name_for(command) == name
+
+
+async def test_a_stdio_server_is_named_by_its_server_info() -> None:
+    """``progress_ignores_cancel.py`` calls itself ``progress``: that is its name here."""
+    async with await open_stdio(
+        server_command("progress_ignores_cancel.py"), timeout=START
+    ) as source:
+        assert list(source.statuses) == ["progress"]
+        assert [t.name for t in source.tools] == ["progress_crunch"]
+    async with await open_stdio(
+        server_command("progress_ignores_cancel.py"), name="mine", timeout=START
+    ) as source:
+        assert [t.name for t in source.tools] == ["mine_crunch"]
+
+
+async def test_two_servers_that_give_the_same_server_info_name_are_kept_apart() -> None:
+    command = tuple(server_command("hostile.py", "healthy"))
+    configs = [
+        ServerConfig("a", "stdio", command=command, named_by_server=True, timeout=START),
+        ServerConfig("b", "stdio", command=command, named_by_server=True, timeout=START),
+    ]
+    async with await open_servers(configs) as source:
+        assert sorted(source.statuses) == ["hostile", "hostile_2"]
+        assert sorted(t.name for t in source.tools) == ["hostile_2_echo", "hostile_echo"]

@@ -145,3 +145,31 @@ def mcp_server_starts(subject: Any, options: RunOptions) -> Iterable[Finding]:
         for name, status in statuses.items()
         if getattr(status, "state", None) == "failed"
     ]
+
+
+@check(
+    "TN852",
+    "mcp-server-keeps-protocol",
+    title="Every server writes only JSON-RPC on stdout and ends its tools/list paging",
+    category=Category.TIMEOUT,
+    severity=Severity.ERROR,
+    why="Over stdio, stdout is the protocol channel: a banner or a log line there is a message"
+    " no client can parse (strict clients drop the connection), and a tools/list whose"
+    " nextCursor never runs out keeps a host listing until its own limit cuts the list short.",
+    fix="Log to stderr, never stdout (print(..., file=sys.stderr), logging's default handler);"
+    " return nextCursor only while pages remain, and never a cursor already given.",
+    reference="https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio",
+    scope=Scope.TARGET,
+    sources=("mcp",),
+)
+def mcp_server_keeps_protocol(subject: Any, options: RunOptions) -> Iterable[Finding]:
+    statuses = subject.extra.get("statuses")
+    if not isinstance(statuses, Mapping) or not statuses:
+        raise Skip("not an MCP target")
+    return [
+        Finding(f"{name}: {problem}", path=f"servers.{name}")
+        for name, status in statuses.items()
+        for problem in getattr(status, "problems", ())
+    ]
+
+

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .. import secrets
 from ._secret import Secret
 
 __all__ = [
@@ -26,6 +27,11 @@ RESERVED_KEYS = frozenset({"builtins", "agents", "a2a", "mcpServer"})
 _CONTAINER_KEYS = ("mcpServers", "servers", "mcp")
 _VARIABLE = re.compile(r"\$\{([^}]*)\}")
 _HTTP_TYPES = frozenset({"http", "streamable-http", "streamable_http", "streamableHttp"})
+#: Variables every stdio server is given anyway (the mcp SDK's inherited set, and ``PWD``):
+#: masking ``${HOME}`` would hide every path in a report and protect nothing.
+_NOT_SECRET = frozenset(
+    {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "PWD", "TMPDIR", "LANG"}
+)
 
 Transport = Literal["stdio", "http"]
 
@@ -48,6 +54,12 @@ class ServerConfig:
     enabled: bool = True
     #: Seconds for each phase: start, handshake, listing.
     timeout: float = DEFAULT_TIMEOUT
+    #: Why this entry cannot be used (an unset ``${VAR}``, a bad key); the server then fails
+    #: alone, with this as its reason, and the file's other servers still load.
+    problem: str | None = None
+    #: ``name`` is a stand-in (from a command line): the server's own ``serverInfo`` name
+    #: replaces it once the server answers the handshake.
+    named_by_server: bool = False
 
     def secrets(self) -> list[Secret]:
         return [*self.env.values(), *self.headers.values()]
@@ -58,10 +70,14 @@ def load_mcp_json(
     *,
     base_dir: str | os.PathLike[str] | None = None,
     environ: Mapping[str, str] | None = None,
+    isolate: bool = False,
 ) -> list[ServerConfig]:
     """Every server in the file, enabled or not, in file order.
 
     Relative ``cwd`` values resolve against ``base_dir`` (default: the file's folder).
+    With ``isolate``, an entry that cannot be used comes back with its ``problem``
+    set instead of raising, so one bad entry costs only its own server; a file that
+    is not JSON, or not an object of servers, still raises ``McpConfigError``.
     """
     file = Path(path)
     try:
@@ -69,7 +85,7 @@ def load_mcp_json(
     except OSError as exc:
         raise McpConfigError(f"{file}: cannot read the MCP config: {exc.strerror or exc}") from None
     base = Path(base_dir) if base_dir is not None else file.parent
-    return parse_mcp_config(text, source=str(file), base_dir=base, environ=environ)
+    return parse_mcp_config(text, source=str(file), base_dir=base, environ=environ, isolate=isolate)
 
 
 def parse_mcp_config(
@@ -78,7 +94,13 @@ def parse_mcp_config(
     source: str = "<mcp.json>",
     base_dir: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    isolate: bool = False,
 ) -> list[ServerConfig]:
+    """The servers of an ``mcp.json`` text; ``isolate`` as for ``load_mcp_json``.
+
+    Every value expanded from ``${VAR}`` is registered with ``toolnexus_ref.secrets``,
+    so reports mask it wherever it turns up.
+    """
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -86,7 +108,7 @@ def parse_mcp_config(
             f"{source}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}"
         ) from None
     reader = _Reader(text, source, base_dir, os.environ if environ is None else environ)
-    return reader.servers(data)
+    return reader.servers(data, isolate=isolate)
 
 
 @dataclass(slots=True)
@@ -117,11 +139,23 @@ class _Reader:
         return McpConfigError(f"{at}: {subject}: {message}")
 
     # -- structure --------------------------------------------------------------------
-    def servers(self, data: Any) -> list[ServerConfig]:
+    def servers(self, data: Any, *, isolate: bool = False) -> list[ServerConfig]:
         if not isinstance(data, dict):
             raise self.fail(None, None, f"the top level must be a JSON object, got {_kind(data)}")
         table = self.server_map(data)
-        return [self.server(name, entry) for name, entry in table.items()]
+        if not isolate:
+            return [self.server(name, entry) for name, entry in table.items()]
+        return [self.isolated(name, entry) for name, entry in table.items()]
+
+    def isolated(self, name: str, entry: Any) -> ServerConfig:
+        """The entry, or a stand-in that carries why it cannot be used."""
+        try:
+            return self.server(name, entry)
+        except McpConfigError as exc:
+            disabled = isinstance(entry, dict) and (
+                entry.get("disabled") is True or entry.get("enabled") is False
+            )
+            return ServerConfig(name=name, type="stdio", enabled=not disabled, problem=str(exc))
 
     def server_map(self, data: dict[str, Any]) -> dict[str, Any]:
         for key in _CONTAINER_KEYS:
@@ -235,7 +269,10 @@ class _Reader:
                     f"{key} uses ${{{variable}}}, but the environment variable "
                     f"{variable} is not set",
                 )
-            return self.environ[variable]
+            value = self.environ[variable]
+            if variable not in _NOT_SECRET:
+                secrets.register(value)
+            return value
 
         return _VARIABLE.sub(substitute, value)
 

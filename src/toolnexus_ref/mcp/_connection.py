@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import itertools
 import math
 import time
 from collections.abc import Iterator, Mapping
@@ -20,13 +22,15 @@ import anyio
 import mcp_types
 from mcp import Client, MCPError
 from mcp_types import CONNECTION_CLOSED
+from pydantic import ValidationError
 
 from .._calling import guard
 from .._context import ToolContext
+from .._naming import sanitize
 from .._result import ToolResult
 from ._config import ServerConfig
 from ._progress import ProgressLog
-from ._results import from_call_result, from_mcp_error, output_schema_errors
+from ._results import describe_invalid, from_call_result, from_mcp_error, output_schema_errors
 from ._secret import redact
 from ._stdio import ServerProcess, stdio_transport
 
@@ -34,8 +38,11 @@ __all__ = ["ServerConnection", "ServerStatus"]
 
 State = Literal["connected", "disabled", "failed"]
 Phase = Literal["start", "handshake", "listing", "ready", "closed"]
-#: A paginator that never ends must not hang the listing.
-MAX_PAGES = 1000
+#: A paginator that never ends must not hang the listing, nor fill a run with tools that
+#: each cost a full suite: past this many pages the listing stops.
+MAX_PAGES = 100
+#: More tools than any model can be offered; past this many the listing stops.
+MAX_TOOLS = 10_000
 #: How long ``close()`` waits for the owner task before cancelling it outright.
 CLOSE_LIMIT = 8.0
 
@@ -55,6 +62,9 @@ class ServerStatus:
     #: Seconds from start until connected (or failed).
     elapsed: float = 0.0
     tool_count: int = 0
+    #: What the server did against the protocol without failing: output on stdout that is
+    #: not JSON-RPC, a listing that never stopped paging. A target check reports these.
+    problems: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -79,6 +89,8 @@ def _describe_error(exc: BaseException) -> str:
     leaf = _leaf(exc)
     if isinstance(leaf, MCPError):
         return f"MCP error {leaf.code}: {leaf.message}"
+    if isinstance(leaf, ValidationError):
+        return f"the server's answer is malformed: {describe_invalid(leaf)}"
     text = str(leaf)
     return f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
 
@@ -97,16 +109,44 @@ class ServerConnection:
         self._phase: Phase = "start"
         self._started = 0.0
         self._progress_logs: dict[str, ProgressLog] = {}
-        self.status = ServerStatus(
-            config.name,
-            "disabled" if not config.enabled else "failed",
-            "disabled in the config" if not config.enabled else "not started",
+        self._listing_problems: list[str] = []
+        #: ``stderr_size()`` marks of the calls in flight, so a crash shows its own stderr.
+        self._call_marks: dict[int, int] = {}
+        self._call_keys = itertools.count()
+        self._last_mark = 0
+        if config.problem is not None and config.enabled:
+            self._status = ServerStatus(config.name, "failed", config.problem, phase="config")
+        else:
+            self._status = ServerStatus(
+                config.name,
+                "disabled" if not config.enabled else "failed",
+                "disabled in the config" if not config.enabled else "not started",
+            )
+
+    @property
+    def status(self) -> ServerStatus:
+        """How the server fares now, with every protocol problem seen so far."""
+        problems = list(self._listing_problems)
+        process = self._process
+        if process is not None and process.fault is not None and self._status.state == "connected":
+            self._fail(process.fault)  # stopped for a flood; it may not have exited yet
+        if process is not None and process.noise.lines and process.fault is None:
+            problems.insert(0, process.noise.describe())
+        if not problems:
+            return self._status
+        secrets = self.config.secrets()
+        return dataclasses.replace(
+            self._status, problems=tuple(redact(p, secrets) for p in problems)
         )
+
+    @status.setter
+    def status(self, value: ServerStatus) -> None:
+        self._status = value
 
     # -- lifecycle ----------------------------------------------------------------------
     async def start(self) -> ServerStatus:
         """Start, handshake and list, each phase within the config's timeout. Never raises."""
-        if not self.config.enabled:
+        if not self.config.enabled or self.config.problem is not None:
             return self.status
         self._stop = asyncio.Event()
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -133,6 +173,7 @@ class ServerConnection:
                     scope.deadline = anyio.current_time() + self.config.timeout
                     client = Client(transport, mode="auto", message_handler=self._on_message)
                     self._client = await stack.enter_async_context(client)
+                    self._adopt_server_name(self._client)
                     self._phase = "listing"
                     scope.deadline = anyio.current_time() + self.config.timeout
                     self.tools = await self._list_all(self._client)
@@ -156,8 +197,6 @@ class ServerConnection:
                 self._fail(_describe_error(exc))
         finally:
             self._client = None
-            if self._process is not None:
-                self._process.close_files()
             if not ready.done():
                 ready.set_result(None)
 
@@ -197,18 +236,68 @@ class ServerConnection:
         assert config.url is not None
         return streamable_http_client(config.url, http_client=http)
 
+    def rename(self, name: str) -> None:
+        """Call the server ``name`` from now on (before its tools are handed out)."""
+        self.config = dataclasses.replace(self.config, name=name)
+        self._status = dataclasses.replace(self._status, name=name)
+
+    def _adopt_server_name(self, client: Client) -> None:
+        """Name a server the user did not name after its ``serverInfo``, once it says it."""
+        if not self.config.named_by_server:
+            return
+        info = client.server_info
+        told = sanitize(info.name).strip("_") if info is not None and info.name else ""
+        if told:
+            self.config = dataclasses.replace(self.config, name=told, named_by_server=False)
+
     async def _list_all(self, client: Client) -> list[mcp_types.Tool]:
+        """Every page of ``tools/list``; a listing that does not end is cut and recorded.
+
+        A name listed twice is kept once (tool names are unique on a server) and recorded.
+        """
         tools: list[mcp_types.Tool] = []
+        names: set[str] = set()
+        repeated: list[str] = []
         cursor: str | None = None
         seen: set[str] = set()
-        for _ in range(MAX_PAGES):
-            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if cursor is None or cursor in seen:
-                return tools
-            seen.add(cursor)
-        return tools
+        try:
+            for page_number in range(1, MAX_PAGES + 1):
+                page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+                for declared in page.tools:
+                    if declared.name in names:
+                        repeated.append(declared.name)
+                    else:
+                        names.add(declared.name)
+                        tools.append(declared)
+                if len(tools) > MAX_TOOLS:
+                    self._listing_problems.append(
+                        f"tools/list gave more than {MAX_TOOLS:,} tools ({len(tools):,} by page"
+                        f" {page_number}); listing stopped there and the first {MAX_TOOLS:,}"
+                        " are judged"
+                    )
+                    return tools[:MAX_TOOLS]
+                cursor = page.next_cursor
+                if cursor is None:
+                    return tools
+                if cursor in seen:
+                    self._listing_problems.append(
+                        f"tools/list paging loops: page {page_number} gave a cursor already seen"
+                        f" ({_short(cursor)}); listing stopped there with {len(tools):,} tools"
+                    )
+                    return tools
+                seen.add(cursor)
+            self._listing_problems.append(
+                f"tools/list was still paging after {MAX_PAGES:,} pages ({len(tools):,} tools,"
+                f" last cursor {_short(cursor)}); listing stopped there"
+            )
+            return tools
+        finally:
+            if repeated:
+                shown = ", ".join(repr(n) for n in sorted(set(repeated))[:5])
+                self._listing_problems.append(
+                    f"tools/list listed {len(repeated):,} tools under a name it had already"
+                    f" listed ({shown}); each name is kept once"
+                )
 
     async def close(self) -> None:
         """End the session and the server's whole process tree; bounded, idempotent."""
@@ -246,14 +335,16 @@ class ServerConnection:
                 log.record(params.progress, params.total, params.message)
 
     # -- status -------------------------------------------------------------------------
-    def _fail(self, reason: str) -> None:
+    def _fail(self, reason: str, *, stderr_since: int = 0) -> None:
         process = self._process
-        tail = redact(process.stderr_tail(), self.config.secrets()) if process else ""
+        if process is not None and process.fault is not None:
+            reason = process.fault  # why the kit stopped reading says more than its symptom
+        tail = process.stderr_tail(since=stderr_since) if process else ""
         self.status = ServerStatus(
             self.config.name,
             "failed",
             redact(reason, self.config.secrets()),
-            tail,
+            redact(tail, self.config.secrets()),
             phase=self._phase,
             exit_code=process.returncode if process else None,
             elapsed=time.monotonic() - self._started,
@@ -265,8 +356,16 @@ class ServerConnection:
         if process is None or process.closing:
             return
         code = await process.wait_exit(1.0)
+        await process.stderr_read()
         shown = "unknown" if code is None else str(code)
-        self._fail(f"server exited (code {shown})")
+        # The stderr of this crash: what came after the oldest call still in flight.
+        since = min(self._call_marks.values(), default=self._last_mark)
+        self._fail(f"server exited (code {shown})", stderr_since=since)
+
+    @property
+    def process(self) -> ServerProcess | None:
+        """The server's process (stdio servers only), for its pid, stderr and exit code."""
+        return self._process
 
     @property
     def alive(self) -> bool:
@@ -299,8 +398,23 @@ class ServerConnection:
                     "error_type": "InvalidArguments",
                 },
             )
+        key = next(self._call_keys)
+        mark = self._process.stderr_size() if self._process is not None else 0
+        self._call_marks[key] = self._last_mark = mark
         try:
             raw = await guard(lambda _c: self._request(tool, args, progress), ctx, timeout=timeout)
+        except ValidationError as exc:
+            problem = describe_invalid(exc)
+            return ToolResult.error(
+                f"the server's tools/call result is malformed: {problem}",
+                {
+                    "mcp_server": self.config.name,
+                    "mcp_tool": tool.name,
+                    "error_type": "MalformedResult",
+                    "problem": problem,
+                },
+                retryable=False,
+            )
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 await self._mark_exited()
@@ -318,6 +432,8 @@ class ServerConnection:
                     "error_type": type(_leaf(exc)).__name__,
                 },
             )
+        finally:
+            self._call_marks.pop(key, None)
         if isinstance(raw, ToolResult):  # cancelled or timed out by guard
             return ToolResult(
                 raw.output,
@@ -379,6 +495,12 @@ class ServerConnection:
             },
             retryable=False,
         )
+
+
+def _short(cursor: str | None) -> str:
+    if cursor is None:
+        return "none"
+    return repr(cursor) if len(cursor) <= 40 else repr(cursor[:40]) + "..."
 
 
 class _Entered(contextlib.AbstractAsyncContextManager[Any]):

@@ -10,11 +10,14 @@ from typing import Any
 import mcp_types
 from mcp import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from pydantic import ValidationError
 
 from .._output import to_output
 from .._result import ToolResult
 
-__all__ = ["from_call_result", "from_mcp_error", "output_schema_errors"]
+__all__ = ["describe_invalid", "from_call_result", "from_mcp_error", "output_schema_errors"]
+
+_SHOWN = 60
 
 
 def _decoded_size(data: str) -> int | None:
@@ -104,3 +107,74 @@ def output_schema_errors(schema: Mapping[str, Any], structured: Any) -> list[str
         f"{format_json_path(e.absolute_path)}: {e.message}"
         for e in list(validator.iter_errors(structured))[:5]
     ]
+
+
+def describe_invalid(exc: ValidationError, *, limit: int = 3) -> str:
+    """What was wrong with a result the protocol's types refused, in a line or three.
+
+    A value that matches no member of a union (a content block of an unknown
+    type) is one problem, not one per member. The offending value is shown only in
+    brief: a malformed 20 MB result must not become a 20 MB message.
+    """
+    parts: list[str] = []
+    unions: dict[tuple[Any, ...], _UnionMiss] = {}
+    for error in exc.errors(include_url=False):
+        loc = tuple(error["loc"])
+        cut = next((i for i, part in enumerate(loc) if _is_member(part)), None)
+        if cut is not None:
+            miss = unions.get(loc[:cut])
+            if miss is None:
+                miss = unions[loc[:cut]] = _UnionMiss(_where(loc[:cut]))
+                parts.append("")  # its place in the order; filled in below
+                miss.index = len(parts) - 1
+            miss.note(error, loc[cut + 1 :])
+            continue
+        if error["type"] == "missing":
+            parts.append(f"{_where(loc)} is missing")
+        else:
+            parts.append(f"{_where(loc)}: {error['msg']} (got {_brief(error.get('input'))})")
+    for miss in unions.values():
+        parts[miss.index] = miss.describe()
+    shown = parts[:limit]
+    if len(parts) > limit:
+        shown.append(f"and {len(parts) - limit} more")
+    return "; ".join(shown) or str(exc)[:200]
+
+
+def _is_member(part: Any) -> bool:
+    """A union member's name in an error location (``TextContent``), not a field or an index."""
+    return isinstance(part, str) and part[:1].isupper()
+
+
+def _where(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "the result"
+
+
+class _UnionMiss:
+    """The errors of one value that matched none of a union's members."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.index = 0
+        self.expected: list[str] = []
+        self.got: Any = None
+
+    def note(self, error: Any, rest: tuple[Any, ...]) -> None:
+        if rest == ("type",) and error["type"] == "literal_error":
+            self.got = error.get("input")
+            expected = (error.get("ctx") or {}).get("expected")
+            if isinstance(expected, str):
+                self.expected.append(expected)
+
+    def describe(self) -> str:
+        if self.got is not None:
+            allowed = ", ".join(self.expected) or "another type"
+            return f"{self.where}: unknown type {self.got!r} (the protocol defines {allowed})"
+        return f"{self.where}: matches none of the shapes the protocol defines"
+
+
+def _brief(value: Any) -> str:
+    shown = repr(value)
+    if len(shown) > _SHOWN:
+        shown = shown[:_SHOWN] + "..."
+    return f"{type(value).__name__} {shown}"

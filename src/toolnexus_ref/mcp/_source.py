@@ -83,26 +83,63 @@ async def open_servers(configs: Sequence[ServerConfig]) -> McpSource:
         raise ValueError(f"duplicate MCP server names: {', '.join(duplicates)}")
     connections = [ServerConnection(config) for config in configs]
     await asyncio.gather(*(c.start() for c in connections))
+    _keep_names_apart(connections)
     return McpSource(connections)
+
+
+def _keep_names_apart(connections: Sequence[ServerConnection]) -> None:
+    """Two servers that call themselves the same in ``serverInfo`` get ``_2``, ``_3``, ..."""
+    taken: set[str] = set()
+    for connection in connections:
+        name, count = connection.config.name, 1
+        while name in taken:
+            count += 1
+            name = f"{connection.config.name}_{count}"
+        if name != connection.config.name:
+            connection.rename(name)
+        taken.add(name)
 
 
 async def open_mcp_json(
     path: str | os.PathLike[str], *, base_dir: str | os.PathLike[str] | None = None
 ) -> McpSource:
-    """Every server in an ``mcp.json``; raises ``McpConfigError`` only for a bad file."""
-    return await open_servers(load_mcp_json(path, base_dir=base_dir))
+    """Every server in an ``mcp.json``; raises ``McpConfigError`` only for a bad file.
+
+    A bad entry (an unset ``${VAR}``, a wrong key) fails its own server, with the
+    reason in its status; the others start as usual.
+    """
+    return await open_servers(load_mcp_json(path, base_dir=base_dir, isolate=True))
+
+
+#: File and folder names that say nothing about which server it is (``dist/index.js``).
+_GENERIC_STEMS = frozenset({"index", "main", "server", "cli", "app", "run", "__main__", "start"})
+_GENERIC_DIRS = frozenset({"dist", "build", "lib", "src", "bin", "out", "esm", "cjs", "scripts"})
+
+
+def _script_name(arg: str) -> str:
+    """``…/server-everything/dist/index.js`` → ``server-everything``; else the file's stem."""
+    path = Path(arg)
+    stem = path.stem.split("@")[0]
+    if stem not in _GENERIC_STEMS:
+        return stem
+    for parent in path.parents:
+        if parent.name and parent.name not in _GENERIC_DIRS:
+            return parent.name
+    return stem
 
 
 def _name_for(command: Sequence[str]) -> str:
-    """A readable server name from a command line: the script or module, else the program."""
+    """A stand-in server name from a command line, until ``serverInfo`` names the server."""
     program = Path(command[0]).name
     rest = list(command[1:])
     if program.startswith(("python", "node", "uv", "npx", "uvx", "bun", "deno")):
         for index, arg in enumerate(rest):
             if arg == "-m" and index + 1 < len(rest):
-                return rest[index + 1].rsplit(".", 1)[-1]
+                module = rest[index + 1].split(".")
+                meaningful = [part for part in module if part not in _GENERIC_STEMS]
+                return (meaningful or module)[-1]
             if not arg.startswith("-") and arg not in ("run", "x", "exec", "tool"):
-                return Path(arg).stem.split("@")[0] or program
+                return _script_name(arg) or program
     return Path(program).stem or "server"
 
 
@@ -114,12 +151,17 @@ async def open_stdio(
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> McpSource:
-    """One server started as a subprocess; ``command`` is a list or a shell-style string."""
+    """One server started as a subprocess; ``command`` is a list or a shell-style string.
+
+    Without ``name``, the server is named by its ``serverInfo`` once it answers (a
+    name taken from the command line stands in until then, and if it never does).
+    """
     argv = shlex.split(command) if isinstance(command, str) else list(command)
     if not argv:
         raise ValueError("an MCP stdio command needs at least a program")
     config = ServerConfig(
         name=name or sanitize(_name_for(argv)),
+        named_by_server=name is None,
         type="stdio",
         command=tuple(argv),
         env={k: Secret(v) for k, v in (env or {}).items()},
@@ -136,12 +178,17 @@ async def open_http(
     timeout: float = DEFAULT_TIMEOUT,
     name: str | None = None,
 ) -> McpSource:
-    """One streamable-HTTP server; header values are kept as secrets."""
+    """One streamable-HTTP server; header values are kept as secrets.
+
+    Without ``name``, the server is named by its ``serverInfo`` (never by its host:
+    ``127.0.0.1`` says nothing); ``server`` stands in until it answers.
+    """
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"not an http(s) URL: {url!r}")
     config = ServerConfig(
-        name=name or sanitize(parts.hostname),
+        name=name or "server",
+        named_by_server=name is None,
         type="http",
         url=url,
         headers={k: Secret(v) for k, v in (headers or {}).items()},

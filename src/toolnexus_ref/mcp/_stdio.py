@@ -3,7 +3,9 @@
 ``mcp.client.stdio.stdio_client`` writes the server's stderr to ours and kills the
 process group only when the leader outlives its grace period. A checker needs the
 stderr tail and the exit code to explain a failure, and must not leave behind a
-grandchild whose parent exited politely, so this transport owns the process.
+grandchild whose parent exited politely, so this transport owns the process. What
+the server writes is read within the bounds of ``_framing``; a server that breaks
+one is stopped, and ``ServerProcess.fault`` says which.
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import tempfile
+import subprocess
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -25,13 +27,26 @@ from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from ._framing import (
+    MAX_MESSAGE_BYTES,
+    MAX_NOTIFICATIONS,
+    MAX_STDERR_BYTES,
+    NOTIFICATION_WINDOW,
+    LineReader,
+    LineTooLong,
+    NotificationRate,
+    StderrTail,
+    StdoutNoise,
+)
+
 __all__ = ["ServerProcess", "stdio_transport"]
 
 #: How long a server may take to exit once its stdin closes, before its group is signalled.
 EXIT_GRACE = 1.0
 #: How long the group gets between SIGTERM and SIGKILL.
 KILL_GRACE = 1.0
-_TAIL_BYTES = 4096
+#: How long a status waits for the last of a dead server's stderr to be read.
+STDERR_DRAIN = 1.0
 
 
 @dataclass(slots=True)
@@ -39,29 +54,40 @@ class ServerProcess:
     """What we know of one server process, readable from any task at any time."""
 
     command: tuple[str, ...]
-    stderr_file: IO[bytes] = field(default_factory=lambda: tempfile.TemporaryFile())  # noqa: SIM115
+    stderr: StderrTail = field(default_factory=StderrTail)
     pid: int | None = None
     process: anyio.abc.Process | None = None
     #: Set when the server's stdout reached end of file (it exited or closed it).
     stdout_closed: anyio.Event | None = None
+    #: Set when the server's stderr reached end of file (or the kit stopped reading it).
+    stderr_closed: anyio.Event | None = None
     closing: bool = False
+    #: What the server wrote on stdout that is not JSON-RPC.
+    noise: StdoutNoise = field(default_factory=StdoutNoise)
+    #: Why the kit stopped reading the server's stdout, when it did (a flood, an endless line).
+    fault: str | None = None
 
     @property
     def returncode(self) -> int | None:
         return None if self.process is None else self.process.returncode
 
-    def stderr_tail(self, lines: int = 20) -> str:
-        """The last lines the server wrote to stderr (decoded leniently)."""
-        try:
-            handle = self.stderr_file
-            handle.flush()
-            size = handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, size - _TAIL_BYTES))
-            data = handle.read()
-        except (OSError, ValueError):
-            return ""
-        text = data.decode("utf-8", errors="replace")
-        return "\n".join(text.rstrip().splitlines()[-lines:])
+    def stderr_size(self) -> int:
+        """How many bytes the server has written to stderr so far (a mark for ``stderr_tail``)."""
+        return self.stderr.total
+
+    def stderr_tail(self, lines: int = 20, *, since: int = 0) -> str:
+        """The last lines the server wrote to stderr after byte ``since`` (decoded leniently).
+
+        A crash is explained by what the server wrote while it crashed, not by a
+        traceback an earlier call left: pass the ``stderr_size()`` taken before the call.
+        """
+        return self.stderr.text(lines, since=since)
+
+    async def stderr_read(self, timeout: float = STDERR_DRAIN) -> None:
+        """Wait (bounded) until everything a dead server wrote to stderr has been read."""
+        if self.stderr_closed is not None:
+            with anyio.move_on_after(timeout):
+                await self.stderr_closed.wait()
 
     async def wait_exit(self, timeout: float) -> int | None:
         """The exit code once the process is reaped, or ``None`` if it is still alive."""
@@ -69,10 +95,6 @@ class ServerProcess:
         while self.returncode is None and time.monotonic() < deadline:
             await anyio.sleep(0.01)
         return self.returncode
-
-    def close_files(self) -> None:
-        with contextlib.suppress(OSError):
-            self.stderr_file.close()
 
 
 def _kill_group(pid: int, sig: int) -> bool:
@@ -102,9 +124,11 @@ async def _end_tree(info: ServerProcess) -> None:
             await anyio.sleep(0.01)
         _kill_group(process.pid, signal.SIGKILL)
     await info.wait_exit(KILL_GRACE)
-    if process.stdout is not None:
-        with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await process.stdout.aclose()
+    await info.stderr_read()  # the last words of the server, for its status
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await stream.aclose()
     transport = getattr(getattr(process, "_process", None), "_transport", None)
     close = getattr(transport, "close", None)
     if callable(close):  # an asyncio subprocess transport warns at GC unless closed
@@ -129,31 +153,70 @@ async def stdio_transport(
         list(command),
         env={**get_default_environment(), **(env or {})},
         cwd=cwd,
-        stderr=info.stderr_file,
+        stderr=subprocess.PIPE,
         start_new_session=True,
     )
     info.process = process
     info.pid = process.pid
     info.stdout_closed = anyio.Event()
+    info.stderr_closed = anyio.Event()
+    notifications = NotificationRate()
+
+    def stop(fault: str) -> None:
+        """Record why the kit stopped reading the server, and end it: nobody listens any more."""
+        if info.fault is None:
+            info.fault = fault
+        _kill_group(process.pid, signal.SIGTERM)
+
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
 
     async def stdout_reader() -> None:
         assert process.stdout is not None
-        buffer = b""
+        reader = LineReader(MAX_MESSAGE_BYTES)
         try:
             async with read_writer:
                 async for chunk in process.stdout:
-                    buffer += chunk
-                    *lines, buffer = buffer.split(b"\n")
-                    for line in lines:
-                        if line.strip():
-                            await read_writer.send(_parse(line))
+                    for line in reader.feed(chunk):
+                        message = _parse(line)
+                        if message is not None:
+                            if _is_notification(message) and notifications.record(time.monotonic()):
+                                stop(
+                                    f"notifications flooded: more than {MAX_NOTIFICATIONS:,}"
+                                    f" within {NOTIFICATION_WINDOW:g}s"
+                                )
+                                return
+                            await read_writer.send(message)
+                        elif line.strip():
+                            info.noise.record(line)
+                            if info.noise.flooding:
+                                stop(f"stdout flooded: {info.noise.describe()}")
+                                return
+        except LineTooLong as exc:
+            stop(
+                f"the server sent a line of more than {MAX_MESSAGE_BYTES // 2**20} MiB"
+                f" ({exc.args[0]} bytes) without ending it; a JSON-RPC message over stdio is"
+                " one line"
+            )
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass
         finally:
             assert info.stdout_closed is not None
             info.stdout_closed.set()
+
+    async def stderr_reader() -> None:
+        assert process.stderr is not None
+        try:
+            async for chunk in process.stderr:
+                info.stderr.feed(chunk)
+                if info.stderr.flooding:
+                    stop(f"stderr flooded: more than {MAX_STDERR_BYTES // 2**20} MiB written")
+                    return
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            pass
+        finally:
+            assert info.stderr_closed is not None
+            info.stderr_closed.set()
 
     async def stdin_writer() -> None:
         assert process.stdin is not None
@@ -167,6 +230,7 @@ async def stdio_transport(
 
     async with anyio.create_task_group() as group:
         group.start_soon(stdout_reader)
+        group.start_soon(stderr_reader)
         group.start_soon(stdin_writer)
         try:
             yield read_stream, write_stream
@@ -181,9 +245,16 @@ async def stdio_transport(
             group.cancel_scope.cancel()
 
 
-def _parse(line: bytes) -> SessionMessage | Exception:
+def _is_notification(message: SessionMessage) -> bool:
+    return isinstance(message.message, mcp_types.JSONRPCNotification)
+
+
+def _parse(line: bytes) -> SessionMessage | None:
+    """The line as a JSON-RPC message, or ``None`` when it is something else (noise)."""
+    if not line.lstrip().startswith(b"{"):
+        return None
     try:
         message: Any = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-    except ValueError as exc:
-        return exc
+    except ValueError:
+        return None
     return SessionMessage(message)

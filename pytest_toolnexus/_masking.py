@@ -1,0 +1,89 @@
+"""Every test report masked: no value the kit expanded from ``${ENV}`` reaches any output.
+
+The terminal, JUnit XML, ``--toolnexus-report`` and xdist's controller all read the
+``TestReport`` built in ``pytest_runtest_makereport``; masking it there, outermost,
+covers them all, including a secret that a server echoed into a result and a
+check quoted in its message. Warnings (a failed warning-severity check is one) are
+masked as they are recorded, before the terminal's summary or xdist reads them. Import-light: ``toolnexus_ref.secrets`` is looked up in
+``sys.modules`` only; if nothing imported it, nothing was registered, and there is
+nothing to mask.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+
+_SECRETS_MODULE = "toolnexus_ref.secrets"
+
+
+def _registry() -> Any:
+    return sys.modules.get(_SECRETS_MODULE)
+
+
+def _masked(value: Any, secrets: Any) -> Any:
+    """``value`` with every string inside it masked (records are dicts of lists of strings)."""
+    if isinstance(value, str):
+        return secrets.mask(value)
+    if isinstance(value, dict):
+        return {_masked(k, secrets): _masked(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        masked = [_masked(item, secrets) for item in value]
+        return masked if isinstance(value, list) else tuple(masked)
+    return value
+
+
+def mask_report(report: pytest.TestReport | pytest.CollectReport, secrets: Any) -> None:
+    """Mask ``longrepr``, the captured sections and ``user_properties`` of one report, in place."""
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple):  # a skip: (path, line, message)
+        report.longrepr = _masked(longrepr, secrets)
+    elif longrepr is not None:
+        text = str(longrepr)
+        if secrets.find(text):
+            # The text, as pytest would print it; the object's structure would keep the value.
+            report.longrepr = secrets.mask(text)
+    report.sections = [(secrets.mask(title), secrets.mask(body)) for title, body in report.sections]
+    if isinstance(report, pytest.TestReport):
+        report.user_properties = [
+            (secrets.mask(str(name)), _masked(value, secrets))
+            for name, value in report.user_properties
+        ]
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    secrets = _registry()
+    if secrets is not None:
+        mask_report(report, secrets)
+    return report
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    report = yield
+    secrets = _registry()
+    if secrets is not None:
+        mask_report(report, secrets)
+    return report
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_warning_recorded(warning_message: Any, when: str, nodeid: str, location: Any) -> None:
+    """Runs before every other recorder (a historic hook cannot be wrapped): masks in place."""
+    secrets = _registry()
+    message = getattr(warning_message, "message", None)
+    if secrets is not None and message is not None and secrets.find(str(message)):
+        masked = secrets.mask(str(message))
+        try:
+            warning_message.message = type(message)(masked)
+        except Exception:  # a warning class that wants other arguments: keep the text
+            warning_message.message = UserWarning(masked)

@@ -1,0 +1,113 @@
+"""No secret leaves: a value expanded from ``${SECRET}`` is masked in every output of a run.
+
+The server is given ``SECRET=hunter2`` through its mcp.json ``env`` and echoes it
+back in a tool result that TN552 quotes in its failure; the terminal, the JUnit
+XML and the JSON report must still never show it. The same run without the masking
+plugin shows the value, so the test can fail.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _mcp_testing import PYTHON, SERVERS
+
+from toolnexus_ref import secrets
+
+SECRET = "hunter2"
+
+
+def test_register_mask_and_find() -> None:
+    secrets.clear()
+    try:
+        assert not secrets.find("token hunter2")
+        secrets.register(SECRET)
+        secrets.register("hunter2-long")
+        secrets.register("abc")  # too short to be worth masking
+        assert secrets.find("token hunter2!")
+        assert not secrets.find("token hunter")
+        assert secrets.mask("a hunter2 b hunter2-long abc") == "a *** b *** abc"
+    finally:
+        secrets.clear()
+
+
+def test_expanded_config_values_are_registered() -> None:
+    from toolnexus_ref.mcp import parse_mcp_config
+
+    secrets.clear()
+    try:
+        env = {"A": "${TOKEN}", "B": "literal-value", "H": "${HOME}"}
+        text = json.dumps({"s": {"command": "x", "env": env}})
+        parse_mcp_config(text, environ={"TOKEN": "tok-12345", "HOME": "/home/ada"})
+        assert secrets.find("tok-12345")
+        assert not secrets.find("literal-value")
+        assert not secrets.find("/home/ada/project")  # every server gets HOME anyway
+    finally:
+        secrets.clear()
+
+
+def _run(
+    pytester: pytest.Pytester, tmp_path: Path, *extra: str
+) -> tuple[pytest.RunResult, list[str]]:
+    config = tmp_path / "mcp.json"
+    server = {
+        "command": PYTHON,
+        "args": [str(SERVERS / "hostile.py"), "echo-secret"],
+        "env": {"SECRET": "${SECRET}"},
+    }
+    config.write_text(json.dumps({"mcpServers": {"leaky": server}}), encoding="utf-8")
+    junit, report = tmp_path / "junit.xml", tmp_path / "report.json"
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "-rA",
+        "-v",
+        "--toolnexus-conformance",
+        "--toolnexus-target",
+        str(config),
+        "--toolnexus-select",
+        "TN552,TN851,TN852",
+        "--junitxml",
+        str(junit),
+        "--toolnexus-report",
+        str(report),
+        *extra,
+    )
+    outputs = [
+        "\n".join(result.outlines),
+        "\n".join(result.errlines),
+        junit.read_text(encoding="utf-8"),
+        report.read_text(encoding="utf-8"),
+    ]
+    return result, outputs
+
+
+@pytest.mark.parametrize("workers", [(), ("-p", "xdist", "-n", "2")], ids=["serial", "xdist"])
+def test_an_echoed_secret_is_in_no_output(
+    pytester: pytest.Pytester,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    workers: tuple[str, ...],
+) -> None:
+    if workers:
+        pytest.importorskip("xdist")
+    monkeypatch.setenv("SECRET", SECRET)
+    result, outputs = _run(pytester, tmp_path, *workers)
+    records = json.loads(outputs[3])["results"]
+    [echoed] = [r for r in records if r["tool"] == "leaky_whoami" and r["check"] == "TN552"]
+    assert echoed["outcome"] == "failed"
+    assert "refused the token ***" in echoed["message"]
+    result.stdout.fnmatch_lines(["*refused the token ***"])
+    for name, text in zip(("stdout", "stderr", "junit", "report"), outputs, strict=True):
+        assert SECRET not in text, f"{name} shows the secret"
+
+
+def test_without_the_masking_the_secret_would_show(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The control: the run above is masked by the plugin, not by luck."""
+    monkeypatch.setenv("SECRET", SECRET)
+    _, outputs = _run(pytester, tmp_path, "-p", "no:pytest_toolnexus._masking")
+    assert all(SECRET in text for text in (outputs[0], outputs[2], outputs[3]))
