@@ -88,7 +88,7 @@ def _masker() -> Callable[[str], str] | None:
         from toolnexus_ref import secrets
     except ImportError:  # pragma: no cover - a reference without the secrets registry
         return None
-    return secrets.mask  # type: ignore[no-any-return]
+    return secrets.mask
 
 
 def _verdict(

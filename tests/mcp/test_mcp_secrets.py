@@ -68,7 +68,7 @@ def _run(
         "--toolnexus-target",
         str(config),
         "--toolnexus-select",
-        "TN552,TN851,TN852",
+        "TN552,TN561,TN851,TN852",
         "--junitxml",
         str(junit),
         "--toolnexus-report",
@@ -100,6 +100,10 @@ def test_an_echoed_secret_is_in_no_output(
     assert echoed["outcome"] == "failed"
     assert "refused the token ***" in echoed["message"]
     result.stdout.fnmatch_lines(["*refused the token ***"])
+    # The echo is itself a finding, at error severity, that names no secret.
+    [leak] = [r for r in records if r["tool"] == "leaky_whoami" and r["check"] == "TN561"]
+    assert (leak["outcome"], leak["severity"]) == ("failed", "error")
+    assert "credential" in leak["message"]
     for name, text in zip(("stdout", "stderr", "junit", "report"), outputs, strict=True):
         assert SECRET not in text, f"{name} shows the secret"
 
@@ -110,4 +114,7 @@ def test_without_the_masking_the_secret_would_show(
     """The control: the run above is masked by the plugin, not by luck."""
     monkeypatch.setenv("SECRET", SECRET)
     _, outputs = _run(pytester, tmp_path, "-p", "no:pytest_toolnexus._masking")
-    assert all(SECRET in text for text in (outputs[0], outputs[2], outputs[3]))
+    # The failure explanations (what came back) show it; verdict messages, and so the
+    # JSON report, are masked where they are made, with or without the plugin.
+    assert all(SECRET in text for text in (outputs[0], outputs[2]))
+    assert SECRET not in outputs[3]

@@ -81,9 +81,25 @@ class MetadataNotJson(_Duck):
         return ToolResult.ok("done", meta)
 
 
+class EchoesItsToken(_Duck):
+    """Given a credential (as an mcp.json ``${ENV}`` would give a server), it echoes it."""
+
+    name = "echoes_its_token"
+    TOKEN = "corpus-token-5f2a9c"
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        from toolnexus_ref import secrets
+
+        secrets.register(self.TOKEN)  # what the kit does for every value it expands
+        if (refused := self.refuse(args)) is not None:
+            return refused
+        return ToolResult.ok(f"authenticated with {self.TOKEN}")
+
+
 CORPUS = [
     Entry(BareStringForOneMode(), frozenset({"TN501"}), "returns a bare str only for mode='plain'"),
     Entry(OutputDictWhenLarge(), frozenset({"TN502"}), "output is a dict only when n > 100"),
     Entry(ErrorFlagText(), frozenset({"TN503"}), "is_error is the string 'false' for any n but 0"),
     Entry(MetadataNotJson(), frozenset({"TN504"}), "metadata holds a datetime for negative n"),
+    Entry(EchoesItsToken(), frozenset({"TN561"}), "returns the credential it was given"),
 ]

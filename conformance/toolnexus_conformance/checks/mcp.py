@@ -2,7 +2,7 @@
 names a host exposes, and whether every server starts in time.
 
 They judge the *server*: its tool names against the contract's rule and the MCP
-specification's. The live checks of how it answers are in ``_mcp_live``. Nothing
+specification's. The live checks of how it answers are in ``mcp_live``. Nothing
 here imports the mcp SDK at module level: the catalog loads without the ``mcp`` extra.
 """
 

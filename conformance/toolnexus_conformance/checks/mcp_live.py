@@ -65,7 +65,7 @@ def _live(observation: Observation) -> None:
     connection = observation.subject.extra.get("connection")
     if connection is not None:
         status = getattr(connection, "status", status)
-    if observation.not_called is None and getattr(status, "state", "connected") == "failed":
+    if status is not None and observation.not_called is None and status.state == "failed":
         raise Fail(Finding(str(status.describe())))
 
 
