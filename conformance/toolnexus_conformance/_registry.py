@@ -27,6 +27,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "toolnexus_conformance.checks.providers",
     "toolnexus_conformance.checks.live",
     "toolnexus_conformance.checks.mcp",
+    "toolnexus_conformance.checks.skills",
 )
 
 
