@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolnexus_ref._naming import Source
+from toolnexus_ref._result import ToolResult
 from toolnexus_ref._tool import ToolAnnotations
 
-__all__ = ["ForeignTool"]
+__all__ = ["ForeignTool", "refused_arguments"]
 
 
 class ForeignTool:
@@ -48,3 +49,18 @@ class ForeignTool:
     def conformance_extra(self) -> Mapping[str, Any]:
         """What the checks may want to know: which library the tool came from."""
         return {"library": self.library, "wrapped_type": type(self.wrapped).__qualname__}
+
+
+def refused_arguments(args: object) -> ToolResult | None:
+    """The error a host gives for arguments that are not a JSON object, before any call.
+
+    Every framework here hands its tools a dict: a model's tool call carries an
+    object, and the host refuses anything else. ``None`` when ``args`` is a mapping.
+    """
+    if isinstance(args, Mapping):
+        return None
+    return ToolResult.error(
+        f"Invalid arguments: expected a JSON object, got {type(args).__name__}",
+        {"error_type": "InvalidArguments"},
+        retryable=False,
+    )

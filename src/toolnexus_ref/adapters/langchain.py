@@ -31,7 +31,7 @@ from toolnexus_ref._naming import Source
 from toolnexus_ref._result import ToolResult
 from toolnexus_ref._tool import ToolAnnotations
 
-from ._base import ForeignTool
+from ._base import ForeignTool, refused_arguments
 
 __all__ = ["LangChainTool", "adapt"]
 
@@ -116,11 +116,14 @@ class LangChainTool(ForeignTool):
         return parameters
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> ToolResult:
+        refused = refused_arguments(args)
+        if refused is not None:
+            return refused
         call = {
             "type": "tool_call",
             "id": f"toolnexus-{next(_call_ids)}",
             "name": self.wrapped.name,  # type: ignore[attr-defined]
-            "args": dict(args) if isinstance(args, Mapping) else args,
+            "args": dict(args),
         }
         try:
             value = await guard(lambda _ctx: self._invoke(call), ctx)

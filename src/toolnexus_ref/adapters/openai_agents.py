@@ -25,7 +25,7 @@ from toolnexus_ref._naming import Source
 from toolnexus_ref._result import ToolResult
 from toolnexus_ref._tool import ToolAnnotations
 
-from ._base import ForeignTool
+from ._base import ForeignTool, refused_arguments
 
 __all__ = ["AgentsFunctionTool", "adapt"]
 
@@ -66,6 +66,9 @@ class AgentsFunctionTool(ForeignTool):
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> ToolResult:
         from agents.tool_context import ToolContext as AgentsContext
 
+        refused = refused_arguments(args)
+        if refused is not None:
+            return refused
         try:
             arguments = json.dumps(args)
         except (TypeError, ValueError) as exc:

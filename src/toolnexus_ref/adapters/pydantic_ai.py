@@ -20,7 +20,7 @@ from toolnexus_ref._output import to_output
 from toolnexus_ref._result import ToolResult
 from toolnexus_ref._tool import ToolAnnotations
 
-from ._base import ForeignTool
+from ._base import ForeignTool, refused_arguments
 
 __all__ = ["PydanticAITool", "adapt"]
 
@@ -60,6 +60,9 @@ class PydanticAITool(ForeignTool):
         from pydantic import ValidationError
         from pydantic_ai import ModelRetry
 
+        refused = refused_arguments(args)
+        if refused is not None:
+            return refused
         schema: Any = self.wrapped.function_schema  # type: ignore[attr-defined]
         try:
             validated = schema.validator.validate_python(dict(args))
