@@ -31,6 +31,23 @@ class Settings:
     timeout = 3
 
 
+def multiply(a: int, b: int) -> int:
+    """Multiply two integers."""
+    return a * b
+
+
+class NoSchema:
+    name = "no_schema"
+    description = "A tool that forgot its input schema."
+    source = "custom"
+
+    def execute(self, args, ctx=None):
+        return "ok"
+
+
+no_schema = NoSchema()
+
+
 settings = Settings()
 '''
 
@@ -80,3 +97,18 @@ def test_an_mcp_server_listing_no_tools_fails_tn001(pytester: pytest.Pytester) -
     assert (record["check"], record["outcome"]) == ("TN001", "failed")
     assert "yields no tools: its servers list none" in record["message"]
     assert "(connected)" in record["message"]
+
+
+def test_a_plain_function_target_is_inferred_and_judged(project: pytest.Pytester) -> None:
+    run = run_kit(project, "target_forms:multiply")
+    assert not run.failed(severity="error")
+    assert "TN601" in run.live_passed("multiply")
+
+
+def test_a_tool_without_input_schema_gets_schema_findings_not_a_load_failure(
+    project: pytest.Pytester,
+) -> None:
+    run = run_kit(project, "target_forms:no_schema")
+    failed = {r["check"] for r in run.failed()}
+    assert "TN001" not in failed
+    assert "TN304" in failed
