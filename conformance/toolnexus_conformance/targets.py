@@ -180,13 +180,15 @@ def _mcp_missing(spec: TargetSpec, exc: ImportError) -> TargetError:
 
 
 def _requirers_of_mcp1() -> list[str]:
+    """Installed distributions that require mcp below 2, as ``name version``."""
     from importlib import metadata
 
     names = []
     for dist in metadata.distributions():
         for requirement in dist.requires or ():
             head = requirement.split(";")[0].replace(" ", "")
-            if head.lower().startswith("mcp<2") or (head.lower().startswith("mcp") and "<2" in head):
+            project = re.match(r"[A-Za-z0-9._-]+", head)
+            if project is not None and project.group().lower() == "mcp" and "<2" in head:
                 names.append(f"{dist.metadata['Name']} {dist.version}")
                 break
     return sorted(set(names))

@@ -133,7 +133,7 @@ def _found(value: object) -> str:
     return f"a {kind}: {shown}"
 
 
-def not_tools(value: object, label: str, why: str = "") -> NotToolsError:
+def _not_tools(value: object, label: str, why: str = "") -> NotToolsError:
     forms = "\n  - ".join(TOOL_FORMS)
     extra = f" ({why})" if why else ""
     return NotToolsError(f"{label} holds no tools: found {_found(value)}{extra}. Accepted:\n  - {forms}")
@@ -267,7 +267,7 @@ async def _resolve(value: Any, label: str, wait: Await, depth: int = 0) -> list[
     if inner is not None:
         return await _items(inner, label, wait)
     if isinstance(value, Mapping):
-        raise not_tools(value, label, "a mapping; pass its values, or a toolkit")
+        raise _not_tools(value, label, "a mapping; pass its values, or a toolkit")
     if isinstance(value, Iterable) and not isinstance(value, str | bytes):
         return await _items(value, label, wait)
     if not isinstance(value, type) and _has_method_tools(value):
@@ -282,8 +282,8 @@ async def _resolve(value: Any, label: str, wait: Await, depth: int = 0) -> list[
         if required and _plain_function(value):
             return [_infer_tool(value, label)]
     if isinstance(value, type):
-        raise not_tools(value, label, "a class; pass an instance, or a factory function")
-    raise not_tools(value, label)
+        raise _not_tools(value, label, "a class; pass an instance, or a factory function")
+    raise _not_tools(value, label)
 
 
 def as_tools(value: Any, *, label: str = "the value") -> list[Any]:

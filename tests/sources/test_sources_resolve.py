@@ -207,3 +207,18 @@ def test_snapshots_read_toolkits_by_the_rule() -> None:
     assert [d["name"] for d in data] == ["add", "echo"]
     assert to_snapshot_data({"plain": "data"}) == {"plain": "data"}
     assert to_snapshot_data(["a", "b"]) == ["a", "b"]
+
+
+def test_a_project_package_sharing_a_libraries_name_is_not_mistaken_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project's own ``agents`` package is not the OpenAI Agents SDK."""
+    from toolnexus_ref.adapters import adapt, foreign_kind
+
+    class Agent:
+        pass
+
+    Agent.__module__ = "agents.mine"
+    monkeypatch.setitem(sys.modules, "agents", type(sys)("agents"))  # no FunctionTool in it
+    assert foreign_kind(Agent()) == "agents"
+    assert adapt(Agent()) is None

@@ -48,4 +48,7 @@ def adapt(value: object) -> Any | None:
 
     module = importlib.import_module(FOREIGN_KINDS[kind])
     adapter: Callable[[object], Any | None] = module.adapt
-    return adapter(value)
+    try:
+        return adapter(value)
+    except ImportError:  # a package of the same top-level name (a project's own ``agents``)
+        return None

@@ -121,17 +121,18 @@ def our_result(value: Any) -> Any:
     """An upstream ``ToolResult`` as ours; anything else is returned as it came, to be judged."""
     if not (hasattr(value, "output") and hasattr(value, "is_error")):
         return value
-    metadata = dict(value.metadata or {}) if isinstance(value.metadata, Mapping) else value.metadata
-    if isinstance(metadata, dict):
-        if "pending" in metadata:
-            metadata["pending"] = _plain(metadata["pending"])
-            metadata["suspended"] = True
-        parts = getattr(value, "parts", None)
-        if parts:
-            metadata["parts"] = parts
-    if not isinstance(value.output, str) or not isinstance(value.is_error, bool):
+    raw = getattr(value, "metadata", None)
+    malformed = raw is not None and not isinstance(raw, Mapping)
+    if malformed or not isinstance(value.output, str) or not isinstance(value.is_error, bool):
         return value  # a malformed result stays malformed: the result checks report it
-    return ToolResult(value.output, value.is_error, metadata if metadata is not None else {})
+    metadata = dict(raw or {})
+    if "pending" in metadata:
+        metadata["pending"] = _plain(metadata["pending"])
+        metadata["suspended"] = True
+    parts = getattr(value, "parts", None)
+    if parts:
+        metadata["parts"] = parts
+    return ToolResult(value.output, value.is_error, metadata)
 
 
 class UpstreamTool(ForeignTool):
