@@ -8,7 +8,7 @@ means the same thing everywhere:
    pydantic-ai) is adapted into one Tool (``toolnexus_ref.adapters``);
 2. a Tool (anything with ``name`` and a callable ``execute``) is itself;
 3. a toolkit (``tools`` as a sequence, a mapping of tools, or a method returning
-   one) holds what its ``tools`` holds;
+   one; or LangChain's ``get_tools()``) holds what its ``tools`` holds;
 4. an object whose class has ``@tool`` methods (a method group) holds those;
 5. an iterable holds each of its items (toolkits among them are expanded; an item
    that is none of the above stays, so the checks can say what is wrong with it);
@@ -44,7 +44,8 @@ __all__ = [
 #: What a value may be, as the error messages list it.
 TOOL_FORMS: tuple[str, ...] = (
     "a Tool (an object with name, description, input_schema and execute)",
-    "a toolkit (an object whose `tools` is a list, a mapping, or a method returning one)",
+    "a toolkit (an object whose `tools` is a list, a mapping, or a method returning one,"
+    " or a LangChain toolkit's get_tools())",
     "a list or other iterable of tools and toolkits",
     "a factory: a function with no required parameters, sync or async, returning one of these",
     "a plain function with type hints (made a tool by @tool inference)",
@@ -217,16 +218,17 @@ async def _call_factory(value: Callable[..., Any], label: str, wait: Await) -> A
 
 async def _toolkit_tools(value: object, label: str, wait: Await) -> Any | None:
     """What a toolkit's ``tools`` holds, or ``None`` when ``value`` is no toolkit."""
+    attribute = "tools" if _has(value, "tools") else "get_tools"  # get_tools(): LangChain's
     try:
-        inner = getattr(value, "tools", None)
+        inner = getattr(value, attribute, None)
     except Exception as exc:
-        raise NotToolsError(f"reading {label}.tools raised {type(exc).__name__}: {exc}") from exc
-    if inner is None or isinstance(inner, str | bytes):
+        raise NotToolsError(f"reading {label}.{attribute} raised {type(exc).__name__}: {exc}") from exc
+    if inner is None or isinstance(inner, str | bytes) or (attribute == "get_tools" and not callable(inner)):
         return None
     if callable(inner) and not is_tool(inner):
         if _required_parameters(inner):
             return None
-        inner = await _call_factory(inner, f"{label}.tools()", wait)
+        inner = await _call_factory(inner, f"{label}.{attribute}()", wait)
     if isinstance(inner, Mapping):
         return list(inner.values())
     if isinstance(inner, Iterable):

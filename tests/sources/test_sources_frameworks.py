@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 pytest.importorskip("agents")
@@ -104,3 +106,23 @@ def test_through_the_plugin_good_tools_have_no_error_and_real_live_verdicts(
     assert not errors, shown(errors)
     for name in ("add", "multiply"):
         assert {"TN501", "TN601", "TN602", "TN603"} <= set(run.live_passed(name)), name
+
+
+def test_the_frameworks_own_containers_hold_their_tools() -> None:
+    from agents import Agent
+    from langchain_core.tools import BaseToolkit
+    from langchain_core.tools import tool as langchain_tool
+    from pydantic_ai import FunctionToolset
+
+    @langchain_tool
+    def ping() -> str:
+        """Answer pong."""
+        return "pong"
+
+    class Kit(BaseToolkit):
+        def get_tools(self) -> list[Any]:
+            return [ping]
+
+    agent = Agent(name="helper", tools=[add])
+    toolset = FunctionToolset([multiply])
+    assert [t.name for t in as_tools([agent, toolset, Kit()])] == ["add", "multiply", "ping"]
