@@ -181,7 +181,7 @@ def _infer_tool(fn: Callable[..., Any], label: str) -> Any:
         ) from exc
 
 
-Await = Callable[[Awaitable[Any]], Coroutine[Any, Any, Any]]
+_Await = Callable[[Awaitable[Any]], Coroutine[Any, Any, Any]]
 
 
 async def _await_here(value: Awaitable[Any]) -> Any:
@@ -202,7 +202,7 @@ async def _refuse_await(value: Awaitable[Any]) -> Any:
     )
 
 
-async def _call_factory(value: Callable[..., Any], label: str, wait: Await) -> Any:
+async def _call_factory(value: Callable[..., Any], label: str, wait: _Await) -> Any:
     try:
         made = value()
         if inspect.isawaitable(made):
@@ -216,7 +216,7 @@ async def _call_factory(value: Callable[..., Any], label: str, wait: Await) -> A
     return made
 
 
-async def _toolkit_tools(value: object, label: str, wait: Await) -> Any | None:
+async def _toolkit_tools(value: object, label: str, wait: _Await) -> Any | None:
     """What a toolkit's ``tools`` holds, or ``None`` when ``value`` is no toolkit."""
     attribute = "tools" if _has(value, "tools") else "get_tools"  # get_tools(): LangChain's
     try:
@@ -236,7 +236,7 @@ async def _toolkit_tools(value: object, label: str, wait: Await) -> Any | None:
     return None
 
 
-async def _items(value: Iterable[Any], label: str, wait: Await) -> list[Any]:
+async def _items(value: Iterable[Any], label: str, wait: _Await) -> list[Any]:
     """Each item of an iterable as tools: foreign ones adapted, toolkits expanded."""
     from .adapters import adapt
 
@@ -257,7 +257,7 @@ async def _items(value: Iterable[Any], label: str, wait: Await) -> list[Any]:
     return out
 
 
-async def _resolve(value: Any, label: str, wait: Await, depth: int = 0) -> list[Any]:
+async def _resolve(value: Any, label: str, wait: _Await, depth: int = 0) -> list[Any]:
     from .adapters import adapt
 
     adapted = adapt(value)
