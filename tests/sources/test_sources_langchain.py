@@ -165,3 +165,17 @@ def test_the_library_is_known_by_the_class_module_without_importing_anything() -
 
     assert adapters.foreign_kind(add) == "langchain_core"
     assert adapters.foreign_kind(object()) is None
+
+
+@pytest.mark.anyio
+async def test_the_mcp_server_serves_langchain_tools_through_the_same_rule() -> None:
+    pytest.importorskip("mcp")
+    from toolnexus_ref.mcp import mcp_client
+
+    async with mcp_client([add, divide]) as client:
+        listed = await client.list_tools()
+        assert [t.name for t in listed.tools] == ["add", "divide"]
+        assert listed.tools[0].input_schema == convert_to_openai_tool(add)["function"]["parameters"]
+        answer = await client.call_tool("divide", {"a": 1, "b": 0})
+        assert answer.is_error
+        assert answer.content[0].text == "cannot divide by zero"

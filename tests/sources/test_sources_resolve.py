@@ -195,7 +195,7 @@ def test_the_mcp_server_serves_what_the_rule_finds() -> None:
     pytest.importorskip("mcp")
     from toolnexus_ref.mcp import build_server
 
-    build_server(MethodToolkit())  # a tools() method: refused before the one rule
+    build_server(MethodToolkit())  # a toolkit whose tools() is a method
     with pytest.raises(NotToolsError):
         build_server(42)
 
