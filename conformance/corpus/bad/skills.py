@@ -14,4 +14,5 @@ CORPUS = [
     Entry(load_skills(HERE / "name-unique"), frozenset({"TN163"}), "two skills named dup"),
     Entry(load_skills(HERE / "description"), frozenset({"TN261"}), "skill without a description"),
     Entry(load_skills(HERE / "references"), frozenset({"TN262"}), "skill pointing to files it does not ship"),
+    Entry(load_skills(HERE / "optional-fields"), frozenset({"TN263"}), "unquoted metadata version, allowed-tools as a list"),
 ]

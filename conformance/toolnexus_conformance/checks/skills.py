@@ -5,8 +5,8 @@ A ``skill`` tool (source ``skill``) carries the skills it loads in its
 one that breaks its rule, by its ``SKILL.md`` path. The rules are the Agent Skills
 specification's: YAML front matter with ``name`` and ``description``; a name of
 1-64 lowercase letters, digits and single hyphens that is also the folder's name;
-a description of at most 1024 characters; and the files the instructions point
-at must ship with the skill.
+a description of at most 1024 characters; optional fields of the specified types
+and limits; and the files the instructions point at must ship with the skill.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ SKILL = ("skill",)
 SPEC = "https://agentskills.io/specification"
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
+MAX_COMPATIBILITY = 500
 _NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 #: ``[text](target)`` links, and `scripts/...`-style paths written as code.
 _LINK = re.compile(r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -181,6 +182,51 @@ def skill_description(subject: ToolSubject, options: RunOptions) -> Iterable[Fin
             continue
         findings.append(Finding(f"{_where(skill)} {problem}", path="description"))
     return findings
+
+
+def _optional_field_problems(front_matter: Any) -> list[tuple[str, str]]:
+    problems = []
+    compatibility = front_matter.get("compatibility")
+    if compatibility is not None:
+        if not isinstance(compatibility, str):
+            problems.append(("compatibility", f"is a {type(compatibility).__name__}, not a string"))
+        elif len(compatibility) > MAX_COMPATIBILITY:
+            problems.append(
+                ("compatibility", f"has {len(compatibility)} characters; the limit is {MAX_COMPATIBILITY}")
+            )
+    metadata = front_matter.get("metadata")
+    if metadata is not None:
+        if not isinstance(metadata, dict):
+            problems.append(("metadata", f"is a {type(metadata).__name__}, not a mapping"))
+        else:
+            bad = sorted(str(k) for k, v in metadata.items() if not isinstance(k, str) or not isinstance(v, str))
+            if bad:
+                problems.append(("metadata", f"has values that are not strings: {', '.join(bad)}"))
+    allowed = front_matter.get("allowed-tools")
+    if allowed is not None and not isinstance(allowed, str):
+        problems.append(("allowed-tools", f"is a {type(allowed).__name__}, not a space-separated string"))
+    return problems
+
+
+@check(
+    "TN263",
+    "skill-optional-fields",
+    title="A skill's optional fields have the specified types and limits",
+    category=Category.DESCRIPTION,
+    severity=Severity.WARNING,
+    why="Hosts that validate skills refuse a compatibility note past 500 characters, metadata"
+    " that is not a map of strings, or allowed-tools that is not one string.",
+    fix="Keep 'compatibility' to 500 characters, quote 'metadata' values (version: \"1.0\"),"
+    " and write 'allowed-tools' as one space-separated string.",
+    reference=SPEC,
+    sources=SKILL,
+)
+def skill_optional_fields(subject: ToolSubject, options: RunOptions) -> Iterable[Finding]:
+    return [
+        Finding(f"{_where(skill)}: {field} {problem}", path=field)
+        for skill in _readable(_skills(subject))
+        for field, problem in _optional_field_problems(skill.front_matter)
+    ]
 
 
 def _references(body: str) -> list[str]:
