@@ -110,7 +110,12 @@ def _has(value: object, attribute: str) -> bool:
 
 
 def is_tool(value: object) -> bool:
-    """A Tool by shape: a ``name`` and a callable ``execute`` (classes are not tools)."""
+    """A Tool by shape: a ``name`` and a callable ``execute`` (classes are not tools).
+
+    Looser than ``isinstance(value, Tool)`` on purpose: an object that means to be a
+    tool but lacks ``input_schema`` or ``source`` is still taken as one, so the
+    checks say what it lacks instead of the target failing to load.
+    """
     if isinstance(value, type) or not _has(value, "name"):
         return False
     try:
