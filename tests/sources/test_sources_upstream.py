@@ -100,3 +100,17 @@ def test_through_the_plugin_builtins_give_real_verdicts_and_todowrite_is_found(
     assert "for arguments {}" in todowrite[0]["message"]
     for name in ("bash", "write", "edit", "apply_patch"):
         assert run.outcomes(name)["TN601"] == "skipped", name
+
+
+@pytest.mark.anyio
+async def test_an_upstream_skill_source_is_its_skill_tool(tmp_path: Any) -> None:
+    from toolnexus import load_skills
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: notes\ndescription: Take notes.\n---\nWrite.\n")
+    (adapted,) = as_tools(load_skills(str(tmp_path)))
+    assert (adapted.name, adapted.source) == ("skill", "skill")
+    loaded = await adapted.execute({"name": "notes"}, ToolContext())
+    assert not loaded.is_error
+    assert "Write." in loaded.output

@@ -53,9 +53,15 @@ def _upstream_types() -> Any:
 
 
 def adapt(value: object) -> UpstreamTool | None:
+    """An upstream ``Tool``, or the ``skill`` tool of an upstream ``SkillSource``."""
     types = _upstream_types()
-    if types is not None and isinstance(value, types.Tool):
+    if types is None:
+        return None
+    if isinstance(value, types.Tool):
         return UpstreamTool(value)
+    skills = sys.modules.get("toolnexus.skill")
+    if skills is not None and isinstance(value, skills.SkillSource):
+        return UpstreamTool(value.tool)
     return None
 
 
