@@ -50,6 +50,8 @@ def _held_tools(value: Any) -> list[Any] | None:
         return None
     from toolnexus_ref import NotToolsError, as_tools, is_tool
 
+    if callable(value) and not is_tool(value):
+        return None  # a snapshot never calls what it is given (a factory, a function)
     try:
         tools = as_tools(value, label="the snapshot value")
     except NotToolsError:
