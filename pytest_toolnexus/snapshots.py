@@ -44,16 +44,29 @@ def _cut_all(value: Any) -> Any:
     return value
 
 
+def _held_tools(value: Any) -> list[Any] | None:
+    """The tools ``value`` holds by the one rule, or ``None`` when it is other data."""
+    if isinstance(value, Mapping | str | bytes | int | float | bool) or value is None:
+        return None
+    from toolnexus_ref import NotToolsError, as_tools, is_tool
+
+    if callable(value) and not is_tool(value):
+        return None  # a snapshot never calls what it is given (a factory, a function)
+    try:
+        tools = as_tools(value, label="the snapshot value")
+    except NotToolsError:
+        return None
+    return tools if tools and all(is_tool(t) for t in tools) else None
+
+
 def to_snapshot_data(value: Any) -> Any:
     """Plain, stable data for a transcript, a toolkit, a list of tools or declarations."""
     to_data = getattr(value, "to_data", None)
     if callable(to_data):  # a Transcript
         return _cut_all(to_data())
-    tools = getattr(value, "tools", None)
-    if tools is not None and not isinstance(value, Mapping):
-        value = tools() if callable(tools) else tools
-    if isinstance(value, list | tuple) and value and all(hasattr(v, "name") for v in value):
-        return sorted((_declaration(v) for v in value), key=lambda d: str(d["name"]))
+    tools = _held_tools(value)
+    if tools is not None:
+        return sorted((_declaration(v) for v in tools), key=lambda d: str(d["name"]))
     return _cut_all(value)
 
 

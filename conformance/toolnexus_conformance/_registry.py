@@ -29,6 +29,7 @@ CHECK_MODULES: tuple[str, ...] = (
     "toolnexus_conformance.checks.timing",
     "toolnexus_conformance.checks.mcp",
     "toolnexus_conformance.checks.mcp_live",
+    "toolnexus_conformance.checks.skills",
 )
 
 

@@ -216,7 +216,7 @@ def check_tools(
     attribute (a toolkit).
     """
     return check_subjects(
-        read_subjects(as_tool_list(tools), target),
+        read_subjects(as_tool_list(tools, target=target), target),
         target,
         select=select,
         ignore=ignore,
@@ -224,15 +224,11 @@ def check_tools(
     )
 
 
-def as_tool_list(value: Any) -> list[Any]:
-    """One tool, a toolkit (``.tools``) or an iterable of tools, as a list."""
-    if hasattr(value, "execute") and hasattr(value, "name"):
-        return [value]
-    inner = getattr(value, "tools", None)
-    if inner is not None and not callable(inner):
-        return list(inner)
-    if isinstance(value, Iterable) and not isinstance(value, str | bytes):
-        return list(value)
-    raise TypeError(
-        f"expected a tool, a toolkit or an iterable of tools, got {type(value).__name__}"
-    )
+def as_tool_list(value: Any, *, target: str = "tools") -> list[Any]:
+    """The tools a value holds, by the reference's one rule (``toolnexus_ref.as_tools``).
+
+    Raises ``TypeError`` (``NotToolsError``) naming what was found and the accepted forms.
+    """
+    from toolnexus_ref import as_tools
+
+    return list(as_tools(value, label=target))

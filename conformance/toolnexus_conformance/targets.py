@@ -9,11 +9,8 @@ message is what the user reads.
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import re
 import shlex
-import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -41,7 +38,8 @@ class TargetKind(StrEnum):
 _PYTHON_SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 SPEC_FORMS = (
-    "package.module:attr  (a Tool, a list of tools, a Toolkit, or a factory returning one)",
+    "package.module:attr  (a Tool, a list of tools, a Toolkit, a factory returning one, or a"
+    " LangChain, upstream toolnexus, OpenAI Agents or pydantic-ai tool)",
     "path/to/mcp.json     (every enabled server in the file)",
     "stdio:<command line> (an MCP server started as a subprocess)",
     "http(s)://host/path  (a streamable-HTTP MCP server)",
@@ -99,7 +97,11 @@ class LoadedTarget:
 
 
 async def load_target(spec: TargetSpec, *, base_dir: Path | None = None) -> LoadedTarget:
-    """Turn a parsed spec into tools; raises ``TargetError`` only."""
+    """Turn a parsed spec into tools; raises ``TargetError`` only.
+
+    A target that loads but holds no tools is an error too: a model given no tools
+    can do nothing with it, and no check would have anything to judge.
+    """
     try:
         if spec.kind is TargetKind.OBJECT:
             return _loaded(spec.label, await _materialise(spec.obj, spec.label))
@@ -110,7 +112,7 @@ async def load_target(spec: TargetSpec, *, base_dir: Path | None = None) -> Load
         if spec.kind in (TargetKind.MCP_JSON, TargetKind.STDIO, TargetKind.HTTP):
             return await _load_mcp(spec, base_dir)
         if spec.kind is TargetKind.SKILLS:
-            return await _load_skills(spec, base_dir)
+            return _load_skills(spec, base_dir)
     except TargetError:
         raise
     except Exception as exc:
@@ -124,62 +126,88 @@ def _loaded(label: str, tools: list[Any]) -> LoadedTarget:
 
 
 def _import(spec: str, base_dir: Path | None) -> Any:
-    module_name, _, attr_path = spec.partition(":")
-    if base_dir is not None and str(base_dir) not in sys.path:
-        sys.path.append(str(base_dir))
+    from toolnexus_ref import ImportSpecError, import_object
+
     try:
-        module = importlib.import_module(module_name)
-    except Exception as exc:
-        raise TargetError(
-            f"cannot import {module_name!r} for target {spec!r}: {type(exc).__name__}: {exc}"
-        ) from exc
-    value: Any = module
-    for part in attr_path.split("."):
-        try:
-            value = getattr(value, part)
-        except AttributeError:
-            raise TargetError(f"module {module_name!r} has no attribute {attr_path!r}") from None
-    return value
-
-
-def _is_tool(value: Any) -> bool:
-    return hasattr(value, "execute") and hasattr(value, "input_schema")
+        return import_object(spec, base_dir=base_dir)
+    except ImportSpecError as exc:
+        raise TargetError(f"target {spec!r}: {exc}") from exc
 
 
 async def _materialise(value: Any, label: str) -> list[Any]:
-    """A tool, a toolkit, an iterable, or a factory of one of those, as a list of tools."""
-    if not _is_tool(value) and not hasattr(value, "tools") and callable(value):
-        try:
-            value = value()
-            if inspect.isawaitable(value):
-                value = await value
-        except Exception as exc:
-            raise TargetError(
-                f"the factory behind {label!r} raised {type(exc).__name__}: {exc}"
-            ) from exc
-    if _is_tool(value):
-        return [value]
-    inner = getattr(value, "tools", None)
-    if inner is not None and not callable(inner):
-        value = inner
-    if isinstance(value, str | bytes | Mapping) or not hasattr(value, "__iter__"):
-        raise TargetError(
-            f"{label!r} is a {type(value).__name__}, not a tool, a list of tools, a toolkit,"
-            " or a factory returning one"
-        )
-    tools = list(value)
+    """The tools a value holds, by the reference's one rule (``toolnexus_ref.as_tools``)."""
+    from toolnexus_ref import NotToolsError, as_tools_async
+
+    try:
+        tools = await as_tools_async(value, label=repr(label))
+    except NotToolsError as exc:
+        raise TargetError(str(exc)) from exc
     if not tools:
-        raise TargetError(f"{label!r} has no tools")
+        raise TargetError(
+            f"{label!r} yields no tools: it is an empty {type(value).__name__} (or a factory"
+            " returning one); a target must hold at least one tool"
+        )
     return tools
+
+
+def _mcp_missing(spec: TargetSpec, exc: ImportError) -> TargetError:
+    """Why MCP targets cannot load here, and how to run the kit anyway.
+
+    The kit's MCP client needs mcp 2; an environment that holds mcp 1.x (the
+    upstream ``toolnexus`` package pins ``mcp<2``) must not be upgraded for it. The
+    server is a subprocess (or a URL) either way, so the kit can run from an
+    environment of its own against it.
+    """
+    from importlib import metadata
+
+    try:
+        installed: str | None = metadata.version("mcp")
+    except metadata.PackageNotFoundError:
+        installed = None
+    if installed is None or not installed.startswith("1."):
+        return TargetError(
+            f"target {spec.label!r} needs the MCP extra: pip install 'pytest-toolnexus[mcp]' ({exc})"
+        )
+    pinned_by = _requirers_of_mcp1()
+    who = f" (required by {', '.join(pinned_by)})" if pinned_by else ""
+    command = _own_environment_command(spec)
+    return TargetError(
+        f"target {spec.label!r} needs mcp>=2.3 for the kit's MCP client, and this environment"
+        f" has mcp {installed}{who}. Do not upgrade mcp here: that would break what needs 1.x."
+        " The MCP server is a separate process, so run the kit from an environment of its own"
+        f" against it:\n  {command}"
+    )
+
+
+def _requirers_of_mcp1() -> list[str]:
+    """Installed distributions that require mcp below 2, as ``name version``."""
+    from importlib import metadata
+
+    names = []
+    for dist in metadata.distributions():
+        for requirement in dist.requires or ():
+            head = requirement.split(";")[0].replace(" ", "")
+            project = re.match(r"[A-Za-z0-9._-]+", head)
+            if project is not None and project.group().lower() == "mcp" and "<2" in head:
+                names.append(f"{dist.metadata['Name']} {dist.version}")
+                break
+    return sorted(set(names))
+
+
+def _own_environment_command(spec: TargetSpec) -> str:
+    target = spec.label if spec.kind is not TargetKind.MCP_JSON else spec.value
+    return (
+        "python -m venv .toolnexus-kit && .toolnexus-kit/bin/pip install"
+        " 'pytest-toolnexus[mcp]' && .toolnexus-kit/bin/pytest -p no:cacheprovider"
+        f" --toolnexus-conformance --toolnexus-only --toolnexus-target {shlex.quote(target)}"
+    )
 
 
 async def _load_mcp(spec: TargetSpec, base_dir: Path | None) -> LoadedTarget:
     try:
         from toolnexus_ref import mcp as mcp_source
     except ImportError as exc:
-        raise TargetError(
-            f"target {spec.label!r} needs the MCP extra: pip install 'pytest-toolnexus[mcp]' ({exc})"
-        ) from exc
+        raise _mcp_missing(spec, exc) from exc
     if spec.kind is TargetKind.MCP_JSON:
         path = Path(spec.value)
         if base_dir is not None and not path.is_absolute():
@@ -195,22 +223,34 @@ async def _load_mcp(spec: TargetSpec, base_dir: Path | None) -> LoadedTarget:
         source = await mcp_source.open_stdio(command, cwd=base_dir)
     else:
         source = await mcp_source.open_http(spec.value)
-    loaded = _loaded(spec.label, list(source.tools))
-    loaded.info["statuses"] = getattr(source, "statuses", {})
+    tools = list(source.tools)
+    statuses = getattr(source, "statuses", {})
+    # A failed server is TN851's to report; a target whose servers all came up
+    # (or are disabled) and list nothing has no tools to judge.
+    if not tools and not any(status.state == "failed" for status in statuses.values()):
+        await source.close()
+        listed = ", ".join(f"{n} ({s.state})" for n, s in statuses.items()) or "none"
+        raise TargetError(
+            f"{spec.label!r} yields no tools: its servers list none (servers: {listed})"
+        )
+    loaded = _loaded(spec.label, tools)
+    loaded.info["statuses"] = statuses
     loaded.info["sources"] = ("mcp",)
     loaded.info["mcp_source"] = source
     loaded.close = source.close
     return loaded
 
 
-async def _load_skills(spec: TargetSpec, base_dir: Path | None) -> LoadedTarget:
-    try:
-        from toolnexus_ref import skills  # type: ignore[attr-defined]
-    except ImportError as exc:
-        raise TargetError(
-            f"target {spec.label!r}: skills sources are not available in this version ({exc})"
-        ) from exc
+def _load_skills(spec: TargetSpec, base_dir: Path | None) -> LoadedTarget:
+    from toolnexus_ref.skills import SkillsError, load_skills
+
     folder = Path(spec.value)
     if base_dir is not None and not folder.is_absolute():
         folder = base_dir / folder
-    return _loaded(spec.label, list(skills.load_skills(folder)))
+    try:
+        tool = load_skills(folder)
+    except SkillsError as exc:
+        raise TargetError(f"target {spec.label!r}: {exc}") from exc
+    loaded = _loaded(spec.label, [tool])
+    loaded.info["sources"] = ("skill",)
+    return loaded

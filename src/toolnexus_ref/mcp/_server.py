@@ -29,12 +29,10 @@ CANCELLED_BY_CLIENT = "cancelled by the MCP client"
 
 
 def _as_tool_list(tools: Any) -> list[Any]:
-    inner = getattr(tools, "tools", None)
-    if inner is not None and not callable(inner):
-        return list(inner)
-    if hasattr(tools, "execute") and hasattr(tools, "name"):
-        return [tools]
-    return list(tools)
+    """The tools to serve, by the one rule for what a value holds."""
+    from toolnexus_ref._resolve import as_tools
+
+    return as_tools(tools, label="the tools to serve")
 
 
 def _declaration(tool: Any) -> mcp_types.Tool:

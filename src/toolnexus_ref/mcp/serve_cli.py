@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
-import inspect
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -13,34 +12,22 @@ from typing import Any
 __all__ = ["load_tools", "main"]
 
 
-def load_tools(spec: str) -> Any:
-    """Import ``module:attr``: a Tool, a list of Tools, a toolkit, or a (sync/async) factory."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise SystemExit(f"toolnexus-serve: expected module:attr, got {spec!r}")
-    if "" not in sys.path:
-        sys.path.insert(0, "")  # like `python -m`: the current folder is importable
+def load_tools(spec: str) -> list[Any]:
+    """Import ``module:attr`` and the tools it holds (``toolnexus_ref.as_tools``'s rule).
+
+    The current folder is importable, as with ``python -m``; any problem ends the
+    program with a one-line message.
+    """
+    from toolnexus_ref._resolve import ImportSpecError, NotToolsError, as_tools, import_object
+
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise SystemExit(f"toolnexus-serve: cannot import {module_name!r}: {exc}") from None
-    value: Any = module
-    for part in attr.split("."):
-        try:
-            value = getattr(value, part)
-        except AttributeError:
-            raise SystemExit(
-                f"toolnexus-serve: {module_name!r} has no attribute {attr!r}"
-            ) from None
-    if callable(value) and not (hasattr(value, "execute") and hasattr(value, "name")):
-        value = value()
-        if inspect.isawaitable(value):
-            value = asyncio.run(_await(value))
-    return value
-
-
-async def _await(value: Any) -> Any:
-    return await value
+        value = import_object(spec, base_dir=os.getcwd())
+        tools = as_tools(value, label=spec)
+    except (ImportSpecError, NotToolsError) as exc:
+        raise SystemExit(f"toolnexus-serve: {exc}") from None
+    if not tools:
+        raise SystemExit(f"toolnexus-serve: {spec} holds no tools (an empty list?)")
+    return tools
 
 
 def main(argv: Sequence[str] | None = None) -> int:

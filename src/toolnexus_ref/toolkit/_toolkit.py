@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from toolnexus_ref._calling import call_tool
@@ -68,19 +68,13 @@ def _tool_name(tool: Any, position: int) -> str:
     return name
 
 
-def _flatten(items: Iterable[Any]) -> Iterator[Any]:
-    """Tools, with toolkits (anything with a ``tools`` sequence and no name) expanded."""
-    for item in items:
-        try:
-            is_tool = hasattr(item, "name")
-        except Exception:  # a raising property: a (broken) tool, reported by add()
-            is_tool = True
-        if not is_tool:
-            inner = getattr(item, "tools", None)
-            if isinstance(inner, Sequence) and not isinstance(inner, str):
-                yield from inner
-                continue
-        yield item
+def _flatten(items: Iterable[Any]) -> list[Any]:
+    """The tools ``items`` holds, by the one rule (``toolnexus_ref.as_tools``): toolkits
+    expanded, foreign tool objects adapted. Items that are no tool at all stay, for
+    ``add`` to refuse by name."""
+    from toolnexus_ref._resolve import as_tools
+
+    return as_tools(items, label="the toolkit's tools")
 
 
 class Toolkit:

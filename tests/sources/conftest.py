@@ -1,0 +1,10 @@
+"""The anyio backend for the sources' async tests."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
