@@ -7,19 +7,30 @@ registered under the name ``"httpcore2"`` teaches it, so one router serves both.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
+
+from toolnexus_ref.wire import PROVIDERS
 
 from ._http import handle
 
 if TYPE_CHECKING:
+    from respx import MockRouter
+
     from ._core import FakeLLM
 
-__all__ = ["HOSTS", "mount_respx", "respx_mock"]
+__all__ = ["HOSTS", "FakeRouter", "mount_respx", "respx_mock"]
 
-#: The hosts the real SDKs talk to by default.
-HOSTS = ("api.openai.com", "api.anthropic.com", "generativelanguage.googleapis.com")
+#: The hosts (``host`` or ``host:port``) the real SDKs talk to by default, from the
+#: provider table.
+HOSTS: tuple[str, ...] = tuple(
+    dict.fromkeys(f"{p.host}:{p.port}" if p.port else p.host for p in PROVIDERS.values())
+)
+
+#: What ``fake.respx()`` yields: respx's router, with the fake's routes on it.
+FakeRouter = AbstractContextManager["MockRouter"]
 
 
 def _register_httpcore2_mocker() -> Any:
@@ -64,12 +75,24 @@ def mount_respx(fake: FakeLLM, router: Any, *, hosts: tuple[str, ...] = HOSTS) -
 
     def respond(request: httpx.Request) -> httpx.Response:
         reply = handle(fake, request.method, request.url.path, request.read())
+        if reply.hang is not None:
+            # the client gives up at its own read timeout: wait that long, then time out
+            timeout = (request.extensions.get("timeout") or {}).get("read")
+            time.sleep(min(reply.hang, timeout if timeout is not None else reply.hang))
+            raise httpx.ReadTimeout("FakeLLM: no reply (hang)", request=request)
+        if reply.delay:
+            time.sleep(reply.delay)
         return httpx.Response(reply.status, headers=reply.headers, content=reply.body)
 
-    return [
-        router.route(host=host, name=f"toolnexus-fake-{host}").mock(side_effect=respond)
-        for host in hosts
-    ]
+    routes = []
+    for where in hosts:
+        host, _, port = where.partition(":")
+        pattern: dict[str, Any] = {"host": host}
+        if port:
+            pattern["port"] = int(port)
+        name = f"toolnexus-fake-{where}"
+        routes.append(router.route(**pattern, name=name).mock(side_effect=respond))
+    return routes
 
 
 @contextmanager

@@ -99,9 +99,14 @@ def test_a_gemini_result_without_a_call_id_still_counts_as_answered() -> None:
 
     fake = FakeLLM([tool_calls(("add", {"a": 1, "b": 2})), text("3")])
     path = "/v1beta/models/gemini-test:generateContent"
-    ask = {"contents": [{"role": "user", "parts": [{"text": "1 + 2?"}]}]}
+    add = {"name": "add", "parametersJsonSchema": {"type": "object"}}
+    ask = {
+        "contents": [{"role": "user", "parts": [{"text": "1 + 2?"}]}],
+        "tools": [{"functionDeclarations": [add]}],
+    }
     handle(fake, "POST", path, json.dumps(ask).encode())
     answer = {
+        "tools": ask["tools"],
         "contents": [
             *ask["contents"],
             {
@@ -113,7 +118,7 @@ def test_a_gemini_result_without_a_call_id_still_counts_as_answered() -> None:
                 "role": "user",
                 "parts": [{"functionResponse": {"name": "add", "response": {"result": "3"}}}],
             },
-        ]
+        ],
     }
     handle(fake, "POST", path, json.dumps(answer).encode())
     assert fake.assert_tool_called("add", {"a": 1, "b": 2}).name == "add"
