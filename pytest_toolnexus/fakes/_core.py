@@ -341,7 +341,7 @@ class FakeLLM:
             )
             wanted = name if args is _ANY else f"{name}({json.dumps(args)})"
             raise AssertionError(f"FakeLLM never called {wanted}. Calls made:\n{made}")
-        results = self.requests[-1].tool_results
+        results = [r for request in self.requests for r in request.tool_results]
         answered = {r.call_id for r in results if r.call_id}
         # Gemini results may come back without the call's id (the SDK's
         # Part.from_function_response sets none): then the name is all there is.

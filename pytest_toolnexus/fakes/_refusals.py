@@ -182,43 +182,52 @@ def _blocks(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 def _anthropic_messages(request: Request) -> Refusal | None:
     messages = [_map(m) for m in _list(request.raw.get("messages"))]
+    return _anthropic_results(messages) or _anthropic_unanswered(messages)
+
+
+def _anthropic_results(messages: list[Mapping[str, Any]]) -> Refusal | None:
+    """Every ``tool_result`` answers a ``tool_use`` of the message before, and comes
+    before any other block of its message."""
     for i, message in enumerate(messages):
-        blocks = _blocks(message)
-        uses = [str(b.get("id")) for b in blocks if b.get("type") == "tool_use"]
-        if message.get("role") == "user":
-            previous = _blocks(messages[i - 1]) if i else []
-            known = {str(b.get("id")) for b in previous if b.get("type") == "tool_use"}
-            seen_other = False
-            for j, block in enumerate(blocks):
-                if block.get("type") != "tool_result":
-                    seen_other = True
-                    continue
-                if seen_other:
-                    return Refusal(
-                        "tool_result_after_content",
-                        f"messages.{i}.content.{j}: tool_result blocks must come first in the "
-                        "content of a user message, before any text or other block.",
-                    )
-                if str(block.get("tool_use_id")) not in known:
-                    return Refusal(
-                        "tool_result_without_call",
-                        f"messages.{i}.content.{j}: unexpected `tool_use_id` found in "
-                        f"`tool_result` blocks: {block.get('tool_use_id')}. Each `tool_result` "
-                        "block must have a corresponding `tool_use` block in the previous message.",
-                    )
-        if uses:
-            following = _blocks(messages[i + 1]) if i + 1 < len(messages) else []
-            results = {
-                str(b.get("tool_use_id")) for b in following if b.get("type") == "tool_result"
-            }
-            missing = [u for u in uses if u not in results]
-            if missing and i + 1 < len(messages):
+        if message.get("role") != "user":
+            continue
+        previous = _blocks(messages[i - 1]) if i else []
+        known = {str(b.get("id")) for b in previous if b.get("type") == "tool_use"}
+        seen_other = False
+        for j, block in enumerate(_blocks(message)):
+            if block.get("type") != "tool_result":
+                seen_other = True
+                continue
+            if seen_other:
                 return Refusal(
-                    "unanswered_tool_call",
-                    f"messages.{i}: `tool_use` ids were found without `tool_result` blocks "
-                    f"immediately after: {', '.join(missing)}. Each `tool_use` block must have "
-                    "a corresponding `tool_result` block in the next message.",
+                    "tool_result_after_content",
+                    f"messages.{i}.content.{j}: tool_result blocks must come first in the "
+                    "content of a user message, before any text or other block.",
                 )
+            if str(block.get("tool_use_id")) not in known:
+                return Refusal(
+                    "tool_result_without_call",
+                    f"messages.{i}.content.{j}: unexpected `tool_use_id` found in "
+                    f"`tool_result` blocks: {block.get('tool_use_id')}. Each `tool_result` "
+                    "block must have a corresponding `tool_use` block in the previous message.",
+                )
+    return None
+
+
+def _anthropic_unanswered(messages: list[Mapping[str, Any]]) -> Refusal | None:
+    """Every ``tool_use`` is answered in the very next message (when one follows)."""
+    for i, message in enumerate(messages[:-1]):
+        uses = [str(b.get("id")) for b in _blocks(message) if b.get("type") == "tool_use"]
+        following = _blocks(messages[i + 1])
+        results = {str(b.get("tool_use_id")) for b in following if b.get("type") == "tool_result"}
+        missing = [u for u in uses if u not in results]
+        if missing:
+            return Refusal(
+                "unanswered_tool_call",
+                f"messages.{i}: `tool_use` ids were found without `tool_result` blocks "
+                f"immediately after: {', '.join(missing)}. Each `tool_use` block must have "
+                "a corresponding `tool_result` block in the next message.",
+            )
     return None
 
 
