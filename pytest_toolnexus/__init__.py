@@ -10,15 +10,29 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .fakes import FakeLLM, FakeLLMServer, call, error, text, tool_calls, truncated
+    from .fakes import (
+        FakeLLM,
+        FakeLLMServer,
+        Usage,
+        call,
+        delayed,
+        error,
+        hang,
+        text,
+        tool_calls,
+        truncated,
+    )
     from .snapshots import ToolnexusSnapshotExtension
 
 __all__ = [
     "FakeLLM",
     "FakeLLMServer",
     "ToolnexusSnapshotExtension",
+    "Usage",
     "call",
+    "delayed",
     "error",
+    "hang",
     "text",
     "tool_calls",
     "truncated",

@@ -391,6 +391,7 @@ class FakeLLM:
 
         A reply the request forbade fails always; refused requests, unused replies and
         requests past the plan fail in strict mode."""
+        __tracebackhide__ = True
         problems = self.problems()
         if not self.strict:
             problems = problems[: len(self.violations)]
