@@ -118,7 +118,8 @@ def test_usage_is_on_every_reply_and_streamed_only_when_asked() -> None:
     from pytest_toolnexus.fakes import Usage
 
     done = _chat(FakeLLM([tool_calls("add")]))
-    assert done.usage.prompt_tokens > 0 and done.usage.completion_tokens > 0  # type: ignore[attr-defined]
+    assert done.usage.prompt_tokens > 0
+    assert done.usage.completion_tokens > 0
     set_by_hand = _chat(FakeLLM([text("x", usage=Usage(7, 3))]))
     assert set_by_hand.usage.total_tokens == 10  # type: ignore[attr-defined]
     fake = FakeLLM([text("a"), text("b")])
@@ -134,4 +135,5 @@ def test_usage_is_on_every_reply_and_streamed_only_when_asked() -> None:
             )
         )
     assert all(c.usage is None for c in plain)
-    assert asked[-1].usage is not None and asked[-1].usage.total_tokens > 0
+    assert asked[-1].usage is not None
+    assert asked[-1].usage.total_tokens > 0
