@@ -38,6 +38,7 @@ __all__ = [
     "accumulate",
     "build_request",
     "build_response",
+    "declaration",
     "declarations",
     "error_body",
     "error_message",
@@ -52,11 +53,17 @@ _STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
 _FINISH: dict[str, FinishReason] = {v: k for k, v in _STOP.items()}  # type: ignore[misc]
 
 
+def declaration(tool: ToolDecl) -> dict[str, Any]:
+    """``{name, description, input_schema}``; the toolkit declares with this too."""
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "input_schema": dict(tool.parameters),
+    }
+
+
 def declarations(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
-    return [
-        {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
-        for t in tools
-    ]
+    return [declaration(t) for t in tools]
 
 
 def _input_of(call: ToolCallPart) -> Any:

@@ -48,6 +48,7 @@ __all__ = [
     "declarations",
     "error_body",
     "error_message",
+    "function_declaration",
     "json_schema_of",
     "parse_request",
     "parse_response",
@@ -73,15 +74,15 @@ def declarations(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
     """
     if not tools:
         return []
-    decls = [
-        {
-            "name": t.name,
-            "description": t.description,
-            "parametersJsonSchema": dict(t.parameters),
-        }
-        for t in tools
-    ]
-    return [{"functionDeclarations": decls}]
+    return [{"functionDeclarations": [function_declaration(t) for t in tools]}]
+
+
+def function_declaration(tool: ToolDecl, *, json_schema: bool = True) -> dict[str, Any]:
+    """One ``FunctionDeclaration``, the single source for the wire and the toolkit:
+    the schema under ``parametersJsonSchema`` (real JSON Schema), or under
+    ``parameters`` (Gemini's OpenAPI subset) when ``json_schema=False``."""
+    key = "parametersJsonSchema" if json_schema else "parameters"
+    return {"name": tool.name, "description": tool.description, key: dict(tool.parameters)}
 
 
 def _args_of(call: ToolCallPart) -> Any:

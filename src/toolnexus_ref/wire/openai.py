@@ -35,6 +35,7 @@ __all__ = [
     "accumulate",
     "build_request",
     "build_response",
+    "declaration",
     "declarations",
     "error_body",
     "error_message",
@@ -48,18 +49,21 @@ PATH = "/v1/chat/completions"
 _CREATED = 1_700_000_000  # fixed, so that transcripts and snapshots are stable
 
 
+def declaration(tool: ToolDecl, *, strict: bool = False) -> dict[str, Any]:
+    """``{"type": "function", "function": {name, description, parameters}}``; the
+    toolkit declares with this function too."""
+    function: dict[str, Any] = {
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": dict(tool.parameters),
+    }
+    if strict:
+        function["strict"] = True
+    return {"type": "function", "function": function}
+
+
 def declarations(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": t.name,
-                "description": t.description,
-                "parameters": dict(t.parameters),
-            },
-        }
-        for t in tools
-    ]
+    return [declaration(t) for t in tools]
 
 
 def _message_to_wire(message: Message) -> list[dict[str, Any]]:

@@ -42,6 +42,7 @@ __all__ = [
     "accumulate",
     "build_request",
     "build_response",
+    "declaration",
     "declarations",
     "error_body",
     "error_message",
@@ -55,17 +56,19 @@ PATH = "/v1/responses"
 _CREATED = 1_700_000_000  # fixed, so that transcripts and snapshots are stable
 
 
+def declaration(tool: ToolDecl, *, strict: bool = False) -> dict[str, Any]:
+    """``{"type": "function", name, description, parameters, strict}``, flat."""
+    return {
+        "type": "function",
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": dict(tool.parameters),
+        "strict": strict,
+    }
+
+
 def declarations(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
-    return [
-        {
-            "type": "function",
-            "name": t.name,
-            "description": t.description,
-            "parameters": dict(t.parameters),
-            "strict": False,
-        }
-        for t in tools
-    ]
+    return [declaration(t) for t in tools]
 
 
 def _input_items(message: Message) -> list[dict[str, Any]]:
