@@ -25,9 +25,7 @@ __all__ = ["HOSTS", "FakeRouter", "mount_respx", "respx_mock"]
 
 #: The hosts (``host`` or ``host:port``) the real SDKs talk to by default, from the
 #: provider table.
-HOSTS: tuple[str, ...] = tuple(
-    dict.fromkeys(f"{p.host}:{p.port}" if p.port else p.host for p in PROVIDERS.values())
-)
+HOSTS: tuple[str, ...] = tuple(dict.fromkeys(h for p in PROVIDERS.values() for h in p.hosts))
 
 #: What ``fake.respx()`` yields: respx's router, with the fake's routes on it.
 FakeRouter = AbstractContextManager["MockRouter"]

@@ -27,8 +27,8 @@ class Provider:
     name: str
     wire: WireFormat
     path: re.Pattern[str]
-    host: str
-    port: int | None
+    #: where the SDKs send by default (``host`` or ``host:port``), for respx routes
+    hosts: tuple[str, ...]
     base_url: str
     loopback_suffix: str
     env_keys: tuple[str, ...]
@@ -45,8 +45,7 @@ PROVIDERS: dict[str, Provider] = {
             "openai",
             openai,
             re.compile(r"/chat/completions$"),
-            "api.openai.com",
-            None,
+            ("api.openai.com",),
             "https://api.openai.com/v1",
             "/v1",
             ("OPENAI_API_KEY",),
@@ -55,8 +54,7 @@ PROVIDERS: dict[str, Provider] = {
             "responses",
             responses,
             re.compile(r"/responses$"),
-            "api.openai.com",
-            None,
+            ("api.openai.com",),
             "https://api.openai.com/v1",
             "/v1",
             ("OPENAI_API_KEY",),
@@ -65,8 +63,7 @@ PROVIDERS: dict[str, Provider] = {
             "anthropic",
             anthropic,
             re.compile(r"/messages$"),
-            "api.anthropic.com",
-            None,
+            ("api.anthropic.com",),
             "https://api.anthropic.com",
             "",
             ("ANTHROPIC_API_KEY",),
@@ -77,8 +74,7 @@ PROVIDERS: dict[str, Provider] = {
             re.compile(
                 r"/models/(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$"
             ),
-            "generativelanguage.googleapis.com",
-            None,
+            ("generativelanguage.googleapis.com",),
             "https://generativelanguage.googleapis.com",
             "",
             ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
@@ -88,9 +84,8 @@ PROVIDERS: dict[str, Provider] = {
             "ollama",
             ollama,
             re.compile(r"/api/chat$"),
-            "localhost",
-            11434,
-            "http://localhost:11434",
+            ("127.0.0.1:11434", "localhost:11434"),
+            "http://127.0.0.1:11434",
             "",
             (),
             stream_type="application/x-ndjson",
