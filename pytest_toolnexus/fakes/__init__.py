@@ -23,7 +23,9 @@ from ._behaviours import (
     Script,
     Verdict,
 )
+from ._cassette import Cassette, Replay, conversation_shape
 from ._core import FakeLLM
+from ._record import Recorder
 from ._refusals import RULES, Refusal
 from ._replies import (
     DelayedReply,
@@ -49,6 +51,7 @@ __all__ = [
     "RULES",
     "Adversarial",
     "Behaviour",
+    "Cassette",
     "DelayedReply",
     "ErrorReply",
     "FakeLLM",
@@ -57,7 +60,9 @@ __all__ = [
     "FunctionBehaviour",
     "HangReply",
     "MountedFake",
+    "Recorder",
     "Refusal",
+    "Replay",
     "Reply",
     "SchemaDriven",
     "Script",
@@ -65,6 +70,7 @@ __all__ = [
     "Usage",
     "Verdict",
     "call",
+    "conversation_shape",
     "delayed",
     "error",
     "hang",

@@ -6,6 +6,7 @@ import json
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolnexus_ref.wire import Message, Request, ToolCallPart, ToolDecl, ToolResultPart, Turn, Usage
@@ -82,8 +83,8 @@ class FakeLLM:
         model: str = "fake-model",
         fragment: int = 8,
     ) -> None:
-        if isinstance(script, Script | FunctionBehaviour | SchemaDriven | Adversarial):
-            self.behaviour: Behaviour = script
+        if _is_behaviour(script):
+            self.behaviour: Behaviour = script  # type: ignore[assignment]
         elif callable(script):
             self.behaviour = FunctionBehaviour(script)
         else:
@@ -140,6 +141,22 @@ class FakeLLM:
         behaviour = Adversarial(kinds=kinds, per_turn=per_turn, impossible=impossible)
         return cls(behaviour, strict=strict, provider_checks=provider_checks, model=model)
 
+    @classmethod
+    def replay(
+        cls,
+        path: str | Path,
+        *,
+        strict: bool = True,
+        provider_checks: bool = True,
+        model: str = "fake-model",
+    ) -> FakeLLM:
+        """Replay a recorded cassette (see ``Recorder``): each reply is served only to a
+        conversation of the shape it was recorded for; another shape fails with a diff."""
+        from ._cassette import Cassette, Replay
+
+        behaviour = Replay(Cassette.load(path))
+        return cls(behaviour, strict=strict, provider_checks=provider_checks, model=model)
+
     def script(self, *replies: Reply) -> FakeLLM:
         """Append replies to the script (replacing any other behaviour); returns the fake."""
         if isinstance(self.behaviour, Script):
@@ -150,8 +167,8 @@ class FakeLLM:
 
     def use(self, behaviour: Behaviour | Callable[[Request], Reply | None]) -> FakeLLM:
         """Replace the behaviour: a ``Behaviour`` or a function of the request."""
-        if isinstance(behaviour, Script | FunctionBehaviour | SchemaDriven | Adversarial):
-            self.behaviour = behaviour
+        if _is_behaviour(behaviour):
+            self.behaviour = behaviour  # type: ignore[assignment]
         elif callable(behaviour):
             self.behaviour = FunctionBehaviour(behaviour)
         else:
@@ -422,6 +439,11 @@ class FakeLLM:
                 for r, reply in zip(self.requests, self.replies, strict=True)
             ],
         }
+
+
+def _is_behaviour(value: object) -> bool:
+    """A behaviour object (``next`` and ``pending``), as opposed to a plain function."""
+    return callable(getattr(value, "next", None)) and callable(getattr(value, "pending", None))
 
 
 def _arguments(call: ToolCallPart) -> Any:

@@ -199,7 +199,7 @@ class FakeLLMServer:
         if self._thread is None:
             self._thread = threading.Thread(
                 target=self._server.serve_forever,
-                kwargs={"poll_interval": 0.05},
+                kwargs={"poll_interval": 0.01},
                 name="toolnexus-fake-llm",
                 daemon=True,
             )

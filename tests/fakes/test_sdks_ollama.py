@@ -27,7 +27,9 @@ def _loop(client: Any, stream: bool) -> str:
     for _ in range(3):
         if stream:
             content, calls = "", []
-            for part in client.chat(model="llama-fake", messages=messages, tools=[add], stream=True):
+            for part in client.chat(
+                model="llama-fake", messages=messages, tools=[add], stream=True
+            ):
                 content += part.message.content or ""
                 calls += part.message.tool_calls or []
         else:
