@@ -45,11 +45,11 @@ def _register_httpcore2_mocker() -> Any:
 
     class HTTPCore2Mocker(HTTPCoreMocker):
         name = "httpcore2"
+        # what an httpx2 client sends through (a pool, or a proxy from the environment);
+        # each patch costs respx an autospec, so the bare connection is left alone
         targets = [
-            "httpcore2._sync.connection.HTTPConnection",
             "httpcore2._sync.connection_pool.ConnectionPool",
             "httpcore2._sync.http_proxy.HTTPProxy",
-            "httpcore2._async.connection.AsyncHTTPConnection",
             "httpcore2._async.connection_pool.AsyncConnectionPool",
             "httpcore2._async.http_proxy.AsyncHTTPProxy",
         ]
@@ -68,7 +68,8 @@ def _register_httpcore2_mocker() -> Any:
 
 
 def mount_respx(fake: FakeLLM, router: Any, *, hosts: tuple[str, ...] = HOSTS) -> list[Any]:
-    """Add one route per host to ``router`` (e.g. the ``respx_mock`` fixture); returns them."""
+    """Add routes for ``hosts`` to ``router`` (e.g. the ``respx_mock`` fixture), one per
+    port (a route costs respx a few mock objects); returns them."""
     import httpx
 
     def respond(request: httpx.Request) -> httpx.Response:
@@ -82,13 +83,16 @@ def mount_respx(fake: FakeLLM, router: Any, *, hosts: tuple[str, ...] = HOSTS) -
             time.sleep(reply.delay)
         return httpx.Response(reply.status, headers=reply.headers, content=reply.body)
 
-    routes = []
+    by_port: dict[int | None, list[str]] = {}
     for where in hosts:
         host, _, port = where.partition(":")
-        pattern: dict[str, Any] = {"host": host}
-        if port:
-            pattern["port"] = int(port)
-        name = f"toolnexus-fake-{where}"
+        by_port.setdefault(int(port) if port else None, []).append(host)
+    routes = []
+    for port, names in by_port.items():
+        pattern: dict[str, Any] = {"host__in": tuple(names)}
+        if port is not None:
+            pattern["port"] = port
+        name = f"toolnexus-fake-{'-'.join(names)}{f':{port}' if port else ''}"
         routes.append(router.route(**pattern, name=name).mock(side_effect=respond))
     return routes
 

@@ -207,9 +207,17 @@ class FakeLLMServer:
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
+        """Shut down at once: a connection wakes the server loop, which would otherwise
+        notice the shutdown only at its next poll."""
         self._server.stopping.set()
         if self._thread is not None:
-            self._server.shutdown()
+            stopper = threading.Thread(target=self._server.shutdown, daemon=True)
+            stopper.start()
+            try:
+                socket.create_connection(self._server.server_address[:2], timeout=1).close()
+            except OSError:
+                pass
+            stopper.join(timeout)
             self._thread.join(timeout)
             self._thread = None
         self._server.server_close()
