@@ -94,16 +94,40 @@ class _Planned:
     """A plan made on the first request (when the offered tools are known), served in
     turns, then a summary of the results."""
 
+    #: what a host should make of each planned call: an error result (adversarial) or not
+    expect_errors = False
+
     def __init__(self) -> None:
         self._turns: list[Turn] | None = None
         self._served = 0
         self._done = False
         self._calls = 0
+        #: (kind, call id) for every planned call, in order
+        self.planned: list[tuple[str, str]] = []
+        self._last: Request | None = None
 
     def plan(self, tools: Sequence[ToolDecl]) -> list[Turn]:
         raise NotImplementedError
 
+    def verdicts(self) -> list[Verdict]:
+        """One verdict per planned call, from the latest request the host sent."""
+        results = {r.call_id: r for r in self._last.tool_results} if self._last else {}
+        out = []
+        for kind, call_id in self.planned:
+            result = results.get(call_id)
+            if result is None:
+                out.append(Verdict(kind, call_id, "no_result", "", self.expect_errors))
+            elif result.is_error or looks_like_error(result.output):
+                out.append(
+                    Verdict(kind, call_id, "error_result", result.output, self.expect_errors)
+                )
+            else:
+                worked: Outcome = "carried_on" if self.expect_errors else "ok"
+                out.append(Verdict(kind, call_id, worked, result.output, self.expect_errors))
+        return out
+
     def next(self, request: Request) -> Reply | None:
+        self._last = request
         if self._turns is None:
             self._turns = self.plan(request.tools)
             self._calls = sum(len(t.tool_calls) for t in self._turns)
@@ -164,6 +188,7 @@ class SchemaDriven(_Planned):
                 ToolCallPart.of(f"call_r{round_ + 1}_{i + 1}", t.name, v)
                 for i, (t, v) in enumerate(zip(chosen, values, strict=True))
             ]
+            self.planned += [(c.name, c.id) for c in calls]
             size = self.calls_per_turn or max(1, len(calls))
             for start in range(0, len(calls), size):
                 batch = tuple(calls[start : start + size])
@@ -183,6 +208,8 @@ ADVERSARIAL_KINDS = (
     "huge_name",
     "duplicate_id",
 )
+
+Outcome = Literal["error_result", "carried_on", "ok", "no_result"]
 
 #: What each wire can carry. Anthropic, Gemini and Ollama send arguments as a JSON
 #: object, so text that is not JSON (or not an object) cannot arrive there; no provider
@@ -215,19 +242,22 @@ _HUGE = 200_000
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """What the host did with one planned bad call."""
+    """What the host did with one planned call (a bad one, or a valid generated one)."""
 
+    #: the adversarial kind, or the tool's name for a schema-driven call
     kind: str
     call_id: str
-    #: ``error_result``: sent back as an error (the right answer); ``carried_on``: sent
-    #: back as if it had worked; ``no_result``: never answered (the host crashed,
-    #: stopped, or dropped the call)
-    outcome: Literal["error_result", "carried_on", "no_result"]
+    #: ``error_result``: sent back as an error; ``carried_on``: a bad call sent back as
+    #: if it had worked; ``ok``: a valid call that worked; ``no_result``: never answered
+    #: (the host crashed, stopped, or dropped the call)
+    outcome: Outcome
     output: str = ""
+    #: the call was bad, so an error result is the right answer
+    expected_error: bool = True
 
     @property
     def ok(self) -> bool:
-        return self.outcome == "error_result"
+        return self.outcome == ("error_result" if self.expected_error else "ok")
 
 
 _WRONG = {
@@ -272,6 +302,8 @@ class Adversarial(_Planned):
     host passes is by turning every call into an error result for the model.
     """
 
+    expect_errors = True
+
     def __init__(
         self,
         *,
@@ -289,9 +321,7 @@ class Adversarial(_Planned):
                 f"unknown adversarial kinds {unknown}; choose from {list(ADVERSARIAL_KINDS)}"
             )
         self.per_turn = per_turn
-        self.planned: list[tuple[str, str]] = []
         self.skipped: list[str] = []
-        self._last: Request | None = None
 
     def next(self, request: Request) -> Reply | None:
         if self._turns is None:
@@ -299,22 +329,7 @@ class Adversarial(_Planned):
             if possible is not None and not self.impossible:
                 self.skipped = [k for k in self.kinds if k not in possible]
                 self.kinds = [k for k in self.kinds if k in possible]
-        self._last = request
         return super().next(request)
-
-    def verdicts(self) -> list[Verdict]:
-        """One verdict per planned bad call, from the latest request the host sent."""
-        results = {r.call_id: r for r in self._last.tool_results} if self._last else {}
-        out = []
-        for kind, call_id in self.planned:
-            result = results.get(call_id)
-            if result is None:
-                out.append(Verdict(kind, call_id, "no_result"))
-            elif result.is_error or looks_like_error(result.output):
-                out.append(Verdict(kind, call_id, "error_result", result.output))
-            else:
-                out.append(Verdict(kind, call_id, "carried_on", result.output))
-        return out
 
     def plan(self, tools: Sequence[ToolDecl]) -> list[Turn]:
         target = tools[0] if tools else ToolDecl("no_tools_offered")

@@ -375,8 +375,11 @@ class FakeLLM:
             raise AssertionError(f"tools {missing} were not offered; offered: {offered}")
 
     def verdicts(self) -> list[Verdict]:
-        """For the adversarial fake: what the host did with each planned bad call."""
-        return self.behaviour.verdicts() if isinstance(self.behaviour, Adversarial) else []
+        """For the generated fakes: what the host did with each planned call (an
+        adversarial call should come back as an error, a schema-driven one should work)."""
+        if isinstance(self.behaviour, Adversarial | SchemaDriven):
+            return self.behaviour.verdicts()
+        return []
 
     # -- strictness -------------------------------------------------------------------
     def problems(self) -> list[str]:

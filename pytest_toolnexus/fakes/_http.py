@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from toolnexus_ref.wire import Turn, WireError, route
+from toolnexus_ref.wire import WireError, route
 
 from ._replies import ErrorReply, HangReply, TruncatedReply
 
@@ -106,9 +106,3 @@ def handle(fake: FakeLLM, method: str, path: str, body: bytes) -> HTTPReply:
 def _reply_id(provider: str, n: int) -> str:
     prefix = {"openai": "chatcmpl-fake", "responses": "resp_fake", "anthropic": "msg_fake"}
     return f"{prefix.get(provider, 'fake')}{n}"
-
-
-def served_turn(reply: object) -> Turn | None:
-    if isinstance(reply, TruncatedReply):
-        return reply.turn
-    return reply if isinstance(reply, Turn) else None

@@ -88,11 +88,11 @@ def mount_respx(fake: FakeLLM, router: Any, *, hosts: tuple[str, ...] = HOSTS) -
         host, _, port = where.partition(":")
         by_port.setdefault(int(port) if port else None, []).append(host)
     routes = []
-    for port, names in by_port.items():
+    for number, names in by_port.items():
         pattern: dict[str, Any] = {"host__in": tuple(names)}
-        if port is not None:
-            pattern["port"] = port
-        name = f"toolnexus-fake-{'-'.join(names)}{f':{port}' if port else ''}"
+        if number is not None:
+            pattern["port"] = number
+        name = f"toolnexus-fake-{'-'.join(names)}{f':{number}' if number else ''}"
         routes.append(router.route(**pattern, name=name).mock(side_effect=respond))
     return routes
 

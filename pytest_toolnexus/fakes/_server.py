@@ -214,7 +214,8 @@ class FakeLLMServer:
             stopper = threading.Thread(target=self._server.shutdown, daemon=True)
             stopper.start()
             try:
-                socket.create_connection(self._server.server_address[:2], timeout=1).close()
+                host, port = self._server.server_address[:2]
+                socket.create_connection((str(host), int(port)), timeout=1).close()
             except OSError:
                 pass
             stopper.join(timeout)

@@ -100,3 +100,14 @@ def test_huge_arguments_stream_in_few_events() -> None:
     big = ToolCallPart.of("c", "add", {"padding": "x" * 200_000})
     events = openai_wire.stream_events(Turn(None, (big,)), model="m", fragment=8)
     assert len(events) < 300  # not 25,000 events of 8 characters
+
+
+def test_schema_driven_judges_its_valid_calls_over_http(tools: list[BaseTool]) -> None:
+    fake = FakeLLM.schema_driven(seed=3)
+    with fake.respx():
+        transcript = asyncio.run(run_loop(OpenAIClient("m", api_key="k"), tools, "x"))
+    fake.verify()
+    assert [(v.kind, v.outcome) for v in fake.verdicts()] == [("add", "ok"), ("echo", "ok")]
+    assert all(v.ok for v in fake.verdicts())
+    summary = transcript.final_text or ""
+    assert summary.startswith("add: ok:")
