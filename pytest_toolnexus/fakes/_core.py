@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolnexus_ref.wire import Message, Request, ToolCallPart, ToolDecl, ToolResultPart, Turn, Usage
+from toolnexus_ref.wire import Message, Request, ToolCallPart, ToolDecl, ToolResultPart, Turn
 
 from ._behaviours import Adversarial, Behaviour, FunctionBehaviour, SchemaDriven, Script, Verdict
 from ._refusals import refusal_for
@@ -23,7 +23,8 @@ from ._replies import (
     TruncatedReply,
     describe,
 )
-from ._settings import Violation, apply_settings, estimate_tokens
+from ._report import unplanned_message
+from ._settings import Violation, apply_settings, estimate_usage
 
 if TYPE_CHECKING:
     from toolnexus_ref._context import ToolContext
@@ -34,15 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["FakeLLM", "Served"]
 
 _ANY: Any = object()
-RELAX_HINT = (
-    "To allow this, build the fake with strict=False, or mark the test "
-    "@pytest.mark.toolnexus_llm(strict=False)."
-)
-CHECKS_HINT = (
-    "The fake refuses what the provider refuses; to turn that off, build it with "
-    "provider_checks=False or mark the test @pytest.mark.toolnexus_llm(provider_checks=False)."
-)
-_MAX_LISTED = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +188,7 @@ class FakeLLM:
             if planned is None:
                 self.unexpected.append(request)
                 if self.strict:
-                    planned = ErrorReply(400, self._unplanned_message(number))
+                    planned = ErrorReply(400, unplanned_message(self, number))
                 else:
                     planned = Turn("(FakeLLM: nothing left to say)", (), "stop")
             delay = 0.0
@@ -230,7 +222,7 @@ class FakeLLM:
                 return ErrorReply(400, message, rule=shaped.rule)
             turn = shaped
         if turn.usage == ESTIMATED:
-            turn = replace(turn, usage=_estimate(request, turn))
+            turn = replace(turn, usage=estimate_usage(request, turn))
         return TruncatedReply(turn, reply.keep) if isinstance(reply, TruncatedReply) else turn
 
     def _named(self, turn: Turn) -> Turn:
@@ -244,15 +236,6 @@ class FakeLLM:
                 c = ToolCallPart(f"call_{self._calls}", c.name, c.arguments)
             calls.append(c)
         return replace(turn, tool_calls=tuple(calls))
-
-    def _unplanned_message(self, number: int) -> str:
-        lines = [f"FakeLLM: no reply planned for request #{number}. Requests so far:"]
-        shown = list(enumerate(self.requests, 1))[-_MAX_LISTED:]
-        for i, req in shown:
-            got = describe(self.replies[i - 1]) if i <= len(self.replies) else "(this request)"
-            lines.append(f"  #{i} {req.provider or '?'}: {_request_line(req)} -> {got}")
-        lines.append(RELAX_HINT)
-        return "\n".join(lines)
 
     def refuse(
         self, request: Request, rule: str, message: str, *, param: str | None = None
@@ -384,27 +367,9 @@ class FakeLLM:
     # -- strictness -------------------------------------------------------------------
     def problems(self) -> list[str]:
         """Everything ``verify()`` would report, one line each."""
-        out = [
-            f"scripted reply for request #{n} breaks the {rule} rule: {message}"
-            for n, rule, message in self.violations
-        ]
-        out += [
-            f"request #{n} was refused as the provider would ({rule}): {_cut(message)}"
-            for n, rule, message in self.refusals
-        ]
-        out += [
-            f"bad call {v.call_id} ({v.kind}) came back as if it had worked: {_cut(v.output, 80)}"
-            for v in self.verdicts()
-            if v.outcome == "carried_on"
-        ]
-        pending = self.behaviour.pending()
-        if pending:
-            out.append(
-                f"{len(pending)} planned repl{'y' if len(pending) == 1 else 'ies'} never served"
-            )
-        if self.unexpected:
-            out.append(f"{len(self.unexpected)} request(s) after the plan ran out")
-        return out
+        from ._report import problems
+
+        return problems(self)
 
     def verify(self) -> None:
         """Raise ``AssertionError`` listing what was expected and what came.
@@ -412,25 +377,13 @@ class FakeLLM:
         A reply the request forbade fails always; refused requests, unused replies and
         requests past the plan fail in strict mode."""
         __tracebackhide__ = True
-        problems = self.problems()
+        from ._report import failure_report
+
+        found = self.problems()
         if not self.strict:
-            problems = problems[: len(self.violations)]
-        if not problems:
-            return
-        lines = [f"FakeLLM: {'; '.join(problems)}."]
-        pending = self.behaviour.pending()
-        if pending:
-            lines.append("Expected but never served:")
-            lines += [f"  {p}" for p in pending]
-        lines.append(f"Requests received ({len(self.requests)}):")
-        for i, (req, reply) in enumerate(zip(self.requests, self.replies, strict=True), 1):
-            lines.append(f"  #{i} {req.provider or '?'}: {_request_line(req)} -> {describe(reply)}")
-        if not self.requests:
-            lines.append("  (none)")
-        if self.refusals:
-            lines.append(CHECKS_HINT)
-        lines.append(RELAX_HINT)
-        raise AssertionError("\n".join(lines))
+            found = found[: len(self.violations)]
+        if found:
+            raise AssertionError(failure_report(self, found))
 
     # -- snapshots --------------------------------------------------------------------
     def to_data(self) -> dict[str, Any]:
@@ -454,34 +407,3 @@ def _arguments(call: ToolCallPart) -> Any:
         return call.parsed_arguments()
     except ValueError:
         return call.arguments
-
-
-def _request_line(request: Request) -> str:
-    last: Message | None = request.messages[-1] if request.messages else None
-    if last is None:
-        what = "(no messages)"
-    elif last.tool_results:
-        what = f"{len(last.tool_results)} tool result(s)"
-    else:
-        text = (last.text or "")[:60]
-        what = f"{last.role} {text!r}"
-    tools = ", ".join(t.name for t in request.tools) or "none"
-    return f"{what} | tools: {tools}"
-
-
-def _mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _cut(value: str, limit: int = 160) -> str:
-    return value if len(value) <= limit else value[: limit - 3] + "..."
-
-
-def _estimate(request: Request, turn: Turn) -> Usage:
-    """Usage as a provider would count it, about four characters a token."""
-    shown = sum(
-        len(m.text or "") + sum(len(r.output) for r in m.tool_results) + 4 for m in request.messages
-    )
-    shown += sum(len(json.dumps(dict(t.parameters))) + len(t.name) for t in request.tools)
-    said = len(turn.text or "") + sum(len(c.name) + len(c.arguments) for c in turn.tool_calls)
-    return Usage(max(1, -(-shown // 4)), max(1, estimate_tokens(" " * said)))

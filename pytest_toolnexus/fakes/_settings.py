@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from toolnexus_ref.wire import Request, Turn, Usage
 
-__all__ = ["Violation", "apply_settings", "estimate_tokens"]
+__all__ = ["Violation", "apply_settings", "estimate_tokens", "estimate_usage"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,16 @@ class Violation:
 def estimate_tokens(text: str) -> int:
     """About four characters a token, at least one for any text."""
     return max(1, -(-len(text) // 4)) if text else 0
+
+
+def estimate_usage(request: Request, turn: Turn) -> Usage:
+    """Usage as a provider would count it: what the request showed, what the reply said."""
+    shown = sum(
+        len(m.text or "") + sum(len(r.output) for r in m.tool_results) + 4 for m in request.messages
+    )
+    shown += sum(len(json.dumps(dict(t.parameters))) + len(t.name) for t in request.tools)
+    said = len(turn.text or "") + sum(len(c.name) + len(c.arguments) for c in turn.tool_calls)
+    return Usage(max(1, -(-shown // 4)), max(1, -(-said // 4)))
 
 
 def apply_settings(turn: Turn, request: Request) -> Turn | Violation:
