@@ -143,10 +143,8 @@ def _pydantic_ai() -> tuple[Callable[[], None], Callable[[], None]] | None:
         fake = FakeLLM([tool_calls(("add", {"a": 1, "b": 2})), text("3")])
 
         async def go() -> str:
-            async with httpx.AsyncClient() as http:
-                provider = OpenAIProvider(api_key="k", http_client=http)
-                agent = Agent(OpenAIChatModel("m", provider=provider), tools=[add])
-                return (await agent.run("add")).output
+            agent = Agent(OpenAIChatModel("m", provider=OpenAIProvider(api_key="k")), tools=[add])
+            return (await agent.run("add")).output
 
         with fake.respx():
             assert asyncio.run(go()) == "3"
