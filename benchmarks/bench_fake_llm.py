@@ -10,8 +10,10 @@ each comparison's baseline:
 
 - the same openai-SDK loop with ``FakeLLM`` via respx, ``FakeLLM`` on a loopback
   server (one per session, a mount per test, as the fixtures do), and a hand-written
-  respx mock returning canned Chat Completions bodies (the baseline). The respx
-  cases give the SDK a plain ``httpx.Client`` so the hand-written mock can see it.
+  respx mock returning canned Chat Completions bodies (the baseline). Every case gives
+  the SDK a new plain ``httpx.Client`` (the hand-written mock sees no other), all
+  sharing one TLS context: building one costs ~15 ms of certificate loading, the same
+  for every case, and its jitter would drown the differences measured here.
 - a pydantic-ai agent with ``FakeLLM`` via respx beside pydantic-ai's own
   ``TestModel`` (the baseline; ``pip install pydantic-ai-slim[openai]``).
 - the loopback set-up alone: mounting a fake on the session server, and starting a
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import ssl
 import statistics
 import time
 from collections.abc import Callable
@@ -70,6 +73,13 @@ def _loop(client: openai.OpenAI) -> str:
     raise AssertionError("no final answer")
 
 
+_TLS = ssl.create_default_context()
+
+
+def _http() -> httpx.Client:
+    return httpx.Client(verify=_TLS)
+
+
 def _client(**kwargs: Any) -> openai.OpenAI:
     return openai.OpenAI(api_key="k", max_retries=0, **kwargs)
 
@@ -77,7 +87,7 @@ def _client(**kwargs: Any) -> openai.OpenAI:
 # -- the openai-SDK loop ------------------------------------------------------------------
 def fake_respx() -> None:
     fake = FakeLLM(_script())
-    with fake.respx(), httpx.Client() as http:
+    with fake.respx(), _http() as http:
         assert _loop(_client(http_client=http)) == "7"
     fake.verify()
 
@@ -85,7 +95,7 @@ def fake_respx() -> None:
 def fake_loopback(server: FakeLLMServer) -> None:
     fake = FakeLLM(_script())
     mounted = server.mount(fake)
-    with httpx.Client() as http:
+    with _http() as http:
         assert _loop(_client(base_url=mounted.openai_base_url, http_client=http)) == "7"
     mounted.unmount()
     fake.verify()
@@ -118,7 +128,7 @@ def hand_respx() -> None:
         ),
         _completion({"role": "assistant", "content": "7"}, "stop"),
     ]
-    with respx.mock(assert_all_called=True) as router, httpx.Client() as http:
+    with respx.mock(assert_all_called=True) as router, _http() as http:
         route = router.post("https://api.openai.com/v1/chat/completions")
         route.mock(side_effect=[httpx.Response(200, json=b) for b in bodies])
         assert _loop(_client(http_client=http)) == "7"

@@ -50,9 +50,11 @@ class FakeLLM:
     """A model that answers from a script (or a function, a schema walk, or mischief).
 
     It is the reference loop's ``LLM`` in-process (``await fake.complete(...)``), and
-    it serves the OpenAI, Anthropic and Gemini wire formats over respx routes
-    (``fake.respx()``) or a loopback server (``fake.serve()``). Every request, however
-    it came, is parsed into one neutral ``Request`` and kept in ``requests``.
+    it serves every wire of the provider table (OpenAI Chat Completions and Responses,
+    Anthropic, Gemini, Ollama) over respx routes (``fake.respx()``) or a loopback
+    server (``fake.serve()``). Every request, however it came, is parsed into one
+    neutral ``Request`` and kept in ``requests``; call ids and response ids count per
+    fake, so what a test records does not depend on which tests ran before.
 
     Strict by default: ``verify()`` fails when a planned reply was never served or a
     request came after the plan ran out (that request gets a 400 error).

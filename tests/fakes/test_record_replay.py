@@ -104,3 +104,23 @@ def test_changed_calls_show_in_the_diff(tmp_path: Path, tools: list[BaseTool]) -
             _loop(client, tools)
     assert '-assistant: add({"a": 2, "b": 4})' in info.value.message
     assert '+assistant: add({"a": 2, "b": 3})' in info.value.message
+
+
+def test_a_streamed_session_records_too(tmp_path: Path) -> None:
+    real_api = FakeLLM([text("streamed answer")])
+    cassette = tmp_path / "stream.yaml"
+    with real_api.serve() as upstream, Recorder(cassette, upstream=upstream.url) as recorder:
+        client = openai.OpenAI(api_key=KEY, base_url=recorder.openai_base_url, max_retries=0)
+        ask: list[Any] = [{"role": "user", "content": "hi"}]
+        chunks = client.chat.completions.create(model="m", messages=ask, stream=True)
+        assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == (
+            "streamed answer"
+        )
+    assert recorder.errors == []
+    fake = FakeLLM.replay(cassette)
+    with fake.respx():
+        done = openai.OpenAI(api_key="k", max_retries=0).chat.completions.create(
+            model="m", messages=ask
+        )
+    assert done.choices[0].message.content == "streamed answer"
+    fake.verify()
