@@ -86,7 +86,8 @@ def handle(fake: FakeLLM, method: str, path: str, body: bytes) -> HTTPReply:
         return replace(error_reply(wire, reply), delay=served.delay)
     turn = reply.turn if isinstance(reply, TruncatedReply) else reply
     id = _reply_id(row.name, n)
-    if row.name == "responses":
+    if row.name == "responses" and data.get("store") is not False:
+        # as the API does: only a stored response can be continued
         fake.remember(id, (*request.messages, turn.as_message()))
     if request.stream:
         events = wire.stream_events(

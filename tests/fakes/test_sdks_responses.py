@@ -228,3 +228,13 @@ def test_langchain_use_responses_api(how: str, stream: bool) -> None:
     fake.verify()
     assert {r.provider for r in fake.requests} == {"responses"}
     assert fake.last_request.tool_results[0].output == "42"
+
+
+def test_an_unstored_response_cannot_be_continued() -> None:
+    fake = FakeLLM([text("one")])
+    with fake.respx():
+        client = openai.OpenAI(api_key="sk-test", max_retries=0)
+        first = client.responses.create(model="m", input="hi", store=False)
+        with pytest.raises(openai.BadRequestError, match="not found"):
+            client.responses.create(model="m", input="more", previous_response_id=first.id)
+    assert [r for _, r, _ in fake.refusals] == ["previous_response_not_found"]
