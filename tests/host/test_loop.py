@@ -172,3 +172,13 @@ def test_concurrent_calls_in_one_turn() -> None:
     transcript = asyncio.run(run_loop(fake, [Nap()], "x"))
     assert time.monotonic() - started < 0.6
     assert [c.result.output for c in transcript.calls] == ["rested"] * 4
+
+
+def test_a_client_per_row_of_the_provider_table() -> None:
+    from toolnexus_ref.wire import PROVIDERS
+
+    assert set(CLIENTS) == set(PROVIDERS)
+    for name, client in CLIENTS.items():
+        made = client("m", api_key="k")
+        assert made.base_url == PROVIDERS[name].base_url
+        assert made.wire is PROVIDERS[name].wire

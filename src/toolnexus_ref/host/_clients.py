@@ -16,7 +16,6 @@ from toolnexus_ref.wire import (
     WireError,
     WireFormat,
 )
-from toolnexus_ref.wire import gemini as gemini_wire
 
 from ._errors import ProviderError, error_for, parse_retry_after
 
@@ -55,9 +54,9 @@ class LLM(Protocol):
 class HTTPClient:
     """Shared plumbing: build the body, post it, read a body or a stream, map errors.
 
-    A subclass names its row of the provider table (``provider``) and says how to
-    authenticate and where to post; the table gives the wire format, the default
-    base URL and the environment variables holding the key."""
+    A subclass only names its row of the provider table (``provider``): the row gives
+    the wire format, the default base URL, the path, the key's headers and the
+    environment variables holding the key."""
 
     provider: str = ""
     #: whether the provider needs a key at all (a local Ollama does not)
@@ -105,10 +104,10 @@ class HTTPClient:
         return f"<{type(self).__name__} model={self.model!r} base_url={self.base_url!r}>"
 
     def headers(self) -> dict[str, str]:
-        raise NotImplementedError
+        return PROVIDERS[self.provider].auth_headers(self.api_key)
 
     def url(self) -> str:
-        raise NotImplementedError
+        return self.base_url + PROVIDERS[self.provider].request_path(self.model, self.stream)
 
     def body(self, messages: Sequence[Message], tools: Sequence[ToolDecl]) -> dict[str, Any]:
         result: dict[str, Any] = self.wire.build_request(
@@ -188,12 +187,6 @@ class OpenAIClient(HTTPClient):
 
     provider = "openai"
 
-    def headers(self) -> dict[str, str]:
-        return {"authorization": f"Bearer {self.api_key}"}
-
-    def url(self) -> str:
-        return f"{self.base_url}/chat/completions"
-
 
 class ResponsesClient(HTTPClient):
     """The OpenAI Responses API (``/v1/responses``), stateless: the whole conversation
@@ -201,31 +194,17 @@ class ResponsesClient(HTTPClient):
 
     provider = "responses"
 
-    def headers(self) -> dict[str, str]:
-        return {"authorization": f"Bearer {self.api_key}"}
-
-    def url(self) -> str:
-        return f"{self.base_url}/responses"
-
 
 class AnthropicClient(HTTPClient):
+    """Anthropic Messages (``/v1/messages``)."""
+
     provider = "anthropic"
-
-    def headers(self) -> dict[str, str]:
-        return {"x-api-key": self.api_key, "anthropic-version": "2023-06-01"}
-
-    def url(self) -> str:
-        return f"{self.base_url}/v1/messages"
 
 
 class GeminiClient(HTTPClient):
+    """Gemini ``generateContent`` (``streamGenerateContent?alt=sse`` when streaming)."""
+
     provider = "gemini"
-
-    def headers(self) -> dict[str, str]:
-        return {"x-goog-api-key": self.api_key}
-
-    def url(self) -> str:
-        return self.base_url + gemini_wire.path_for(self.model, stream=self.stream)
 
 
 class OllamaClient(HTTPClient):
@@ -233,12 +212,6 @@ class OllamaClient(HTTPClient):
 
     provider = "ollama"
     needs_key = False
-
-    def headers(self) -> dict[str, str]:
-        return {}
-
-    def url(self) -> str:
-        return f"{self.base_url}/api/chat"
 
 
 #: A client class per row of the provider table.

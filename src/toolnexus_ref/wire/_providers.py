@@ -4,6 +4,7 @@ the toolkit. A new provider is one wire module and one row here."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -32,10 +33,30 @@ class Provider:
     base_url: str
     loopback_suffix: str
     env_keys: tuple[str, ...]
+    #: the path a host posts to, after its base URL, for a model and streaming or not
+    request_path: Callable[[str, bool], str]
+    #: the headers that carry an API key
+    auth_headers: Callable[[str], dict[str, str]]
     #: the body streams when the path says so (Gemini), else when the body says so
     stream_method: str = ""
     #: the content type of a streamed reply
     stream_type: str = "text/event-stream"
+
+
+def _bearer(key: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {key}"}
+
+
+def _anthropic_key(key: str) -> dict[str, str]:
+    return {"x-api-key": key, "anthropic-version": "2023-06-01"}
+
+
+def _google_key(key: str) -> dict[str, str]:
+    return {"x-goog-api-key": key}
+
+
+def _no_key(key: str) -> dict[str, str]:
+    return {}
 
 
 PROVIDERS: dict[str, Provider] = {
@@ -49,6 +70,8 @@ PROVIDERS: dict[str, Provider] = {
             "https://api.openai.com/v1",
             "/v1",
             ("OPENAI_API_KEY",),
+            lambda model, stream: "/chat/completions",
+            _bearer,
         ),
         Provider(
             "responses",
@@ -58,6 +81,8 @@ PROVIDERS: dict[str, Provider] = {
             "https://api.openai.com/v1",
             "/v1",
             ("OPENAI_API_KEY",),
+            lambda model, stream: "/responses",
+            _bearer,
         ),
         Provider(
             "anthropic",
@@ -67,6 +92,8 @@ PROVIDERS: dict[str, Provider] = {
             "https://api.anthropic.com",
             "",
             ("ANTHROPIC_API_KEY",),
+            lambda model, stream: "/v1/messages",
+            _anthropic_key,
         ),
         Provider(
             "gemini",
@@ -78,6 +105,8 @@ PROVIDERS: dict[str, Provider] = {
             "https://generativelanguage.googleapis.com",
             "",
             ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+            lambda model, stream: gemini.path_for(model, stream=stream),
+            _google_key,
             stream_method="streamGenerateContent",
         ),
         Provider(
@@ -88,6 +117,8 @@ PROVIDERS: dict[str, Provider] = {
             "http://127.0.0.1:11434",
             "",
             (),
+            lambda model, stream: "/api/chat",
+            _no_key,
             stream_type="application/x-ndjson",
         ),
     )
