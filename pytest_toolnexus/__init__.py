@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from .fakes import (
         FakeLLM,
         FakeLLMServer,
+        Recorder,
         Usage,
         call,
         delayed,
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FakeLLM",
     "FakeLLMServer",
+    "Recorder",
     "ToolnexusSnapshotExtension",
     "Usage",
     "call",
