@@ -153,8 +153,12 @@ def _pydantic_ai() -> tuple[Callable[[], None], Callable[[], None]] | None:
         fake = FakeLLM([tool_calls(("add", {"a": 1, "b": 2})), text("3")])
 
         async def go() -> str:
-            agent = Agent(OpenAIChatModel("m", provider=OpenAIProvider(api_key="k")), tools=[add])
-            return (await agent.run("add")).output
+            import httpx2  # what pydantic-ai's OpenAI provider expects; the shared TLS context
+
+            async with httpx2.AsyncClient(verify=_TLS) as http:
+                provider = OpenAIProvider(api_key="k", http_client=http)
+                agent = Agent(OpenAIChatModel("m", provider=provider), tools=[add])
+                return (await agent.run("add")).output
 
         with fake.respx():
             assert asyncio.run(go()) == "3"

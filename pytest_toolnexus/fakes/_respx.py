@@ -45,8 +45,7 @@ def _register_httpcore2_mocker() -> Any:
 
     class HTTPCore2Mocker(HTTPCoreMocker):
         name = "httpcore2"
-        # what an httpx2 client sends through (a pool, or a proxy from the environment);
-        # each patch costs respx an autospec, so the bare connection is left alone
+        # what an httpx2 client sends through: a pool, or a proxy from the environment
         targets = [
             "httpcore2._sync.connection_pool.ConnectionPool",
             "httpcore2._sync.http_proxy.HTTPProxy",
@@ -54,6 +53,33 @@ def _register_httpcore2_mocker() -> Any:
             "httpcore2._async.http_proxy.AsyncHTTPProxy",
         ]
         target_methods = ["handle_request", "handle_async_request"]
+        _saved: list[tuple[type, str, Any]] = []
+
+        @classmethod
+        def start(cls) -> None:
+            """Patch each class's own method in place. respx's ``mock.patch(spec=True)``
+            does the same with an autospec per method, which costs more than the rest
+            of a short test's transport set-up together."""
+            if cls._saved:
+                return
+            import importlib
+
+            for target in cls.targets:
+                module, _, name = target.rpartition(".")
+                klass = getattr(importlib.import_module(module), name)
+                for method in cls.target_methods:
+                    original = klass.__dict__.get(method)
+                    if original is not None:  # inherited: the parent's patch serves it
+                        setattr(klass, method, cls.mock(original))
+                        cls._saved.append((klass, method, original))
+
+        @classmethod
+        def stop(cls, force: bool = False) -> None:
+            if cls.routers and not force:
+                return
+            while cls._saved:
+                klass, method, original = cls._saved.pop()
+                setattr(klass, method, original)
 
         @classmethod
         def from_sync_httpx_response(cls, httpx_response: Any, target: Any, **kwargs: Any) -> Any:

@@ -123,3 +123,18 @@ def test_a_gemini_result_without_a_call_id_still_counts_as_answered() -> None:
     handle(fake, "POST", path, json.dumps(answer).encode())
     assert fake.assert_tool_called("add", {"a": 1, "b": 2}).name == "add"
     fake.verify()
+
+
+def test_respx_patches_httpx2_only_while_active() -> None:
+    import httpcore2
+
+    from pytest_toolnexus.fakes import FakeLLM
+
+    pool = httpcore2.ConnectionPool.handle_request
+    apool = httpcore2.AsyncConnectionPool.handle_async_request
+    with FakeLLM().respx():
+        with FakeLLM().respx():
+            pass
+        assert httpcore2.ConnectionPool.handle_request is not pool  # the outer one still holds
+    assert httpcore2.ConnectionPool.handle_request is pool
+    assert httpcore2.AsyncConnectionPool.handle_async_request is apool
