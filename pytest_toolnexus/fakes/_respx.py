@@ -70,7 +70,7 @@ def _register_httpcore2_mocker() -> Any:
                 for method in cls.target_methods:
                     original = klass.__dict__.get(method)
                     if original is not None:  # inherited: the parent's patch serves it
-                        setattr(klass, method, cls.mock(original))
+                        setattr(klass, method, cls.mock(original))  # type: ignore[no-untyped-call]
                         cls._saved.append((klass, method, original))
 
         @classmethod
