@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from toolnexus_ref.wire import WireError, route
+from toolnexus_ref.wire import Request, WireError, route
 
 from ._replies import ErrorReply, HangReply, TruncatedReply
 
@@ -58,14 +58,19 @@ def handle(fake: FakeLLM, method: str, path: str, body: bytes) -> HTTPReply:
         return _json_reply(404, {"error": {"message": f"FakeLLM serves no {method} {path}"}})
     row = found.provider
     wire = row.wire
+    data: object = None
     try:
         data = json.loads(body or b"null")
         if not isinstance(data, dict):
             raise WireError("the request body must be a JSON object")
         request = wire.parse_request(data, model=found.model, stream=found.stream)
     except (ValueError, WireError) as exc:
+        # the provider refuses a body it cannot read; so does the fake, and records it
+        given = data if isinstance(data, dict) else {}
+        model = str(given.get("model") or found.model or "")
+        shell = Request(model, (), (), False, row.name, given)
         message = f"FakeLLM could not parse the request: {exc}"
-        return _json_reply(400, wire.error_body(400, message))
+        return error_reply(wire, fake.refuse(shell, "malformed_request", message))
     previous = data.get("previous_response_id") if row.name == "responses" else None
     if previous is not None:
         history = fake.conversation(str(previous))

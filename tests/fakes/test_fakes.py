@@ -66,7 +66,8 @@ def test_server_answers_unknown_paths_and_bad_bodies() -> None:
         bad = httpx.post(server.url + "/v1/messages", content=b"{not json")
         assert bad.status_code == 400
         assert bad.json()["type"] == "error"
-    assert fake.requests == []
+    # an unreadable body is refused as the provider would, and recorded as such
+    assert [rule for _, rule, _ in fake.refusals] == ["malformed_request"]
 
 
 def test_server_stops_promptly() -> None:

@@ -220,3 +220,20 @@ def test_a_tool_message_with_no_call_before_it() -> None:
     with fake.respx(), pytest.raises(openai.BadRequestError, match="preceeding message"):
         _chat(tool_first)()
     assert fake.refusals[0][1] == "tool_result_without_call"
+
+
+def test_an_unreadable_body_is_refused_and_recorded() -> None:
+    import httpx
+
+    fake = FakeLLM([text("never said")])
+    with fake.respx():
+        reply = httpx.post(
+            "https://api.anthropic.com/v1/messages",
+            json={"model": "m", "max_tokens": 5, "messages": [{"role": "robot", "content": "x"}]},
+        )
+    assert reply.status_code == 400
+    assert reply.json()["error"]["type"] == "invalid_request_error"
+    assert [r for _, r, _ in fake.refusals] == ["malformed_request"]
+    assert fake.requests[0].provider == "anthropic"
+    with pytest.raises(AssertionError, match="malformed_request"):
+        fake.verify()
