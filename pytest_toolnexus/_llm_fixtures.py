@@ -15,16 +15,17 @@ if TYPE_CHECKING:
     from .fakes import FakeLLM, FakeLLMServer, MountedFake
 
 MARKER = "toolnexus_llm"
-_OPTIONS = ("strict", "provider_checks")
+_OPTIONS = ("strict", "provider_checks", "cassette")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(strict=True, provider_checks=True): options for the fake_llm fixture; "
-        "strict=False lets scripted replies go unused and requests outrun the script "
-        "without failing the test; provider_checks=False lets through requests the "
-        "provider would refuse with a 400.",
+        f"{MARKER}(strict=True, provider_checks=True, cassette=None): options for the "
+        "fake_llm fixture; strict=False lets scripted replies go unused and requests "
+        "outrun the script without failing the test; provider_checks=False lets through "
+        "requests the provider would refuse with a 400; cassette='name.yaml' replays a "
+        "recorded session (a path relative to the test file).",
     )
 
 
@@ -47,10 +48,16 @@ def fake_llm(request: pytest.FixtureRequest) -> Iterator[FakeLLM]:
     """A strict, empty-script ``FakeLLM``: give it replies with ``fake_llm.script(...)``
     or replace its behaviour; at teardown an unused reply, an unplanned request or a
     request the provider would refuse fails the test. Relax with
-    ``@pytest.mark.toolnexus_llm(strict=False)`` or ``(provider_checks=False)``."""
+    ``@pytest.mark.toolnexus_llm(strict=False)`` or ``(provider_checks=False)``;
+    replay a recorded session with ``(cassette="session.yaml")``."""
     from pytest_toolnexus.fakes import FakeLLM
 
-    fake = FakeLLM(**_options(request))
+    options = _options(request)
+    cassette = options.pop("cassette", None)
+    if cassette is None:
+        fake = FakeLLM(**options)
+    else:
+        fake = FakeLLM.replay(request.path.parent / str(cassette), **options)
     yield fake
     if request.node.stash.get(_SETTLED, False):
         return  # the test already failed or xfailed; do not bury its outcome under ours

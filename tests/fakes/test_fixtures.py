@@ -215,3 +215,27 @@ def test_one_loopback_server_serves_each_tests_fake(pytester: pytest.Pytester) -
     )
     result = pytester.runpytest(*PLUGIN, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
+
+
+def test_the_marker_replays_a_cassette(pytester: pytest.Pytester) -> None:
+    from pytest_toolnexus.fakes import Cassette, text
+    from toolnexus_ref.wire import Message, Request
+
+    cassette = Cassette()
+    cassette.add(Request("m", (Message("user", "hi"),)), text("recorded hello"))
+    cassette.save(pytester.path / "hello.yaml")
+    pytester.makepyfile(
+        """
+        import openai, pytest
+
+        @pytest.mark.toolnexus_llm(cassette="hello.yaml")
+        def test_replayed(fake_llm, fake_llm_respx):
+            client = openai.OpenAI(api_key="k", max_retries=0)
+            done = client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "hello there"}]
+            )
+            assert done.choices[0].message.content == "recorded hello"
+        """
+    )
+    result = pytester.runpytest(*PLUGIN, "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
