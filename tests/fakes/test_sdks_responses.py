@@ -117,10 +117,9 @@ def test_previous_response_id_continues_a_served_conversation(tools: list[BaseTo
     assert fake.refusals[0][1] == "previous_response_not_found"
 
 
-agents = pytest.importorskip("agents")
-
-
 def _agents_tools() -> list[Any]:
+    agents = pytest.importorskip("agents")
+
     @agents.function_tool
     def add(a: int, b: int) -> str:
         """Add two integers."""
@@ -132,6 +131,7 @@ def _agents_tools() -> list[Any]:
 @pytest.mark.parametrize("how", ["respx", "server"])
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 def test_openai_agents_sdk(how: str, stream: bool) -> None:
+    agents = pytest.importorskip("agents")
     fake = FakeLLM([tool_calls(("add", {"a": 2, "b": 40})), text("42")])
     with _base_url(fake, how) as base_url:
         client = openai.AsyncOpenAI(api_key="sk-test", base_url=base_url, max_retries=0)
@@ -155,12 +155,10 @@ def test_openai_agents_sdk(how: str, stream: bool) -> None:
     assert fake.last_request.tool_results[0].output == "42"
 
 
-pydantic_ai = pytest.importorskip("pydantic_ai")
-
-
 @pytest.mark.parametrize("how", ["respx", "server"])
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 def test_pydantic_ai_responses_model(how: str, stream: bool) -> None:
+    pydantic_ai = pytest.importorskip("pydantic_ai")
     from pydantic_ai.models.openai import OpenAIResponsesModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
@@ -187,12 +185,10 @@ def test_pydantic_ai_responses_model(how: str, stream: bool) -> None:
     assert fake.last_request.tool_results[0].output == "42"
 
 
-langchain_openai = pytest.importorskip("langchain_openai")
-
-
 @pytest.mark.parametrize("how", ["respx", "server"])
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 def test_langchain_use_responses_api(how: str, stream: bool) -> None:
+    langchain_openai = pytest.importorskip("langchain_openai")
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
     from langchain_core.tools import tool
 
