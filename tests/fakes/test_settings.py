@@ -137,3 +137,69 @@ def test_usage_is_on_every_reply_and_streamed_only_when_asked() -> None:
     assert all(c.usage is None for c in plain)
     assert asked[-1].usage is not None
     assert asked[-1].usage.total_tokens > 0
+
+
+@pytest.mark.parametrize(
+    ("provider", "body", "expected"),
+    [
+        (
+            "anthropic",
+            {"max_tokens": 9, "tool_choice": {"type": "tool", "name": "add"}},
+            {"tool_choice": "add", "max_tokens": 9},
+        ),
+        (
+            "gemini",
+            {
+                "toolConfig": {"functionCallingConfig": {"mode": "NONE"}},
+                "generationConfig": {
+                    "maxOutputTokens": 7,
+                    "responseMimeType": "application/json",
+                    "responseSchema": {"type": "OBJECT", "properties": {"a": {"type": "STRING"}}},
+                },
+            },
+            {
+                "tool_choice": "none",
+                "max_tokens": 7,
+                "response_format": "json_schema",
+                "response_schema": {"type": "object", "properties": {"a": {"type": "string"}}},
+            },
+        ),
+        (
+            "ollama",
+            {"options": {"num_predict": 3}, "format": "json"},
+            {"max_tokens": 3, "response_format": "json_object"},
+        ),
+        (
+            "responses",
+            {
+                "tool_choice": "required",
+                "parallel_tool_calls": False,
+                "text": {"format": {"type": "json_object"}},
+            },
+            {
+                "tool_choice": "required",
+                "parallel_tool_calls": False,
+                "response_format": "json_object",
+            },
+        ),
+    ],
+)
+def test_every_wire_reads_the_settings(
+    provider: str, body: dict[str, object], expected: dict[str, object]
+) -> None:
+    from toolnexus_ref.wire import wire_for
+
+    base: dict[str, object] = {"model": "m", "messages": [], "contents": [], "input": []}
+    request = wire_for(provider).parse_request({**base, **body}, model="m")
+    assert request.settings.to_data() == expected
+
+
+def test_ollama_json_format_binds_the_reply() -> None:
+    import httpx
+
+    fake = FakeLLM([text("plain words")])
+    with fake.respx():
+        body = {"model": "m", "messages": USER, "format": "json", "stream": False}
+        reply = httpx.post("http://127.0.0.1:11434/api/chat", json=body)
+    assert reply.status_code == 400
+    assert "response_format" in reply.json()["error"]
