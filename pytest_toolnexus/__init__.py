@@ -10,15 +10,31 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .fakes import FakeLLM, FakeLLMServer, call, error, text, tool_calls, truncated
+    from .fakes import (
+        FakeLLM,
+        FakeLLMServer,
+        Recorder,
+        Usage,
+        call,
+        delayed,
+        error,
+        hang,
+        text,
+        tool_calls,
+        truncated,
+    )
     from .snapshots import ToolnexusSnapshotExtension
 
 __all__ = [
     "FakeLLM",
     "FakeLLMServer",
+    "Recorder",
     "ToolnexusSnapshotExtension",
+    "Usage",
     "call",
+    "delayed",
     "error",
+    "hang",
     "text",
     "tool_calls",
     "truncated",

@@ -3,19 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+if TYPE_CHECKING:
+    from respx import MockRouter
+
+    from toolnexus_ref import ToolContext
+
+    from .fakes import FakeLLM, FakeLLMServer, MountedFake
+
 MARKER = "toolnexus_llm"
-_OPTIONS = ("strict",)
+_OPTIONS = ("strict", "provider_checks", "cassette")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(strict=True): options for the fake_llm fixture; strict=False lets scripted "
-        "replies go unused and requests outrun the script without failing the test.",
+        f"{MARKER}(strict=True, provider_checks=True, cassette=None): options for the "
+        "fake_llm fixture; strict=False lets scripted replies go unused and requests "
+        "outrun the script without failing the test; provider_checks=False lets through "
+        "requests the provider would refuse with a 400; cassette='name.yaml' replays a "
+        "recorded session (a path relative to the test file).",
     )
 
 
@@ -34,48 +44,68 @@ def _options(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 
 @pytest.fixture
-def fake_llm(request: pytest.FixtureRequest) -> Iterator[Any]:
+def fake_llm(request: pytest.FixtureRequest) -> Iterator[FakeLLM]:
     """A strict, empty-script ``FakeLLM``: give it replies with ``fake_llm.script(...)``
-    or replace its behaviour; at teardown an unused reply or an unplanned request fails
-    the test. Relax with ``@pytest.mark.toolnexus_llm(strict=False)``."""
+    or replace its behaviour; at teardown an unused reply, an unplanned request or a
+    request the provider would refuse fails the test. Relax with
+    ``@pytest.mark.toolnexus_llm(strict=False)`` or ``(provider_checks=False)``;
+    replay a recorded session with ``(cassette="session.yaml")``."""
     from pytest_toolnexus.fakes import FakeLLM
 
-    fake = FakeLLM(**_options(request))
+    options = _options(request)
+    cassette = options.pop("cassette", None)
+    if cassette is None:
+        fake = FakeLLM(**options)
+    else:
+        fake = FakeLLM.replay(request.path.parent / str(cassette), **options)
     yield fake
-    if request.node.stash.get(_FAILED, False):
-        return  # the test already failed; do not bury its error under ours
+    if request.node.stash.get(_SETTLED, False):
+        return  # the test already failed or xfailed; do not bury its outcome under ours
     __tracebackhide__ = True
     fake.verify()
 
 
-_FAILED = pytest.StashKey[bool]()
+_SETTLED = pytest.StashKey[bool]()
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
-    if report.when == "call" and report.failed:
-        item.stash[_FAILED] = True
+    if report.when == "call" and (report.failed or hasattr(report, "wasxfail")):
+        item.stash[_SETTLED] = True
     return report
 
 
-@pytest.fixture
-def fake_llm_server(fake_llm: Any) -> Iterator[Any]:
-    """A loopback HTTP server serving ``fake_llm`` (``.openai_base_url`` and friends)."""
-    with fake_llm.serve() as server:
+@pytest.fixture(scope="session")
+def fake_llm_loopback() -> Iterator[FakeLLMServer]:
+    """One loopback HTTP server for the whole session (per xdist worker); each test's
+    ``fake_llm_server`` mounts its fake on it under a prefix of its own."""
+    from pytest_toolnexus.fakes import FakeLLMServer
+
+    with FakeLLMServer() as server:
         yield server
 
 
 @pytest.fixture
-def fake_llm_respx(fake_llm: Any) -> Iterator[Any]:
+def fake_llm_server(fake_llm: FakeLLM, fake_llm_loopback: FakeLLMServer) -> Iterator[MountedFake]:
+    """``fake_llm`` on the session's loopback server: ``.openai_base_url``,
+    ``.anthropic_base_url``, ``.gemini_base_url``, ``.ollama_base_url``, ``.url``."""
+    mounted = fake_llm_loopback.mount(fake_llm)
+    yield mounted
+    mounted.unmount()
+
+
+@pytest.fixture
+def fake_llm_respx(fake_llm: FakeLLM) -> Iterator[MockRouter]:
     """``fake_llm`` at the providers' real hosts, for httpx and httpx2 clients (the
-    openai and anthropic SDKs); any other request fails. Yields the respx router."""
+    openai, anthropic and google-genai SDKs); any other request fails. Yields the
+    respx router."""
     with fake_llm.respx() as router:
         yield router
 
 
 @pytest.fixture
-def tool_context() -> Iterator[Any]:
+def tool_context() -> Iterator[ToolContext]:
     """A fresh ``ToolContext``, cancelled at teardown so no tool outlives the test."""
     from toolnexus_ref import ToolContext
 
@@ -86,7 +116,8 @@ def tool_context() -> Iterator[Any]:
 
 @pytest.fixture
 def toolnexus_snapshot(snapshot: Any) -> Any:
-    """syrupy's ``snapshot`` with tool declarations and transcripts stored as stable JSON."""
+    """syrupy's ``snapshot`` with tool declarations, transcripts and fakes' requests
+    (``fake.to_data()``) stored as stable JSON."""
     from pytest_toolnexus.snapshots import ToolnexusSnapshotExtension
 
     return snapshot.use_extension(ToolnexusSnapshotExtension)

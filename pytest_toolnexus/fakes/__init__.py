@@ -11,34 +11,69 @@ Plain classes, usable without pytest::
 
 from __future__ import annotations
 
+from toolnexus_ref.wire import Usage
+
 from ._behaviours import (
     ADVERSARIAL_KINDS,
+    POSSIBLE_KINDS,
     Adversarial,
     Behaviour,
     FunctionBehaviour,
     SchemaDriven,
     Script,
+    Verdict,
 )
+from ._cassette import Cassette, Replay, conversation_shape
 from ._core import FakeLLM
-from ._replies import ErrorReply, Reply, TruncatedReply, call, error, text, tool_calls, truncated
-from ._respx import HOSTS, mount_respx, respx_mock
-from ._server import FakeLLMServer
+from ._record import Recorder
+from ._refusals import RULES, Refusal
+from ._replies import (
+    DelayedReply,
+    ErrorReply,
+    HangReply,
+    Reply,
+    TruncatedReply,
+    call,
+    delayed,
+    error,
+    hang,
+    text,
+    tool_calls,
+    truncated,
+)
+from ._respx import HOSTS, FakeRouter, mount_respx, respx_mock
+from ._server import FakeLLMServer, MountedFake
 
 __all__ = [
     "ADVERSARIAL_KINDS",
     "HOSTS",
+    "POSSIBLE_KINDS",
+    "RULES",
     "Adversarial",
     "Behaviour",
+    "Cassette",
+    "DelayedReply",
     "ErrorReply",
     "FakeLLM",
     "FakeLLMServer",
+    "FakeRouter",
     "FunctionBehaviour",
+    "HangReply",
+    "MountedFake",
+    "Recorder",
+    "Refusal",
+    "Replay",
     "Reply",
     "SchemaDriven",
     "Script",
     "TruncatedReply",
+    "Usage",
+    "Verdict",
     "call",
+    "conversation_shape",
+    "delayed",
     "error",
+    "hang",
     "mount_respx",
     "respx_mock",
     "text",

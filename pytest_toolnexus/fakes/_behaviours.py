@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
 from toolnexus_ref.wire import Request, ToolCallPart, ToolDecl, Turn, Usage
 
@@ -13,12 +15,28 @@ from ._replies import Reply, describe
 
 __all__ = [
     "ADVERSARIAL_KINDS",
+    "POSSIBLE_KINDS",
     "Adversarial",
     "Behaviour",
     "FunctionBehaviour",
     "SchemaDriven",
     "Script",
+    "Verdict",
+    "looks_like_error",
 ]
+
+#: Words a tool result uses to say it failed, for the wires without an error flag
+#: (OpenAI's ``tool`` message, the Responses API's ``function_call_output``).
+_ERROR_WORDS = re.compile(
+    r"\b(error|errors|invalid|unknown|not valid|not a|not allowed|not found|failed|refused|"
+    r"exception|must be|expected|missing|required|cannot|unable)\b",
+    re.IGNORECASE,
+)
+
+
+def looks_like_error(output: str) -> bool:
+    """Whether a result without an error flag reads as a refusal."""
+    return bool(_ERROR_WORDS.search(output))
 
 
 class Behaviour(Protocol):
@@ -66,7 +84,7 @@ def _summary(request: Request, calls: int) -> Turn:
     """The final answer of the generated fakes: what came back for each call."""
     lines = []
     for r in request.tool_results[-calls:] if calls else ():
-        status = "error" if r.is_error else "ok"
+        status = "error" if r.is_error or looks_like_error(r.output) else "ok"
         out = r.output if len(r.output) <= 200 else r.output[:197] + "..."
         lines.append(f"{r.name or r.call_id}: {status}: {out}")
     return Turn("\n".join(lines) or "No tools were called.", (), "stop", Usage(10, 10))
@@ -76,16 +94,40 @@ class _Planned:
     """A plan made on the first request (when the offered tools are known), served in
     turns, then a summary of the results."""
 
+    #: what a host should make of each planned call: an error result (adversarial) or not
+    expect_errors = False
+
     def __init__(self) -> None:
         self._turns: list[Turn] | None = None
         self._served = 0
         self._done = False
         self._calls = 0
+        #: (kind, call id) for every planned call, in order
+        self.planned: list[tuple[str, str]] = []
+        self._last: Request | None = None
 
     def plan(self, tools: Sequence[ToolDecl]) -> list[Turn]:
         raise NotImplementedError
 
+    def verdicts(self) -> list[Verdict]:
+        """One verdict per planned call, from the latest request the host sent."""
+        results = {r.call_id: r for r in self._last.tool_results} if self._last else {}
+        out = []
+        for kind, call_id in self.planned:
+            result = results.get(call_id)
+            if result is None:
+                out.append(Verdict(kind, call_id, "no_result", "", self.expect_errors))
+            elif result.is_error or looks_like_error(result.output):
+                out.append(
+                    Verdict(kind, call_id, "error_result", result.output, self.expect_errors)
+                )
+            else:
+                worked: Outcome = "carried_on" if self.expect_errors else "ok"
+                out.append(Verdict(kind, call_id, worked, result.output, self.expect_errors))
+        return out
+
     def next(self, request: Request) -> Reply | None:
+        self._last = request
         if self._turns is None:
             self._turns = self.plan(request.tools)
             self._calls = sum(len(t.tool_calls) for t in self._turns)
@@ -146,6 +188,7 @@ class SchemaDriven(_Planned):
                 ToolCallPart.of(f"call_r{round_ + 1}_{i + 1}", t.name, v)
                 for i, (t, v) in enumerate(zip(chosen, values, strict=True))
             ]
+            self.planned += [(c.name, c.id) for c in calls]
             size = self.calls_per_turn or max(1, len(calls))
             for start in range(0, len(calls), size):
                 batch = tuple(calls[start : start + size])
@@ -159,13 +202,85 @@ ADVERSARIAL_KINDS = (
     "invalid_json",
     "not_an_object",
     "schema_violation",
+    "wrong_type",
     "empty_call",
     "huge_arguments",
     "huge_name",
     "duplicate_id",
 )
 
+Outcome = Literal["error_result", "carried_on", "ok", "no_result"]
+
+#: What each wire can carry. Anthropic, Gemini and Ollama send arguments as a JSON
+#: object, so text that is not JSON (or not an object) cannot arrive there; no provider
+#: sends an empty or 5,000-character name, and every one that has ids makes them
+#: unique. The in-process fake carries anything.
+POSSIBLE_KINDS: dict[str, tuple[str, ...]] = {
+    "openai": (
+        "unknown_tool",
+        "invalid_json",
+        "not_an_object",
+        "schema_violation",
+        "wrong_type",
+        "huge_arguments",
+    ),
+    "responses": (
+        "unknown_tool",
+        "invalid_json",
+        "not_an_object",
+        "schema_violation",
+        "wrong_type",
+        "huge_arguments",
+    ),
+    "anthropic": ("unknown_tool", "schema_violation", "wrong_type", "huge_arguments"),
+    "gemini": ("unknown_tool", "schema_violation", "wrong_type", "huge_arguments"),
+    "ollama": ("unknown_tool", "schema_violation", "wrong_type", "huge_arguments"),
+}
+
 _HUGE = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the host did with one planned call (a bad one, or a valid generated one)."""
+
+    #: the adversarial kind, or the tool's name for a schema-driven call
+    kind: str
+    call_id: str
+    #: ``error_result``: sent back as an error; ``carried_on``: a bad call sent back as
+    #: if it had worked; ``ok``: a valid call that worked; ``no_result``: never answered
+    #: (the host crashed, stopped, or dropped the call)
+    outcome: Outcome
+    output: str = ""
+    #: the call was bad, so an error result is the right answer
+    expected_error: bool = True
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == ("error_result" if self.expected_error else "ok")
+
+
+_WRONG = {
+    "string": 12345,
+    "integer": "12",
+    "number": "1.5",
+    "boolean": "yes",
+    "array": {"not": "a list"},
+    "object": [1, 2],
+}
+
+
+def _wrong_type_arguments(tool: ToolDecl) -> Any:
+    """Valid arguments but one property of the wrong JSON type."""
+    args = generate_arguments([tool.parameters], 0)[0]
+    if not isinstance(args, dict):
+        args = {}
+    for name, sub in dict(tool.parameters.get("properties") or {}).items():
+        kind = sub.get("type") if isinstance(sub, dict) else None
+        if isinstance(kind, str) and kind in _WRONG:
+            args[name] = _WRONG[kind]
+            return args
+    return {"unexpected": {"nested": [1, 2, 3]}}
 
 
 def _breaking_arguments(tool: ToolDecl) -> Any:
@@ -187,8 +302,18 @@ class Adversarial(_Planned):
     host passes is by turning every call into an error result for the model.
     """
 
-    def __init__(self, *, kinds: Iterable[str] | None = None, per_turn: int | None = None) -> None:
+    expect_errors = True
+
+    def __init__(
+        self,
+        *,
+        kinds: Iterable[str] | None = None,
+        per_turn: int | None = None,
+        impossible: bool = False,
+    ) -> None:
         super().__init__()
+        self.impossible = impossible
+        self.asked = kinds is not None
         self.kinds = list(ADVERSARIAL_KINDS if kinds is None else kinds)
         unknown = [k for k in self.kinds if k not in ADVERSARIAL_KINDS]
         if unknown:
@@ -196,6 +321,15 @@ class Adversarial(_Planned):
                 f"unknown adversarial kinds {unknown}; choose from {list(ADVERSARIAL_KINDS)}"
             )
         self.per_turn = per_turn
+        self.skipped: list[str] = []
+
+    def next(self, request: Request) -> Reply | None:
+        if self._turns is None:
+            possible = POSSIBLE_KINDS.get(request.provider)
+            if possible is not None and not self.impossible:
+                self.skipped = [k for k in self.kinds if k not in possible]
+                self.kinds = [k for k in self.kinds if k in possible]
+        return super().next(request)
 
     def plan(self, tools: Sequence[ToolDecl]) -> list[Turn]:
         target = tools[0] if tools else ToolDecl("no_tools_offered")
@@ -210,6 +344,8 @@ class Adversarial(_Planned):
                 calls.append(ToolCallPart(cid, target.name, "[1, 2, 3]"))
             elif kind == "schema_violation":
                 calls.append(ToolCallPart.of(cid, target.name, _breaking_arguments(target)))
+            elif kind == "wrong_type":
+                calls.append(ToolCallPart.of(cid, target.name, _wrong_type_arguments(target)))
             elif kind == "empty_call":
                 calls.append(ToolCallPart(cid, "", ""))
             elif kind == "huge_arguments":
@@ -220,6 +356,9 @@ class Adversarial(_Planned):
                 # the same id twice: the first runs (or fails on its own), the second must not
                 calls.append(ToolCallPart("dup_1", "definitely_not_a_tool", "{}"))
                 calls.append(ToolCallPart("dup_1", "definitely_not_a_tool", "{}"))
+                self.planned.append((kind, "dup_1"))
+                continue
+            self.planned.append((kind, cid))
         size = self.per_turn or max(1, len(calls))
         return [
             Turn(None, tuple(calls[s : s + size]), "tool_calls", Usage(10, 10))

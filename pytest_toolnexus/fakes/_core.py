@@ -4,36 +4,68 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolnexus_ref.wire import Message, Request, ToolCallPart, ToolDecl, ToolResultPart, Turn
 
-from ._behaviours import Adversarial, Behaviour, FunctionBehaviour, SchemaDriven, Script
-from ._replies import ErrorReply, Reply, TruncatedReply, describe
+from ._behaviours import Adversarial, Behaviour, FunctionBehaviour, SchemaDriven, Script, Verdict
+from ._refusals import refusal_for
+from ._replies import (
+    AUTO_ID,
+    ESTIMATED,
+    DelayedReply,
+    ErrorReply,
+    HangReply,
+    Reply,
+    TruncatedReply,
+    describe,
+)
+from ._report import unplanned_message
+from ._settings import Violation, apply_settings, estimate_usage
 
 if TYPE_CHECKING:
     from toolnexus_ref._context import ToolContext
 
-__all__ = ["FakeLLM"]
+    from ._respx import FakeRouter
+    from ._server import FakeLLMServer
+
+__all__ = ["FakeLLM", "Served"]
 
 _ANY: Any = object()
-RELAX_HINT = (
-    "To allow this, build the fake with strict=False, or mark the test "
-    "@pytest.mark.toolnexus_llm(strict=False)."
-)
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """What the fake decided for one request: the reply to send, after how long."""
+
+    number: int
+    reply: Turn | ErrorReply | TruncatedReply | HangReply
+    delay: float = 0.0
 
 
 class FakeLLM:
     """A model that answers from a script (or a function, a schema walk, or mischief).
 
     It is the reference loop's ``LLM`` in-process (``await fake.complete(...)``), and
-    it serves the OpenAI, Anthropic and Gemini wire formats over respx routes
-    (``fake.respx()``) or a loopback server (``fake.serve()``). Every request, however
-    it came, is parsed into one neutral ``Request`` and kept in ``requests``.
+    it serves every wire of the provider table (OpenAI Chat Completions and Responses,
+    Anthropic, Gemini, Ollama) over respx routes (``fake.respx()``) or a loopback
+    server (``fake.serve()``). Every request, however it came, is parsed into one
+    neutral ``Request`` and kept in ``requests``; call ids and response ids count per
+    fake, so what a test records does not depend on which tests ran before.
 
     Strict by default: ``verify()`` fails when a planned reply was never served or a
     request came after the plan ran out (that request gets a 400 error).
+
+    Faithful by default (``provider_checks=True``): a request the provider would refuse
+    (a result for an unknown call id, an unanswered call, a bad tool name or schema, ...)
+    gets the provider's 400 error body, consumes no scripted reply, and is reported by
+    ``verify()``. A scripted reply the request forbids (a call under
+    ``tool_choice="none"``, two calls with parallel calls off, text that breaks the
+    ``response_format`` schema) is not served: the client gets a 400 naming the rule,
+    and ``verify()`` fails whatever ``strict`` says.
     """
 
     def __init__(
@@ -41,23 +73,30 @@ class FakeLLM:
         script: Iterable[Reply] | Callable[[Request], Reply | None] | Behaviour = (),
         *,
         strict: bool = True,
+        provider_checks: bool = True,
         model: str = "fake-model",
         fragment: int = 8,
     ) -> None:
-        if isinstance(script, Script | FunctionBehaviour | SchemaDriven | Adversarial):
-            self.behaviour: Behaviour = script
+        if _is_behaviour(script):
+            self.behaviour: Behaviour = script  # type: ignore[assignment]
         elif callable(script):
             self.behaviour = FunctionBehaviour(script)
         else:
             self.behaviour = Script(script)  # type: ignore[arg-type]
         self.strict = strict
+        self.provider_checks = provider_checks
         self.model = model
         self.fragment = fragment
         self.requests: list[Request] = []
         self.replies: list[Reply] = []
         self.unexpected: list[Request] = []
-        self._lock = threading.Lock()
-        self._counter = 0
+        #: (request number, rule, message) for every request refused as the provider would
+        self.refusals: list[tuple[int, str, str]] = []
+        #: (request number, rule, message) for every scripted reply the request forbade
+        self.violations: list[tuple[int, str, str]] = []
+        self._lock = threading.RLock()
+        self._calls = 0
+        self._conversations: dict[str, tuple[Message, ...]] = {}
 
     def __repr__(self) -> str:
         return f"<FakeLLM {type(self.behaviour).__name__} requests={len(self.requests)} strict={self.strict}>"
@@ -71,11 +110,12 @@ class FakeLLM:
         rounds: int = 1,
         calls_per_turn: int | None = None,
         strict: bool = True,
+        provider_checks: bool = True,
         model: str = "fake-model",
     ) -> FakeLLM:
         """Call every offered tool with valid generated arguments, then summarise."""
         behaviour = SchemaDriven(seed=seed, only=only, rounds=rounds, calls_per_turn=calls_per_turn)
-        return cls(behaviour, strict=strict, model=model)
+        return cls(behaviour, strict=strict, provider_checks=provider_checks, model=model)
 
     @classmethod
     def adversarial(
@@ -83,11 +123,33 @@ class FakeLLM:
         *,
         kinds: Iterable[str] | None = None,
         per_turn: int | None = None,
+        impossible: bool = False,
         strict: bool = True,
+        provider_checks: bool = True,
         model: str = "fake-model",
     ) -> FakeLLM:
-        """Send malformed calls a host must turn into error results, then summarise."""
-        return cls(Adversarial(kinds=kinds, per_turn=per_turn), strict=strict, model=model)
+        """Send malformed calls a host must turn into error results, then judge what it
+        did with each (``fake.verdicts()``). Only the shapes the wire can carry are sent
+        unless ``impossible=True`` (e.g. arguments that are not an object, over
+        Anthropic)."""
+        behaviour = Adversarial(kinds=kinds, per_turn=per_turn, impossible=impossible)
+        return cls(behaviour, strict=strict, provider_checks=provider_checks, model=model)
+
+    @classmethod
+    def replay(
+        cls,
+        path: str | Path,
+        *,
+        strict: bool = True,
+        provider_checks: bool = True,
+        model: str = "fake-model",
+    ) -> FakeLLM:
+        """Replay a recorded cassette (see ``Recorder``): each reply is served only to a
+        conversation of the shape it was recorded for; another shape fails with a diff."""
+        from ._cassette import Cassette, Replay
+
+        behaviour = Replay(Cassette.load(path))
+        return cls(behaviour, strict=strict, provider_checks=provider_checks, model=model)
 
     def script(self, *replies: Reply) -> FakeLLM:
         """Append replies to the script (replacing any other behaviour); returns the fake."""
@@ -99,8 +161,8 @@ class FakeLLM:
 
     def use(self, behaviour: Behaviour | Callable[[Request], Reply | None]) -> FakeLLM:
         """Replace the behaviour: a ``Behaviour`` or a function of the request."""
-        if isinstance(behaviour, Script | FunctionBehaviour | SchemaDriven | Adversarial):
-            self.behaviour = behaviour
+        if _is_behaviour(behaviour):
+            self.behaviour = behaviour  # type: ignore[assignment]
         elif callable(behaviour):
             self.behaviour = FunctionBehaviour(behaviour)
         else:
@@ -108,27 +170,98 @@ class FakeLLM:
         return self
 
     # -- serving ----------------------------------------------------------------------
-    def reply_for(self, request: Request) -> Reply:
-        """Record ``request`` and decide the reply; safe from any thread."""
+    def serve_request(self, request: Request) -> Served:
+        """Record ``request`` and decide what to send; safe from any thread.
+
+        The order: the provider's own refusals, then the behaviour's reply, then the
+        request's settings applied to it; call ids and usage are filled in last."""
         with self._lock:
             self.requests.append(request)
-            self._counter += 1
-            reply = self.behaviour.next(request)
-            if reply is None:
+            number = len(self.requests)
+            refusal = refusal_for(request) if self.provider_checks else None
+            if refusal is not None:
+                reply = ErrorReply(
+                    refusal.status, refusal.message, param=refusal.param, rule=refusal.rule
+                )
+                self.refusals.append((number, refusal.rule, refusal.message))
+                self.replies.append(reply)
+                return Served(number, reply)
+            planned = self.behaviour.next(request)
+            if planned is None:
                 self.unexpected.append(request)
                 if self.strict:
-                    reply = ErrorReply(
-                        400,
-                        f"FakeLLM: no reply planned for request #{len(self.requests)}. {RELAX_HINT}",
-                    )
+                    planned = ErrorReply(400, unplanned_message(self, number))
                 else:
-                    reply = Turn("(FakeLLM: nothing left to say)", (), "stop")
+                    planned = Turn("(FakeLLM: nothing left to say)", (), "stop")
+            delay = 0.0
+            if isinstance(planned, DelayedReply):
+                delay = planned.seconds
+                planned = planned.reply
+            final = self._finish(planned, request, number)
+            self.replies.append(final)
+            return Served(number, final, delay)
+
+    def reply_for(self, request: Request) -> Reply:
+        """The reply ``serve_request`` decides (without its delay)."""
+        return self.serve_request(request).reply
+
+    def _finish(
+        self, reply: Turn | ErrorReply | TruncatedReply | HangReply, request: Request, number: int
+    ) -> Turn | ErrorReply | TruncatedReply | HangReply:
+        turn = reply.turn if isinstance(reply, TruncatedReply) else reply
+        if not isinstance(turn, Turn):
+            return reply
+        turn = self._named(turn)
+        if isinstance(self.behaviour, Script | FunctionBehaviour):
+            shaped = apply_settings(turn, request)
+            if isinstance(shaped, Violation):
+                message = (
+                    f"FakeLLM: scripted reply for request #{number} breaks the request's "
+                    f"{shaped.rule} rule: {shaped.message}. A real model cannot answer so; "
+                    "fix the script."
+                )
+                self.violations.append((number, shaped.rule, shaped.message))
+                return ErrorReply(400, message, rule=shaped.rule)
+            turn = shaped
+        if turn.usage == ESTIMATED:
+            turn = replace(turn, usage=estimate_usage(request, turn))
+        return TruncatedReply(turn, reply.keep) if isinstance(reply, TruncatedReply) else turn
+
+    def _named(self, turn: Turn) -> Turn:
+        """Calls built without an id get ``call_<n>``, counted per fake."""
+        if not any(c.id == AUTO_ID for c in turn.tool_calls):
+            return turn
+        calls = []
+        for c in turn.tool_calls:
+            if c.id == AUTO_ID:
+                self._calls += 1
+                c = ToolCallPart(f"call_{self._calls}", c.name, c.arguments)
+            calls.append(c)
+        return replace(turn, tool_calls=tuple(calls))
+
+    def refuse(
+        self, request: Request, rule: str, message: str, *, param: str | None = None
+    ) -> ErrorReply:
+        """Record ``request`` as refused by the provider (no reply consumed)."""
+        with self._lock:
+            self.requests.append(request)
+            reply = ErrorReply(400, message, param=param, rule=rule)
+            self.refusals.append((len(self.requests), rule, message))
             self.replies.append(reply)
             return reply
 
+    def conversation(self, response_id: str) -> tuple[Message, ...] | None:
+        """The conversation a served Responses reply ended (for ``previous_response_id``)."""
+        with self._lock:
+            return self._conversations.get(response_id)
+
+    def remember(self, response_id: str, messages: tuple[Message, ...]) -> None:
+        with self._lock:
+            self._conversations[response_id] = messages
+
     def next_id(self) -> int:
         with self._lock:
-            return self._counter
+            return len(self.requests)
 
     async def complete(
         self,
@@ -138,33 +271,41 @@ class FakeLLM:
         ctx: ToolContext | None = None,
     ) -> Turn:
         """The in-process ``LLM`` protocol of the reference loop."""
+        import asyncio
+
         from toolnexus_ref.host._errors import ProviderError, error_for
 
         request = Request(self.model, tuple(messages), tuple(tools), False, "inprocess")
-        reply = self.reply_for(request)
+        served = self.serve_request(request)
+        if served.delay:
+            await asyncio.sleep(served.delay)
+        reply = served.reply
+        if isinstance(reply, HangReply):
+            await asyncio.Event().wait()  # until the caller cancels or times out
         if isinstance(reply, ErrorReply):
             raise error_for(
                 reply.status, reply.message, retry_after=reply.retry_after, provider="fake"
             )
         if isinstance(reply, TruncatedReply):
             raise ProviderError(0, "the stream ended early (fake truncated reply)", provider="fake")
+        assert isinstance(reply, Turn)
         return reply
 
     # -- transports -----------------------------------------------------------------
-    def respx(self) -> Any:
-        """A context manager routing the three providers' hosts to this fake, for httpx and
+    def respx(self) -> FakeRouter:
+        """A context manager routing the providers' hosts to this fake, for httpx and
         httpx2 clients (the ``openai`` and ``anthropic`` SDKs use httpx2). Yields the router."""
         from ._respx import respx_mock
 
         return respx_mock(self)
 
     def mount_respx(self, router: Any) -> Any:
-        """Add routes for the three providers' hosts to an existing respx router."""
+        """Add routes for the providers' hosts to an existing respx router."""
         from ._respx import mount_respx
 
         return mount_respx(self, router)
 
-    def serve(self) -> Any:
+    def serve(self) -> FakeLLMServer:
         """A loopback HTTP server serving this fake; use as a context manager."""
         from ._server import FakeLLMServer
 
@@ -202,7 +343,7 @@ class FakeLLM:
             )
             wanted = name if args is _ANY else f"{name}({json.dumps(args)})"
             raise AssertionError(f"FakeLLM never called {wanted}. Calls made:\n{made}")
-        results = self.requests[-1].tool_results
+        results = [r for request in self.requests for r in request.tool_results]
         answered = {r.call_id for r in results if r.call_id}
         # Gemini results may come back without the call's id (the SDK's
         # Part.from_function_response sets none): then the name is all there is.
@@ -218,35 +359,49 @@ class FakeLLM:
         if missing:
             raise AssertionError(f"tools {missing} were not offered; offered: {offered}")
 
+    def verdicts(self) -> list[Verdict]:
+        """For the generated fakes: what the host did with each planned call (an
+        adversarial call should come back as an error, a schema-driven one should work)."""
+        if isinstance(self.behaviour, Adversarial | SchemaDriven):
+            return self.behaviour.verdicts()
+        return []
+
     # -- strictness -------------------------------------------------------------------
     def problems(self) -> list[str]:
-        out = []
-        pending = self.behaviour.pending()
-        if pending:
-            out.append(
-                f"{len(pending)} planned repl{'y' if len(pending) == 1 else 'ies'} never served"
-            )
-        if self.unexpected:
-            out.append(f"{len(self.unexpected)} request(s) after the plan ran out")
-        return out
+        """Everything ``verify()`` would report, one line each."""
+        from ._report import problems
+
+        return problems(self)
 
     def verify(self) -> None:
-        """Raise ``AssertionError`` listing what was expected and what came (strict only)."""
-        problems = self.problems()
-        if not self.strict or not problems:
-            return
-        lines = [f"FakeLLM: {'; '.join(problems)}."]
-        pending = self.behaviour.pending()
-        if pending:
-            lines.append("Expected but never served:")
-            lines += [f"  {p}" for p in pending]
-        lines.append(f"Requests received ({len(self.requests)}):")
-        for i, (req, reply) in enumerate(zip(self.requests, self.replies, strict=True), 1):
-            lines.append(f"  #{i} {req.provider or '?'}: {_request_line(req)} -> {describe(reply)}")
-        if not self.requests:
-            lines.append("  (none)")
-        lines.append(RELAX_HINT)
-        raise AssertionError("\n".join(lines))
+        """Raise ``AssertionError`` listing what was expected and what came.
+
+        A reply the request forbade fails always; refused requests, unused replies and
+        requests past the plan fail in strict mode."""
+        __tracebackhide__ = True
+        from ._report import failure_report
+
+        found = self.problems()
+        if not self.strict:
+            found = found[: len(self.violations)]
+        if found:
+            raise AssertionError(failure_report(self, found))
+
+    # -- snapshots --------------------------------------------------------------------
+    def to_data(self) -> dict[str, Any]:
+        """Every request and what was served, as plain data in a stable order: no
+        process-wide counters, so a snapshot of it is the same under any test order."""
+        return {
+            "requests": [
+                {**r.to_data(), "reply": describe(reply)}
+                for r, reply in zip(self.requests, self.replies, strict=True)
+            ],
+        }
+
+
+def _is_behaviour(value: object) -> bool:
+    """A behaviour object (``next`` and ``pending``), as opposed to a plain function."""
+    return callable(getattr(value, "next", None)) and callable(getattr(value, "pending", None))
 
 
 def _arguments(call: ToolCallPart) -> Any:
@@ -254,20 +409,3 @@ def _arguments(call: ToolCallPart) -> Any:
         return call.parsed_arguments()
     except ValueError:
         return call.arguments
-
-
-def _request_line(request: Request) -> str:
-    last: Message | None = request.messages[-1] if request.messages else None
-    if last is None:
-        what = "(no messages)"
-    elif last.tool_results:
-        what = f"{len(last.tool_results)} tool result(s)"
-    else:
-        text = (last.text or "")[:60]
-        what = f"{last.role} {text!r}"
-    tools = ", ".join(t.name for t in request.tools) or "none"
-    return f"{what} | tools: {tools}"
-
-
-def _mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}

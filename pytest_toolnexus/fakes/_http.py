@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass, field
-from types import ModuleType
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from toolnexus_ref.wire import Turn, WireError, anthropic, gemini, openai
+from toolnexus_ref.wire import Request, WireError, route
 
-from ._replies import ErrorReply, TruncatedReply
+from ._replies import ErrorReply, HangReply, TruncatedReply
 
 if TYPE_CHECKING:
+    from toolnexus_ref.wire import WireFormat
+
     from ._core import FakeLLM
 
 __all__ = ["HTTPReply", "handle"]
-
-_GEMINI = re.compile(
-    r"/models/(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$"
-)
 
 
 @dataclass(slots=True)
@@ -27,10 +23,18 @@ class HTTPReply:
     status: int
     headers: dict[str, str] = field(default_factory=dict)
     chunks: list[bytes] = field(default_factory=list)
+    #: seconds to wait before answering (latency injection)
+    delay: float = 0.0
+    #: hold the request (until the client gives up, at most this long) and send nothing
+    hang: float | None = None
 
     @property
     def body(self) -> bytes:
         return b"".join(self.chunks)
+
+    @property
+    def streaming(self) -> bool:
+        return self.headers.get("content-type") in ("text/event-stream", "application/x-ndjson")
 
 
 def _json_reply(status: int, data: object, headers: dict[str, str] | None = None) -> HTTPReply:
@@ -39,64 +43,72 @@ def _json_reply(status: int, data: object, headers: dict[str, str] | None = None
     )
 
 
-def route(path: str) -> tuple[str, ModuleType, str | None, bool] | None:
-    """(provider, wire module, model from the path, streaming from the path) or ``None``."""
-    if path.endswith("/chat/completions"):
-        return "openai", openai, None, False
-    if path.endswith("/messages"):
-        return "anthropic", anthropic, None, False
-    match = _GEMINI.search(path)
-    if match:
-        return "gemini", gemini, match["model"], match["method"] == "streamGenerateContent"
-    return None
+def error_reply(wire: WireFormat, reply: ErrorReply) -> HTTPReply:
+    headers = {} if reply.retry_after is None else {"retry-after": f"{reply.retry_after:g}"}
+    body = wire.error_body(reply.status, reply.message)
+    error = body.get("error")
+    if reply.param and isinstance(error, dict) and "param" in error:
+        error["param"] = reply.param
+    return _json_reply(reply.status, body, headers)
 
 
 def handle(fake: FakeLLM, method: str, path: str, body: bytes) -> HTTPReply:
     found = route(path)
     if found is None or method.upper() != "POST":
         return _json_reply(404, {"error": {"message": f"FakeLLM serves no {method} {path}"}})
-    provider, wire, model, stream = found
+    row = found.provider
+    wire = row.wire
+    data: object = None
     try:
         data = json.loads(body or b"null")
         if not isinstance(data, dict):
             raise WireError("the request body must be a JSON object")
-        if provider == "gemini":
-            request = gemini.parse_request(data, model=model or "", stream=stream)
-        else:
-            request = wire.parse_request(data)
+        request = wire.parse_request(data, model=found.model, stream=found.stream)
     except (ValueError, WireError) as exc:
-        return _json_reply(400, wire.error_body(400, f"FakeLLM could not parse the request: {exc}"))
-    reply = fake.reply_for(request)
-    n = len(fake.requests)
+        # the provider refuses a body it cannot read; so does the fake, and records it
+        given = data if isinstance(data, dict) else {}
+        model = str(given.get("model") or found.model or "")
+        shell = Request(model, (), (), False, row.name, given)
+        message = f"FakeLLM could not parse the request: {exc}"
+        return error_reply(wire, fake.refuse(shell, "malformed_request", message))
+    previous = data.get("previous_response_id") if row.name == "responses" else None
+    if previous is not None:
+        history = fake.conversation(str(previous))
+        if history is None:
+            refused = fake.refuse(
+                request,
+                "previous_response_not_found",
+                f"Previous response with id '{previous}' not found.",
+                param="previous_response_id",
+            )
+            return error_reply(wire, refused)
+        request = replace(request, messages=(*history, *request.messages))
+    served = fake.serve_request(request)
+    reply, n = served.reply, served.number
+    if isinstance(reply, HangReply):
+        return HTTPReply(200, hang=reply.limit)
     if isinstance(reply, ErrorReply):
-        headers = {} if reply.retry_after is None else {"retry-after": f"{reply.retry_after:g}"}
-        return _json_reply(reply.status, wire.error_body(reply.status, reply.message), headers)
+        return replace(error_reply(wire, reply), delay=served.delay)
     turn = reply.turn if isinstance(reply, TruncatedReply) else reply
+    id = _reply_id(row.name, n)
+    if row.name == "responses" and data.get("store") is not False:
+        # as the API does: only a stored response can be continued
+        fake.remember(id, (*request.messages, turn.as_message()))
     if request.stream:
-        events = _events(provider, turn, request.model, n, fake.fragment)
+        events = wire.stream_events(
+            turn, model=request.model, id=id, fragment=fake.fragment, request=data
+        )
         if isinstance(reply, TruncatedReply):
             events = events[: min(reply.keep, len(events) - 1)]  # never the final event
-        return HTTPReply(
-            200, {"content-type": "text/event-stream", "cache-control": "no-cache"}, events
-        )
-    payload = _body(provider, turn, request.model, n)
+        headers = {"content-type": row.stream_type, "cache-control": "no-cache"}
+        return HTTPReply(200, headers, events, delay=served.delay)
+    payload = wire.build_response(turn, model=request.model, id=id, request=data)
     if isinstance(reply, TruncatedReply):
         raw = json.dumps(payload).encode()
         return HTTPReply(200, {"content-type": "application/json"}, [raw[: len(raw) // 2]])
-    return _json_reply(200, payload)
+    return replace(_json_reply(200, payload), delay=served.delay)
 
 
-def _events(provider: str, turn: Turn, model: str, n: int, fragment: int) -> list[bytes]:
-    if provider == "openai":
-        return openai.stream_events(turn, model=model, id=f"chatcmpl-fake{n}", fragment=fragment)
-    if provider == "anthropic":
-        return anthropic.stream_events(turn, model=model, id=f"msg_fake{n}", fragment=fragment)
-    return gemini.stream_events(turn, model=model, fragment=fragment)
-
-
-def _body(provider: str, turn: Turn, model: str, n: int) -> dict[str, object]:
-    if provider == "openai":
-        return openai.build_response(turn, model=model, id=f"chatcmpl-fake{n}")
-    if provider == "anthropic":
-        return anthropic.build_response(turn, model=model, id=f"msg_fake{n}")
-    return gemini.build_response(turn, model=model)
+def _reply_id(provider: str, n: int) -> str:
+    prefix = {"openai": "chatcmpl-fake", "responses": "resp_fake", "anthropic": "msg_fake"}
+    return f"{prefix.get(provider, 'fake')}{n}"

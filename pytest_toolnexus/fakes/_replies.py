@@ -1,26 +1,37 @@
-"""What a fake model can answer: a turn, a provider error, or a stream cut short."""
+"""What a fake model can answer: a turn, a provider error, a stream cut short, a slow
+reply or no reply at all."""
 
 from __future__ import annotations
 
-import itertools
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from toolnexus_ref.wire import ToolCallPart, Turn, Usage
 
 __all__ = [
+    "AUTO_ID",
+    "ESTIMATED",
+    "DelayedReply",
     "ErrorReply",
+    "HangReply",
     "Reply",
     "TruncatedReply",
     "call",
+    "delayed",
     "error",
+    "hang",
     "text",
     "tool_calls",
     "truncated",
 ]
 
-_ids = itertools.count(1)
+#: The id of a call built without one: the fake gives it ``call_<n>`` when it serves
+#: the call, counting per fake, so ids do not depend on which tests ran before.
+AUTO_ID = "\x00auto"
+#: The usage of a turn built without one: the fake estimates it from the request and
+#: the reply (about four characters a token), as a provider would count.
+ESTIMATED = Usage(-1, -1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,9 +41,15 @@ class ErrorReply:
     status: int
     message: str = ""
     retry_after: float | None = None
+    #: the request field the error is about (OpenAI's ``error.param``)
+    param: str | None = None
+    #: why the fake refused the request, when it did so as the provider would
+    rule: str | None = None
 
     def describe(self) -> str:
         extra = f", Retry-After {self.retry_after:g}" if self.retry_after is not None else ""
+        if self.rule:
+            return f"refused ({self.rule}): {_short(self.message, 100)}"
         return f"error {self.status}{extra}"
 
 
@@ -50,28 +67,50 @@ class TruncatedReply:
         return f"truncated stream of {describe(self.turn)}"
 
 
-Reply = Turn | ErrorReply | TruncatedReply
+@dataclass(frozen=True, slots=True)
+class DelayedReply:
+    """``reply``, served after ``seconds`` (latency injection)."""
+
+    reply: Turn | ErrorReply | TruncatedReply
+    seconds: float
+
+    def describe(self) -> str:
+        return f"{describe(self.reply)} after {self.seconds:g}s"
 
 
 @dataclass(frozen=True, slots=True)
-class _Pending:
-    """A call whose id is given when the fake serves it, so that ids stay unique."""
+class HangReply:
+    """No reply at all: the fake holds the request until the client gives up (its
+    timeout), so the code under test meets a real timeout."""
 
-    name: str
-    arguments: Any = field(default_factory=dict)
+    #: the longest the fake holds a loopback request when the client never gives up
+    limit: float = 30.0
+
+    def describe(self) -> str:
+        return "no reply (hangs until the client times out)"
+
+
+Reply = Turn | ErrorReply | TruncatedReply | DelayedReply | HangReply
 
 
 def text(value: str, *, usage: Usage | None = None) -> Turn:
-    """A final answer."""
-    return Turn(value, (), "stop", usage or Usage(10, len(value.split()) or 1))
+    """A final answer; ``usage`` defaults to an estimate made when it is served."""
+    return Turn(value, (), "stop", usage or ESTIMATED)
 
 
 def call(name: str, args: Any = None, *, id: str | None = None) -> ToolCallPart:
-    """One tool call; ``args`` as data (dumped to JSON) or raw text (sent as is)."""
-    return ToolCallPart.of(id or f"call_{next(_ids)}", name, {} if args is None else args)
+    """One tool call; ``args`` as data (dumped to JSON) or raw text (sent as is).
+
+    Without ``id`` the fake names it when serving it (``call_1``, ``call_2``, ... per
+    fake), so snapshots do not depend on test order."""
+    return ToolCallPart.of(id or AUTO_ID, name, {} if args is None else args)
 
 
-def tool_calls(*calls: ToolCallPart | tuple[str, Any] | str, text: str | None = None) -> Turn:
+def tool_calls(
+    *calls: ToolCallPart | tuple[str, Any] | str,
+    text: str | None = None,
+    usage: Usage | None = None,
+) -> Turn:
     """A turn asking for one or several calls: ``call(...)``, ``("name", args)`` or ``"name"``."""
     parts = []
     for item in calls:
@@ -83,7 +122,19 @@ def tool_calls(*calls: ToolCallPart | tuple[str, Any] | str, text: str | None = 
             parts.append(call(item[0], item[1]))
     if not parts:
         raise ValueError("tool_calls() needs at least one call")
-    return Turn(text, tuple(parts), "tool_calls", Usage(10, 5 * len(parts)))
+    return Turn(text, tuple(parts), "tool_calls", usage or ESTIMATED)
+
+
+def delayed(reply: Turn | ErrorReply | TruncatedReply, seconds: float) -> DelayedReply:
+    """Serve ``reply`` after ``seconds``."""
+    if seconds < 0:
+        raise ValueError(f"a delay must be >= 0 seconds, got {seconds}")
+    return DelayedReply(reply, seconds)
+
+
+def hang(*, limit: float = 30.0) -> HangReply:
+    """Never answer: the client's own timeout must end the request."""
+    return HangReply(limit)
 
 
 def error(status: int, message: str = "", *, retry_after: float | None = None) -> ErrorReply:
@@ -108,7 +159,7 @@ _DEFAULT_MESSAGES = {
 
 def describe(reply: Reply) -> str:
     """One line for failure messages."""
-    if isinstance(reply, ErrorReply | TruncatedReply):
+    if isinstance(reply, ErrorReply | TruncatedReply | DelayedReply | HangReply):
         return reply.describe()
     if reply.tool_calls:
         shown = ", ".join(f"{c.name}({_short(c.arguments)})" for c in reply.tool_calls)

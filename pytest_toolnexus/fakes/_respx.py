@@ -7,19 +7,28 @@ registered under the name ``"httpcore2"`` teaches it, so one router serves both.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
+
+from toolnexus_ref.wire import PROVIDERS
 
 from ._http import handle
 
 if TYPE_CHECKING:
+    from respx import MockRouter
+
     from ._core import FakeLLM
 
-__all__ = ["HOSTS", "mount_respx", "respx_mock"]
+__all__ = ["HOSTS", "FakeRouter", "mount_respx", "respx_mock"]
 
-#: The hosts the real SDKs talk to by default.
-HOSTS = ("api.openai.com", "api.anthropic.com", "generativelanguage.googleapis.com")
+#: The hosts (``host`` or ``host:port``) the real SDKs talk to by default, from the
+#: provider table.
+HOSTS: tuple[str, ...] = tuple(dict.fromkeys(h for p in PROVIDERS.values() for h in p.hosts))
+
+#: What ``fake.respx()`` yields: respx's router, with the fake's routes on it.
+FakeRouter = AbstractContextManager["MockRouter"]
 
 
 def _register_httpcore2_mocker() -> Any:
@@ -36,15 +45,41 @@ def _register_httpcore2_mocker() -> Any:
 
     class HTTPCore2Mocker(HTTPCoreMocker):
         name = "httpcore2"
+        # what an httpx2 client sends through: a pool, or a proxy from the environment
         targets = [
-            "httpcore2._sync.connection.HTTPConnection",
             "httpcore2._sync.connection_pool.ConnectionPool",
             "httpcore2._sync.http_proxy.HTTPProxy",
-            "httpcore2._async.connection.AsyncHTTPConnection",
             "httpcore2._async.connection_pool.AsyncConnectionPool",
             "httpcore2._async.http_proxy.AsyncHTTPProxy",
         ]
         target_methods = ["handle_request", "handle_async_request"]
+        _saved: list[tuple[type, str, Any]] = []
+
+        @classmethod
+        def start(cls) -> None:
+            """Patch each class's own method in place. respx's ``mock.patch(spec=True)``
+            does the same with an autospec per method, which costs more than the rest
+            of a short test's transport set-up together."""
+            if cls._saved:
+                return
+            import importlib
+
+            for target in cls.targets:
+                module, _, name = target.rpartition(".")
+                klass = getattr(importlib.import_module(module), name)
+                for method in cls.target_methods:
+                    original = klass.__dict__.get(method)
+                    if original is not None:  # inherited: the parent's patch serves it
+                        setattr(klass, method, cls.mock(original))  # type: ignore[no-untyped-call]
+                        cls._saved.append((klass, method, original))
+
+        @classmethod
+        def stop(cls, force: bool = False) -> None:
+            if cls.routers and not force:
+                return
+            while cls._saved:
+                klass, method, original = cls._saved.pop()
+                setattr(klass, method, original)
 
         @classmethod
         def from_sync_httpx_response(cls, httpx_response: Any, target: Any, **kwargs: Any) -> Any:
@@ -59,17 +94,33 @@ def _register_httpcore2_mocker() -> Any:
 
 
 def mount_respx(fake: FakeLLM, router: Any, *, hosts: tuple[str, ...] = HOSTS) -> list[Any]:
-    """Add one route per host to ``router`` (e.g. the ``respx_mock`` fixture); returns them."""
+    """Add routes for ``hosts`` to ``router`` (e.g. the ``respx_mock`` fixture), one per
+    port (a route costs respx a few mock objects); returns them."""
     import httpx
 
     def respond(request: httpx.Request) -> httpx.Response:
         reply = handle(fake, request.method, request.url.path, request.read())
+        if reply.hang is not None:
+            # the client gives up at its own read timeout: wait that long, then time out
+            timeout = (request.extensions.get("timeout") or {}).get("read")
+            time.sleep(min(reply.hang, timeout if timeout is not None else reply.hang))
+            raise httpx.ReadTimeout("FakeLLM: no reply (hang)", request=request)
+        if reply.delay:
+            time.sleep(reply.delay)
         return httpx.Response(reply.status, headers=reply.headers, content=reply.body)
 
-    return [
-        router.route(host=host, name=f"toolnexus-fake-{host}").mock(side_effect=respond)
-        for host in hosts
-    ]
+    by_port: dict[int | None, list[str]] = {}
+    for where in hosts:
+        host, _, port = where.partition(":")
+        by_port.setdefault(int(port) if port else None, []).append(host)
+    routes = []
+    for number, names in by_port.items():
+        pattern: dict[str, Any] = {"host__in": tuple(names)}
+        if number is not None:
+            pattern["port"] = number
+        name = f"toolnexus-fake-{'-'.join(names)}{f':{number}' if number else ''}"
+        routes.append(router.route(**pattern, name=name).mock(side_effect=respond))
+    return routes
 
 
 @contextmanager

@@ -66,7 +66,8 @@ def test_server_answers_unknown_paths_and_bad_bodies() -> None:
         bad = httpx.post(server.url + "/v1/messages", content=b"{not json")
         assert bad.status_code == 400
         assert bad.json()["type"] == "error"
-    assert fake.requests == []
+    # an unreadable body is refused as the provider would, and recorded as such
+    assert [rule for _, rule, _ in fake.refusals] == ["malformed_request"]
 
 
 def test_server_stops_promptly() -> None:
@@ -99,9 +100,14 @@ def test_a_gemini_result_without_a_call_id_still_counts_as_answered() -> None:
 
     fake = FakeLLM([tool_calls(("add", {"a": 1, "b": 2})), text("3")])
     path = "/v1beta/models/gemini-test:generateContent"
-    ask = {"contents": [{"role": "user", "parts": [{"text": "1 + 2?"}]}]}
+    add = {"name": "add", "parametersJsonSchema": {"type": "object"}}
+    ask = {
+        "contents": [{"role": "user", "parts": [{"text": "1 + 2?"}]}],
+        "tools": [{"functionDeclarations": [add]}],
+    }
     handle(fake, "POST", path, json.dumps(ask).encode())
     answer = {
+        "tools": ask["tools"],
         "contents": [
             *ask["contents"],
             {
@@ -113,8 +119,23 @@ def test_a_gemini_result_without_a_call_id_still_counts_as_answered() -> None:
                 "role": "user",
                 "parts": [{"functionResponse": {"name": "add", "response": {"result": "3"}}}],
             },
-        ]
+        ],
     }
     handle(fake, "POST", path, json.dumps(answer).encode())
     assert fake.assert_tool_called("add", {"a": 1, "b": 2}).name == "add"
     fake.verify()
+
+
+def test_respx_patches_httpx2_only_while_active() -> None:
+    import httpcore2
+
+    from pytest_toolnexus.fakes import FakeLLM
+
+    pool = httpcore2.ConnectionPool.handle_request
+    apool = httpcore2.AsyncConnectionPool.handle_async_request
+    with FakeLLM().respx():
+        with FakeLLM().respx():
+            pass
+        assert httpcore2.ConnectionPool.handle_request is not pool  # the outer one still holds
+    assert httpcore2.ConnectionPool.handle_request is pool
+    assert httpcore2.AsyncConnectionPool.handle_async_request is apool

@@ -131,3 +131,111 @@ def test_tool_context_is_cancelled_at_teardown(pytester: pytest.Pytester) -> Non
     )
     result = pytester.runpytest(*PLUGIN, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
+
+
+def test_xfail_with_the_strict_fixture_is_just_xfail(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+        from pytest_toolnexus.fakes import text
+
+        @pytest.mark.xfail(reason="known bug", strict=True)
+        def test_known_bug(fake_llm):
+            fake_llm.script(text("unused"))
+            assert False
+        """
+    )
+    result = pytester.runpytest(*PLUGIN, "-p", "no:cacheprovider")
+    result.assert_outcomes(xfailed=1)
+
+
+def test_provider_checks_marker_and_unplanned_request_body(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import openai, pytest
+        from pytest_toolnexus.fakes import text
+
+        BAD = [{"role": "user", "content": "hi"},
+               {"role": "tool", "tool_call_id": "nope", "content": "1"}]
+
+        @pytest.mark.toolnexus_llm(provider_checks=False)
+        def test_lenient(fake_llm, fake_llm_respx):
+            fake_llm.script(text("fine"))
+            client = openai.OpenAI(api_key="k", max_retries=0)
+            client.chat.completions.create(model="m", messages=BAD)
+
+        def test_refused(fake_llm, fake_llm_respx):
+            fake_llm.script(text("never"))
+            client = openai.OpenAI(api_key="k", max_retries=0)
+            with pytest.raises(openai.BadRequestError):
+                client.chat.completions.create(model="m", messages=BAD)
+
+        def test_unplanned(fake_llm, fake_llm_respx):
+            fake_llm.script(text("one"))
+            client = openai.OpenAI(api_key="k", max_retries=0)
+            ask = [{"role": "user", "content": "first"}]
+            client.chat.completions.create(model="m", messages=ask)
+            with pytest.raises(openai.BadRequestError) as info:
+                client.chat.completions.create(model="m", messages=ask)
+            assert "Requests so far:" in info.value.message
+            assert "#1 openai: user 'first' | tools: none -> text \\"one\\"" in info.value.message
+            fake_llm.strict = False
+        """
+    )
+    result = pytester.runpytest(*PLUGIN, "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*request #1 was refused as the provider would (tool_result_without_call)*",
+            "*provider_checks=False*",
+        ]
+    )
+    assert "_core.py" not in result.stdout.str()  # the plugin's own frames are hidden
+
+
+def test_one_loopback_server_serves_each_tests_fake(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import httpx, pytest
+        from pytest_toolnexus.fakes import text
+
+        servers = []
+
+        @pytest.mark.parametrize("n", range(3))
+        def test_each(fake_llm, fake_llm_server, fake_llm_loopback, n):
+            servers.append(fake_llm_loopback)
+            fake_llm.script(text(f"reply {n}"))
+            body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+            with httpx.Client() as http:
+                r = http.post(fake_llm_server.openai_base_url + "/chat/completions", json=body)
+            assert r.json()["choices"][0]["message"]["content"] == f"reply {n}"
+            assert r.http_version == "HTTP/1.1"
+            assert len(set(map(id, servers))) == 1
+        """
+    )
+    result = pytester.runpytest(*PLUGIN, "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+
+
+def test_the_marker_replays_a_cassette(pytester: pytest.Pytester) -> None:
+    from pytest_toolnexus.fakes import Cassette, text
+    from toolnexus_ref.wire import Message, Request
+
+    cassette = Cassette()
+    cassette.add(Request("m", (Message("user", "hi"),)), text("recorded hello"))
+    cassette.save(pytester.path / "hello.yaml")
+    pytester.makepyfile(
+        """
+        import openai, pytest
+
+        @pytest.mark.toolnexus_llm(cassette="hello.yaml")
+        def test_replayed(fake_llm, fake_llm_respx):
+            client = openai.OpenAI(api_key="k", max_retries=0)
+            done = client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "hello there"}]
+            )
+            assert done.choices[0].message.content == "recorded hello"
+        """
+    )
+    result = pytester.runpytest(*PLUGIN, "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)

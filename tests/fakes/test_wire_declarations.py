@@ -31,3 +31,17 @@ def test_wire_declarations_match_the_toolkit_vectors(module: Any, key: str) -> N
         assert module.declarations([d for d in DECLS if d.name in names]) == [expected]
     else:
         assert module.declarations(DECLS) == expected
+
+
+def test_toolkit_and_wire_declare_gemini_from_one_function() -> None:
+    from _sample_tools import Add
+
+    from toolnexus_ref.toolkit import gemini_declaration
+
+    tool = Add()
+    decl = ToolDecl(tool.name, tool.description, dict(tool.input_schema))
+    assert (
+        gemini_declaration(tool, json_schema=True)
+        == gemini.declarations([decl])[0]["functionDeclarations"][0]
+    )
+    assert gemini_declaration(tool) == gemini.function_declaration(decl, json_schema=False)

@@ -12,15 +12,13 @@ import pytest
 from pytest_toolnexus.fakes import FakeLLM, error, text, tool_calls, truncated
 from toolnexus_ref import BaseTool, ToolContext
 from toolnexus_ref.host import (
-    AnthropicClient,
+    CLIENTS,
     GeminiClient,
     OpenAIClient,
     ProviderError,
     ProviderRequestError,
     run_loop,
 )
-
-CLIENTS = {"openai": OpenAIClient, "anthropic": AnthropicClient, "gemini": GeminiClient}
 
 
 def _script() -> list[Any]:
@@ -63,7 +61,7 @@ def test_every_wire_format(tools: list[BaseTool], provider: str, stream: bool, h
             transcript = asyncio.run(run_loop(client, tools, "add"))
     else:
         with fake.serve() as server:
-            base = server.openai_base_url if provider == "openai" else server.url
+            base = server.openai_base_url if provider in ("openai", "responses") else server.url
             client = CLIENTS[provider]("m-1", api_key="k", stream=stream, base_url=base)
             transcript = asyncio.run(run_loop(client, tools, "add"))
     _check(fake, transcript)
@@ -174,3 +172,13 @@ def test_concurrent_calls_in_one_turn() -> None:
     transcript = asyncio.run(run_loop(fake, [Nap()], "x"))
     assert time.monotonic() - started < 0.6
     assert [c.result.output for c in transcript.calls] == ["rested"] * 4
+
+
+def test_a_client_per_row_of_the_provider_table() -> None:
+    from toolnexus_ref.wire import PROVIDERS
+
+    assert set(CLIENTS) == set(PROVIDERS)
+    for name, client in CLIENTS.items():
+        made = client("m", api_key="k")
+        assert made.base_url == PROVIDERS[name].base_url
+        assert made.wire is PROVIDERS[name].wire

@@ -2,21 +2,33 @@
 
 from __future__ import annotations
 
-from ._clients import LLM, AnthropicClient, GeminiClient, HTTPClient, OpenAIClient
+from ._clients import (
+    CLIENTS,
+    LLM,
+    AnthropicClient,
+    GeminiClient,
+    HTTPClient,
+    OllamaClient,
+    OpenAIClient,
+    ResponsesClient,
+)
 from ._errors import ProviderError, ProviderRequestError
 from ._loop import HostLoop, run_loop
 from ._transcript import CallRecord, StopReason, Transcript
 
 __all__ = [
+    "CLIENTS",
     "LLM",
     "AnthropicClient",
     "CallRecord",
     "GeminiClient",
     "HTTPClient",
     "HostLoop",
+    "OllamaClient",
     "OpenAIClient",
     "ProviderError",
     "ProviderRequestError",
+    "ResponsesClient",
     "StopReason",
     "Transcript",
     "run_loop",

@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from toolnexus_ref.wire import Message, ToolDecl, TruncatedStream, Turn, WireError, decode_sse
-from toolnexus_ref.wire import anthropic as anthropic_wire
-from toolnexus_ref.wire import gemini as gemini_wire
-from toolnexus_ref.wire import openai as openai_wire
+from toolnexus_ref.wire import (
+    PROVIDERS,
+    Message,
+    ToolDecl,
+    TruncatedStream,
+    Turn,
+    WireError,
+    WireFormat,
+)
 
 from ._errors import ProviderError, error_for, parse_retry_after
 
@@ -20,7 +24,16 @@ if TYPE_CHECKING:
 
     from toolnexus_ref._context import ToolContext
 
-__all__ = ["LLM", "AnthropicClient", "GeminiClient", "HTTPClient", "OpenAIClient"]
+__all__ = [
+    "CLIENTS",
+    "LLM",
+    "AnthropicClient",
+    "GeminiClient",
+    "HTTPClient",
+    "OllamaClient",
+    "OpenAIClient",
+    "ResponsesClient",
+]
 
 
 class LLM(Protocol):
@@ -39,12 +52,27 @@ class LLM(Protocol):
 
 
 class HTTPClient:
-    """Shared plumbing: build the body, post it, read a body or an SSE stream, map errors."""
+    """Shared plumbing: build the body, post it, read a body or a stream, map errors.
+
+    A subclass only names its row of the provider table (``provider``): the row gives
+    the wire format, the default base URL, the path, the key's headers and the
+    environment variables holding the key."""
 
     provider: str = ""
-    wire: ModuleType
-    default_base_url: str = ""
-    env_keys: tuple[str, ...] = ()
+    #: whether the provider needs a key at all (a local Ollama does not)
+    needs_key: bool = True
+
+    @property
+    def wire(self) -> WireFormat:
+        return PROVIDERS[self.provider].wire
+
+    @property
+    def env_keys(self) -> tuple[str, ...]:
+        return PROVIDERS[self.provider].env_keys
+
+    @property
+    def default_base_url(self) -> str:
+        return PROVIDERS[self.provider].base_url
 
     def __init__(
         self,
@@ -57,6 +85,8 @@ class HTTPClient:
         http: httpx.AsyncClient | None = None,
     ) -> None:
         key = api_key or next((os.environ[k] for k in self.env_keys if os.environ.get(k)), None)
+        if not key and not self.needs_key:
+            key = "unused"
         if not key:
             names = " or ".join(self.env_keys)
             raise ValueError(
@@ -74,10 +104,10 @@ class HTTPClient:
         return f"<{type(self).__name__} model={self.model!r} base_url={self.base_url!r}>"
 
     def headers(self) -> dict[str, str]:
-        raise NotImplementedError
+        return PROVIDERS[self.provider].auth_headers(self.api_key)
 
     def url(self) -> str:
-        raise NotImplementedError
+        return self.base_url + PROVIDERS[self.provider].request_path(self.model, self.stream)
 
     def body(self, messages: Sequence[Message], tools: Sequence[ToolDecl]) -> dict[str, Any]:
         result: dict[str, Any] = self.wire.build_request(
@@ -141,13 +171,11 @@ class HTTPClient:
         try:
             if self.stream:
                 lines = [line async for line in response.aiter_lines()]
-                turn: Turn = self.wire.accumulate(decode_sse(lines))
-                return turn
+                return self.wire.read_stream(lines)
             data = json.loads(await response.aread())
             if not isinstance(data, Mapping):
                 raise WireError("response body is not a JSON object")
-            parsed: Turn = self.wire.parse_response(data)
-            return parsed
+            return self.wire.parse_response(data)
         except TruncatedStream as exc:
             raise ProviderError(0, str(exc), provider=self.provider) from exc
         except (WireError, ValueError) as exc:
@@ -155,39 +183,39 @@ class HTTPClient:
 
 
 class OpenAIClient(HTTPClient):
+    """OpenAI Chat Completions (``/v1/chat/completions``)."""
+
     provider = "openai"
-    wire = openai_wire
-    default_base_url = "https://api.openai.com/v1"
-    env_keys = ("OPENAI_API_KEY",)
 
-    def headers(self) -> dict[str, str]:
-        return {"authorization": f"Bearer {self.api_key}"}
 
-    def url(self) -> str:
-        return f"{self.base_url}/chat/completions"
+class ResponsesClient(HTTPClient):
+    """The OpenAI Responses API (``/v1/responses``), stateless: the whole conversation
+    goes as ``input`` each turn (``store: false``), as the loop keeps the history."""
+
+    provider = "responses"
 
 
 class AnthropicClient(HTTPClient):
+    """Anthropic Messages (``/v1/messages``)."""
+
     provider = "anthropic"
-    wire = anthropic_wire
-    default_base_url = "https://api.anthropic.com"
-    env_keys = ("ANTHROPIC_API_KEY",)
-
-    def headers(self) -> dict[str, str]:
-        return {"x-api-key": self.api_key, "anthropic-version": "2023-06-01"}
-
-    def url(self) -> str:
-        return f"{self.base_url}/v1/messages"
 
 
 class GeminiClient(HTTPClient):
+    """Gemini ``generateContent`` (``streamGenerateContent?alt=sse`` when streaming)."""
+
     provider = "gemini"
-    wire = gemini_wire
-    default_base_url = "https://generativelanguage.googleapis.com"
-    env_keys = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 
-    def headers(self) -> dict[str, str]:
-        return {"x-goog-api-key": self.api_key}
 
-    def url(self) -> str:
-        return self.base_url + gemini_wire.path_for(self.model, stream=self.stream)
+class OllamaClient(HTTPClient):
+    """Ollama's native ``/api/chat``; streams NDJSON when ``stream=True``; no key."""
+
+    provider = "ollama"
+    needs_key = False
+
+
+#: A client class per row of the provider table.
+CLIENTS: dict[str, type[HTTPClient]] = {
+    c.provider: c
+    for c in (OpenAIClient, ResponsesClient, AnthropicClient, GeminiClient, OllamaClient)
+}

@@ -1,14 +1,18 @@
-"""Tool declarations in the three shapes the big providers accept.
+"""Tool declarations in the shapes the providers accept.
 
 The schema goes out as the tool declared it (deep-copied to plain JSON data) and is
 not rewritten to please a provider: a schema a provider would refuse is a finding
-for the conformance checks to report, not something to hide here.
+for the conformance checks to report, not something to hide here. Each shape is
+built by the wire format's own function (``toolnexus_ref.wire``), so what the
+toolkit declares and what the host and the fakes send are one source.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from toolnexus_ref.wire import ToolDecl, anthropic, gemini, openai
 
 __all__ = [
     "anthropic_declaration",
@@ -44,8 +48,8 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _head(tool: Any) -> tuple[str, str, Any]:
-    return tool.name, tool.description, plain_schema(tool.input_schema)
+def _decl(tool: Any) -> ToolDecl:
+    return ToolDecl(tool.name, tool.description, plain_schema(tool.input_schema))
 
 
 def openai_declaration(tool: Any, *, strict: bool = False) -> dict[str, Any]:
@@ -54,28 +58,22 @@ def openai_declaration(tool: Any, *, strict: bool = False) -> dict[str, Any]:
     ``strict=True`` only adds ``"strict": true``; whether the schema meets strict
     mode's rules is for the provider checks to say.
     """
-    name, description, schema = _head(tool)
-    function: dict[str, Any] = {"name": name, "description": description, "parameters": schema}
-    if strict:
-        function["strict"] = True
-    return {"type": "function", "function": function}
+    return openai.declaration(_decl(tool), strict=strict)
 
 
 def anthropic_declaration(tool: Any) -> dict[str, Any]:
     """``{name, description, input_schema}`` (Messages API)."""
-    name, description, schema = _head(tool)
-    return {"name": name, "description": description, "input_schema": schema}
+    return anthropic.declaration(_decl(tool))
 
 
 def gemini_declaration(tool: Any, *, json_schema: bool = False) -> dict[str, Any]:
     """One ``FunctionDeclaration``: ``{name, description, parameters}``.
 
     Gemini's ``parameters`` is an OpenAPI subset; ``json_schema=True`` puts the
-    schema under ``parametersJsonSchema`` instead, which takes real JSON Schema.
+    schema under ``parametersJsonSchema`` instead, which takes real JSON Schema (and
+    is what the reference host sends).
     """
-    name, description, schema = _head(tool)
-    key = "parametersJsonSchema" if json_schema else "parameters"
-    return {"name": name, "description": description, key: schema}
+    return gemini.function_declaration(_decl(tool), json_schema=json_schema)
 
 
 def openai_declarations(tools: Iterable[Any], *, strict: bool = False) -> list[dict[str, Any]]:

@@ -1,21 +1,22 @@
-"""The three wire formats a model speaks, over one neutral conversation model.
+"""The wire formats a model speaks, over one neutral conversation model.
 
-``openai`` (Chat Completions), ``anthropic`` (Messages) and ``gemini``
-(generateContent) each build and parse request bodies, response bodies and
-server-sent event streams. The fakes and the reference host loop share them, so
-what one writes the other reads, and the real SDKs read both.
+``openai`` (Chat Completions), ``responses`` (the OpenAI Responses API),
+``anthropic`` (Messages), ``gemini`` (generateContent) and ``ollama`` (``/api/chat``)
+each implement ``WireFormat``: request and response bodies, streams and error bodies.
+``PROVIDERS`` is the table of where each lives. The fakes and the reference host loop
+share them, so what one writes the other reads, and the real SDKs read both.
 """
 
 from __future__ import annotations
 
-from types import ModuleType
-
-from . import anthropic, gemini, openai
+from . import anthropic, gemini, ollama, openai, responses
+from ._format import WireFormat
 from ._model import (
     FinishReason,
     Message,
     Request,
     Role,
+    Settings,
     ToolCallPart,
     ToolDecl,
     ToolResultPart,
@@ -24,15 +25,19 @@ from ._model import (
     Usage,
     WireError,
 )
+from ._providers import PROVIDERS, Provider, Route, provider, route
 from ._sse import SSEEvent, decode_sse, encode_sse
 
 __all__ = [
     "PROVIDERS",
     "FinishReason",
     "Message",
+    "Provider",
     "Request",
     "Role",
+    "Route",
     "SSEEvent",
+    "Settings",
     "ToolCallPart",
     "ToolDecl",
     "ToolResultPart",
@@ -40,23 +45,20 @@ __all__ = [
     "Turn",
     "Usage",
     "WireError",
+    "WireFormat",
     "anthropic",
     "decode_sse",
     "encode_sse",
     "gemini",
+    "ollama",
     "openai",
+    "provider",
+    "responses",
+    "route",
     "wire_for",
 ]
 
-#: The wire formats by provider name.
-PROVIDERS: dict[str, ModuleType] = {"openai": openai, "anthropic": anthropic, "gemini": gemini}
 
-
-def wire_for(provider: str) -> ModuleType:
-    """The module for a provider name, with a clear error for an unknown one."""
-    try:
-        return PROVIDERS[provider]
-    except KeyError:
-        raise ValueError(
-            f"unknown provider {provider!r}; expected one of {', '.join(sorted(PROVIDERS))}"
-        ) from None
+def wire_for(name: str) -> WireFormat:
+    """The wire format for a provider name, with a clear error for an unknown one."""
+    return provider(name).wire

@@ -16,6 +16,7 @@ __all__ = [
     "Message",
     "Request",
     "Role",
+    "Settings",
     "ToolCallPart",
     "ToolDecl",
     "ToolResultPart",
@@ -114,6 +115,41 @@ class Turn:
         return Message("assistant", self.text, self.tool_calls)
 
 
+ToolChoice = Literal["auto", "none", "required"]
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What a request asks of the reply, in every wire's terms.
+
+    ``tool_choice`` is ``auto`` (the model decides), ``none`` (no calls),
+    ``required`` (at least one call; Anthropic's ``any``) or the name of the one tool
+    the model must call. ``None`` means the request did not say.
+    """
+
+    tool_choice: str | None = None
+    parallel_tool_calls: bool | None = None
+    max_tokens: int | None = None
+    #: ``json_object`` (any JSON object) or ``json_schema`` (``response_schema`` applies)
+    response_format: str | None = None
+    response_schema: Mapping[str, Any] | None = None
+    #: a streamed reply carries usage (OpenAI: ``stream_options.include_usage``)
+    stream_usage: bool = True
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            key: value
+            for key, value in (
+                ("tool_choice", self.tool_choice),
+                ("parallel_tool_calls", self.parallel_tool_calls),
+                ("max_tokens", self.max_tokens),
+                ("response_format", self.response_format),
+                ("response_schema", self.response_schema),
+            )
+            if value is not None
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class Request:
     """A request to a model, parsed from (or to be built into) any wire format."""
@@ -124,6 +160,22 @@ class Request:
     stream: bool = False
     provider: str = ""
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    settings: Settings = Settings()
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain JSON data in a stable shape, for snapshots: no ids the fake made up
+        beyond the ones the conversation carries, no raw body."""
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "stream": self.stream,
+            "settings": self.settings.to_data(),
+            "tools": [
+                {"name": t.name, "description": t.description, "parameters": t.parameters}
+                for t in self.tools
+            ],
+            "messages": [message_data(m) for m in self.messages],
+        }
 
     @property
     def tool_results(self) -> tuple[ToolResultPart, ...]:
@@ -134,6 +186,30 @@ class Request:
     def tool_calls(self) -> tuple[ToolCallPart, ...]:
         """Every call the assistant made earlier in the conversation, oldest first."""
         return tuple(c for m in self.messages for c in m.tool_calls)
+
+
+def message_data(message: Message) -> dict[str, Any]:
+    """One message as plain data, keys only for what it carries."""
+    out: dict[str, Any] = {"role": message.role}
+    if message.text is not None:
+        out["text"] = message.text
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
+        ]
+    if message.tool_results:
+        out["tool_results"] = [
+            {"call_id": r.call_id, "name": r.name, "output": r.output, "is_error": r.is_error}
+            for r in message.tool_results
+        ]
+    return out
+
+
+def stream_fragment(length: int, fragment: int) -> int:
+    """The fragment size for a streamed text of ``length`` characters: ``fragment``, but
+    never more than about 256 deltas per part, as a real stream of a long argument
+    carries several tokens per event."""
+    return max(fragment, -(-length // 256))
 
 
 def split_text(text: str, size: int) -> list[str]:

@@ -16,6 +16,7 @@ from ._model import (
     Message,
     Request,
     Role,
+    Settings,
     ToolCallPart,
     ToolDecl,
     ToolResultPart,
@@ -27,20 +28,23 @@ from ._model import (
     as_mapping,
     expect,
     split_text,
+    stream_fragment,
     system_text,
 )
-from ._sse import SSEEvent, encode_sse
+from ._sse import SSEEvent, decode_sse, encode_sse
 
 __all__ = [
     "PATH",
     "accumulate",
     "build_request",
     "build_response",
+    "declaration",
     "declarations",
     "error_body",
     "error_message",
     "parse_request",
     "parse_response",
+    "read_stream",
     "stream_events",
 ]
 
@@ -49,11 +53,17 @@ _STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
 _FINISH: dict[str, FinishReason] = {v: k for k, v in _STOP.items()}  # type: ignore[misc]
 
 
+def declaration(tool: ToolDecl) -> dict[str, Any]:
+    """``{name, description, input_schema}``; the toolkit declares with this too."""
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "input_schema": dict(tool.parameters),
+    }
+
+
 def declarations(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
-    return [
-        {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
-        for t in tools
-    ]
+    return [declaration(t) for t in tools]
 
 
 def _input_of(call: ToolCallPart) -> Any:
@@ -126,7 +136,9 @@ def _call_of(block: Mapping[str, Any]) -> ToolCallPart:
     return ToolCallPart(str(block.get("id", "")), str(block.get("name", "")), text)
 
 
-def parse_request(body: Mapping[str, Any]) -> Request:
+def parse_request(
+    body: Mapping[str, Any], *, model: str | None = None, stream: bool | None = None
+) -> Request:
     expect(isinstance(body.get("model"), str), "'model' must be a string")
     messages: list[Message] = []
     system = body.get("system")
@@ -171,11 +183,44 @@ def parse_request(body: Mapping[str, Any]) -> Request:
         for t in (as_mapping(x, "tool") for x in body.get("tools") or [])
     )
     return Request(
-        body["model"], tuple(messages), tools, bool(body.get("stream")), "anthropic", body
+        body["model"],
+        tuple(messages),
+        tools,
+        bool(body.get("stream")),
+        "anthropic",
+        body,
+        settings(body),
     )
 
 
-def build_response(turn: Turn, *, model: str, id: str = "msg_fake") -> dict[str, Any]:
+def settings(body: Mapping[str, Any]) -> Settings:
+    """``tool_choice`` (``auto``/``any``/``tool``/``none``, with
+    ``disable_parallel_tool_use``) and ``max_tokens``; Anthropic has no JSON mode."""
+    raw = body.get("tool_choice")
+    choice: str | None = None
+    parallel: bool | None = None
+    if isinstance(raw, Mapping):
+        kind = raw.get("type")
+        choice = {"auto": "auto", "any": "required", "none": "none"}.get(str(kind))
+        if kind == "tool":
+            choice = str(raw.get("name", ""))
+        if raw.get("disable_parallel_tool_use") is True:
+            parallel = False
+    limit = body.get("max_tokens")
+    return Settings(
+        tool_choice=choice,
+        parallel_tool_calls=parallel,
+        max_tokens=limit if isinstance(limit, int) else None,
+    )
+
+
+def build_response(
+    turn: Turn,
+    *,
+    model: str,
+    id: str = "msg_fake",
+    request: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     return {
         "id": id,
         "type": "message",
@@ -192,7 +237,12 @@ def build_response(turn: Turn, *, model: str, id: str = "msg_fake") -> dict[str,
 
 
 def stream_events(
-    turn: Turn, *, model: str, id: str = "msg_fake", fragment: int = 8
+    turn: Turn,
+    *,
+    model: str,
+    id: str = "msg_fake",
+    fragment: int = 8,
+    request: Mapping[str, Any] | None = None,
 ) -> list[bytes]:
     """message_start, then per block content_block_start / deltas (``text_delta`` or
     ``input_json_delta`` with ``partial_json``) / content_block_stop, then message_delta
@@ -207,14 +257,15 @@ def stream_events(
 
     if turn.text:
         emit("content_block_start", {"content_block": {"type": "text", "text": ""}})
-        for piece in split_text(turn.text, fragment):
+        for piece in split_text(turn.text, stream_fragment(len(turn.text), fragment)):
             emit("content_block_delta", {"delta": {"type": "text_delta", "text": piece}})
         emit("content_block_stop", {})
         index += 1
     for call in turn.tool_calls:
         block = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
         emit("content_block_start", {"content_block": block})
-        for piece in split_text(call.arguments, fragment) if call.arguments else []:
+        size = stream_fragment(len(call.arguments), fragment)
+        for piece in split_text(call.arguments, size) if call.arguments else []:
             emit(
                 "content_block_delta",
                 {"delta": {"type": "input_json_delta", "partial_json": piece}},
@@ -289,6 +340,10 @@ def accumulate(events: Iterable[SSEEvent]) -> Turn:
         if b.get("type") == "tool_use"
     )
     return Turn(text or None, calls, finish, usage)
+
+
+def read_stream(lines: Iterable[str]) -> Turn:
+    return accumulate(decode_sse(lines))
 
 
 def error_body(status: int, message: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from ._model import (
     FinishReason,
     Message,
     Request,
+    Settings,
     ToolCallPart,
     ToolDecl,
     ToolResultPart,
@@ -33,9 +34,10 @@ from ._model import (
     as_list,
     as_mapping,
     split_text,
+    stream_fragment,
     system_text,
 )
-from ._sse import SSEEvent, encode_sse
+from ._sse import SSEEvent, decode_sse, encode_sse
 
 __all__ = [
     "PATH",
@@ -46,10 +48,12 @@ __all__ = [
     "declarations",
     "error_body",
     "error_message",
+    "function_declaration",
     "json_schema_of",
     "parse_request",
     "parse_response",
     "path_for",
+    "read_stream",
     "stream_events",
 ]
 
@@ -70,15 +74,15 @@ def declarations(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
     """
     if not tools:
         return []
-    decls = [
-        {
-            "name": t.name,
-            "description": t.description,
-            "parametersJsonSchema": dict(t.parameters),
-        }
-        for t in tools
-    ]
-    return [{"functionDeclarations": decls}]
+    return [{"functionDeclarations": [function_declaration(t) for t in tools]}]
+
+
+def function_declaration(tool: ToolDecl, *, json_schema: bool = True) -> dict[str, Any]:
+    """One ``FunctionDeclaration``, the single source for the wire and the toolkit:
+    the schema under ``parametersJsonSchema`` (real JSON Schema), or under
+    ``parameters`` (Gemini's OpenAPI subset) when ``json_schema=False``."""
+    key = "parametersJsonSchema" if json_schema else "parameters"
+    return {"name": tool.name, "description": tool.description, key: dict(tool.parameters)}
 
 
 def _args_of(call: ToolCallPart) -> Any:
@@ -190,7 +194,10 @@ def _call_of(part: Mapping[str, Any]) -> ToolCallPart:
     return ToolCallPart(str(fc.get("id", "")), str(fc.get("name", "")), text)
 
 
-def parse_request(body: Mapping[str, Any], *, model: str, stream: bool = False) -> Request:
+def parse_request(
+    body: Mapping[str, Any], *, model: str | None = None, stream: bool | None = None
+) -> Request:
+    """The body of a request whose URL named ``model`` and (by its method) ``stream``."""
     messages: list[Message] = []
     system = _field(body, "systemInstruction")
     if isinstance(system, Mapping):
@@ -238,7 +245,42 @@ def parse_request(body: Mapping[str, Any], *, model: str, stream: bool = False) 
                     _declared_parameters(decl),
                 )
             )
-    return Request(model, tuple(messages), tuple(tools), stream, "gemini", body)
+    return Request(
+        model or "", tuple(messages), tuple(tools), bool(stream), "gemini", body, settings(body)
+    )
+
+
+def settings(body: Mapping[str, Any]) -> Settings:
+    """``toolConfig.functionCallingConfig`` (``AUTO``/``ANY``/``NONE``, with
+    ``allowedFunctionNames``) and ``generationConfig`` (``maxOutputTokens``,
+    ``responseMimeType``, ``responseSchema``/``responseJsonSchema``)."""
+    tool_config = _field(body, "toolConfig")
+    choice: str | None = None
+    if isinstance(tool_config, Mapping):
+        calling = _field(tool_config, "functionCallingConfig")
+        if isinstance(calling, Mapping):
+            mode = str(calling.get("mode", "")).upper()
+            allowed = _field(calling, "allowedFunctionNames") or []
+            choice = {"AUTO": "auto", "ANY": "required", "NONE": "none"}.get(mode)
+            if mode == "ANY" and isinstance(allowed, list) and len(allowed) == 1:
+                choice = str(allowed[0])
+    generation = _field(body, "generationConfig")
+    limit = kind = schema = None
+    if isinstance(generation, Mapping):
+        limit = _field(generation, "maxOutputTokens")
+        if _field(generation, "responseMimeType") == "application/json":
+            kind = "json_object"
+            schema = _field(generation, "responseJsonSchema")
+            if schema is None and _field(generation, "responseSchema") is not None:
+                schema = json_schema_of(_field(generation, "responseSchema"))
+            if isinstance(schema, Mapping):
+                kind = "json_schema"
+    return Settings(
+        tool_choice=choice,
+        max_tokens=limit if isinstance(limit, int) else None,
+        response_format=kind,
+        response_schema=schema if isinstance(schema, Mapping) else None,
+    )
 
 
 def _usage(usage: Usage) -> dict[str, int]:
@@ -253,7 +295,13 @@ def _finish_wire(turn: Turn) -> str:
     return "MAX_TOKENS" if turn.finish == "length" else "STOP"
 
 
-def build_response(turn: Turn, *, model: str) -> dict[str, Any]:
+def build_response(
+    turn: Turn,
+    *,
+    model: str,
+    id: str = "",
+    request: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     return {
         "candidates": [
             {
@@ -264,15 +312,24 @@ def build_response(turn: Turn, *, model: str) -> dict[str, Any]:
         ],
         "usageMetadata": _usage(turn.usage),
         "modelVersion": model,
+        **({"responseId": id} if id else {}),
     }
 
 
-def stream_events(turn: Turn, *, model: str, fragment: int = 8) -> list[bytes]:
+def stream_events(
+    turn: Turn,
+    *,
+    model: str,
+    id: str = "",
+    fragment: int = 8,
+    request: Mapping[str, Any] | None = None,
+) -> list[bytes]:
     """One chunk per text fragment, one per whole function call; the last carries the
     finish reason and usage."""
     chunks: list[list[dict[str, Any]]] = []
     if turn.text:
-        chunks += [[{"text": piece}] for piece in split_text(turn.text, fragment)]
+        size = stream_fragment(len(turn.text), fragment)
+        chunks += [[{"text": piece}] for piece in split_text(turn.text, size)]
     chunks += [_parts(Message("assistant", tool_calls=(c,))) for c in turn.tool_calls]
     if not chunks:
         chunks = [[{"text": ""}]]
@@ -280,6 +337,8 @@ def stream_events(turn: Turn, *, model: str, fragment: int = 8) -> list[bytes]:
     for i, parts in enumerate(chunks):
         candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
         body: dict[str, Any] = {"candidates": [candidate], "modelVersion": model}
+        if id:
+            body["responseId"] = id
         if i == len(chunks) - 1:
             candidate["finishReason"] = _finish_wire(turn)
             body["usageMetadata"] = _usage(turn.usage)
@@ -337,6 +396,10 @@ def accumulate(events: Iterable[SSEEvent]) -> Turn:
     if reason is None:
         raise TruncatedStream("the Gemini stream ended before a chunk with finishReason")
     return Turn("".join(text) or None, tuple(calls), _finish(reason, bool(calls)), usage)
+
+
+def read_stream(lines: Iterable[str]) -> Turn:
+    return accumulate(decode_sse(lines))
 
 
 _STATUS = {

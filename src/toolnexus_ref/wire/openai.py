@@ -14,6 +14,7 @@ from ._model import (
     FinishReason,
     Message,
     Request,
+    Settings,
     ToolCallPart,
     ToolDecl,
     ToolResultPart,
@@ -25,19 +26,22 @@ from ._model import (
     as_mapping,
     expect,
     split_text,
+    stream_fragment,
 )
-from ._sse import SSEEvent, encode_sse
+from ._sse import SSEEvent, decode_sse, encode_sse
 
 __all__ = [
     "PATH",
     "accumulate",
     "build_request",
     "build_response",
+    "declaration",
     "declarations",
     "error_body",
     "error_message",
     "parse_request",
     "parse_response",
+    "read_stream",
     "stream_events",
 ]
 
@@ -45,18 +49,21 @@ PATH = "/v1/chat/completions"
 _CREATED = 1_700_000_000  # fixed, so that transcripts and snapshots are stable
 
 
+def declaration(tool: ToolDecl, *, strict: bool = False) -> dict[str, Any]:
+    """``{"type": "function", "function": {name, description, parameters}}``; the
+    toolkit declares with this function too."""
+    function: dict[str, Any] = {
+        "name": tool.name,
+        "description": tool.description,
+        "parameters": dict(tool.parameters),
+    }
+    if strict:
+        function["strict"] = True
+    return {"type": "function", "function": function}
+
+
 def declarations(tools: Sequence[ToolDecl]) -> list[dict[str, Any]]:
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": t.name,
-                "description": t.description,
-                "parameters": dict(t.parameters),
-            },
-        }
-        for t in tools
-    ]
+    return [declaration(t) for t in tools]
 
 
 def _message_to_wire(message: Message) -> list[dict[str, Any]]:
@@ -116,7 +123,9 @@ def _parse_call(raw: object) -> ToolCallPart:
     return ToolCallPart(str(call.get("id", "")), str(function.get("name", "")), arguments)
 
 
-def parse_request(body: Mapping[str, Any]) -> Request:
+def parse_request(
+    body: Mapping[str, Any], *, model: str | None = None, stream: bool | None = None
+) -> Request:
     expect(isinstance(body.get("model"), str), "'model' must be a string")
     messages: list[Message] = []
     pending: dict[str, str] = {}
@@ -148,7 +157,38 @@ def parse_request(body: Mapping[str, Any]) -> Request:
             )
         )
     return Request(
-        body["model"], tuple(messages), tuple(tools), bool(body.get("stream")), "openai", body
+        body["model"],
+        tuple(messages),
+        tuple(tools),
+        bool(body.get("stream")),
+        "openai",
+        body,
+        settings(body),
+    )
+
+
+def settings(body: Mapping[str, Any]) -> Settings:
+    """``tool_choice``, ``parallel_tool_calls``, ``max_completion_tokens`` (or the older
+    ``max_tokens``), ``response_format`` and ``stream_options.include_usage``."""
+    choice = body.get("tool_choice")
+    if isinstance(choice, Mapping):
+        choice = str(as_mapping(choice.get("function") or {}, "tool_choice.function").get("name"))
+    fmt = body.get("response_format")
+    kind = schema = None
+    if isinstance(fmt, Mapping) and fmt.get("type") in ("json_object", "json_schema"):
+        kind = str(fmt["type"])
+        if kind == "json_schema":
+            schema = as_mapping(fmt.get("json_schema") or {}, "json_schema").get("schema")
+    limit = body.get("max_completion_tokens", body.get("max_tokens"))
+    parallel = body.get("parallel_tool_calls")
+    options = body.get("stream_options")
+    return Settings(
+        tool_choice=choice if isinstance(choice, str) else None,
+        parallel_tool_calls=parallel if isinstance(parallel, bool) else None,
+        max_tokens=limit if isinstance(limit, int) else None,
+        response_format=kind,
+        response_schema=schema if isinstance(schema, Mapping) else None,
+        stream_usage=isinstance(options, Mapping) and options.get("include_usage") is True,
     )
 
 
@@ -160,7 +200,13 @@ def _usage(usage: Usage) -> dict[str, int]:
     }
 
 
-def build_response(turn: Turn, *, model: str, id: str = "chatcmpl-fake") -> dict[str, Any]:
+def build_response(
+    turn: Turn,
+    *,
+    model: str,
+    id: str = "chatcmpl-fake",
+    request: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": turn.text, "refusal": None}
     if turn.tool_calls:
         message["tool_calls"] = [_call_to_wire(c) for c in turn.tool_calls]
@@ -177,10 +223,17 @@ def build_response(turn: Turn, *, model: str, id: str = "chatcmpl-fake") -> dict
 
 
 def stream_events(
-    turn: Turn, *, model: str, id: str = "chatcmpl-fake", fragment: int = 8
+    turn: Turn,
+    *,
+    model: str,
+    id: str = "chatcmpl-fake",
+    fragment: int = 8,
+    request: Mapping[str, Any] | None = None,
 ) -> list[bytes]:
     """The SSE body the API sends: a role chunk, text and argument fragments, the finish
-    chunk, a usage chunk (``stream_options.include_usage``), then ``data: [DONE]``."""
+    chunk, a usage chunk, then ``data: [DONE]``. Given the ``request``, the usage chunk
+    comes only when it asked for one (``stream_options.include_usage``), as the API does."""
+    with_usage = request is None or settings(request).stream_usage
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
         return encode_sse(
@@ -197,29 +250,32 @@ def stream_events(
 
     events = [chunk({"role": "assistant", "content": "", "refusal": None})]
     if turn.text:
-        events += [chunk({"content": piece}) for piece in split_text(turn.text, fragment)]
+        size = stream_fragment(len(turn.text), fragment)
+        events += [chunk({"content": piece}) for piece in split_text(turn.text, size)]
     for index, call in enumerate(turn.tool_calls):
         head = {"index": index, "id": call.id, "type": "function"}
         events.append(
             chunk({"tool_calls": [{**head, "function": {"name": call.name, "arguments": ""}}]})
         )
-        for piece in split_text(call.arguments, fragment) if call.arguments else []:
+        size = stream_fragment(len(call.arguments), fragment)
+        for piece in split_text(call.arguments, size) if call.arguments else []:
             events.append(
                 chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
             )
     events.append(chunk({}, turn.finish))
-    events.append(
-        encode_sse(
-            {
-                "id": id,
-                "object": "chat.completion.chunk",
-                "created": _CREATED,
-                "model": model,
-                "choices": [],
-                "usage": _usage(turn.usage),
-            }
+    if with_usage:
+        events.append(
+            encode_sse(
+                {
+                    "id": id,
+                    "object": "chat.completion.chunk",
+                    "created": _CREATED,
+                    "model": model,
+                    "choices": [],
+                    "usage": _usage(turn.usage),
+                }
+            )
         )
-    )
     events.append(encode_sse("[DONE]"))
     return events
 
@@ -290,6 +346,10 @@ def accumulate(events: Iterable[SSEEvent]) -> Turn:
         ToolCallPart(s["id"], s["name"], "".join(s["args"])) for _, s in sorted(calls.items())
     )
     return Turn("".join(text) if text else None, parts, finish, usage)
+
+
+def read_stream(lines: Iterable[str]) -> Turn:
+    return accumulate(decode_sse(lines))
 
 
 def error_body(status: int, message: str) -> dict[str, Any]:
