@@ -1,17 +1,35 @@
-"""Reading 1,000 generated tools and running every static check on them.
+"""The static checks at scale: in process (tools/s at two sizes) and through pytest.
 
-Run:  .venv/bin/python benchmarks/bench_static.py [--tools 1000] [--repeat 3]
+Run from the repository root:
 
-Prints the best wall-clock time of ``read_subjects`` + ``check_subjects`` (static codes
-only) over the repeats, and the number of verdicts. The goal is about a second or less
-for 1,000 tools. No test asserts on this figure.
+    .venv/bin/python benchmarks/bench_static.py                      # 1,000 and 10,000 tools
+    .venv/bin/python benchmarks/bench_static.py --sizes 1000 --repeat 1
+    .venv/bin/python benchmarks/bench_static.py --no-pytest          # the in-process part only
+
+In process: the best wall-clock time, over ``--repeat`` runs, of ``read_subjects`` +
+``check_subjects`` with every static code selected, on fresh generated tools (a few
+with duplicate names and dotted names, so TN102 and TN104 have work to do). The
+check time should grow linearly with the number of tools: the last line is the
+ratio of tools/s at the largest size to tools/s at the smallest (1.0 is linear).
+
+Through pytest (each size, in subprocesses, measured in the same run):
+
+- ``pytest --toolnexus-conformance --toolnexus-only --toolnexus-execute none
+  --toolnexus-granularity tool`` on a module of the same generated tools: every
+  check is collected, the live ones are skipped, one item per tool;
+- plain pytest running the same number of trivial parametrized tests.
+
+It prints both wall times and their ratio. No test asserts on these figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import re
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -36,6 +54,24 @@ LEAVES: list[dict[str, Any]] = [
     {"anyOf": [{"type": "string"}, {"type": "null"}]},
 ]
 
+#: The module pytest loads: the same tools as the in-process run, built by this file.
+TOOLS_MODULE = """
+import sys
+sys.path.insert(0, {bench!r})
+from bench_static import make_tools
+
+tools = make_tools({count}, 0)
+"""
+
+PLAIN = """
+import pytest
+
+
+@pytest.mark.parametrize("n", range({count}))
+def test_plain(n):
+    assert n >= 0
+"""
+
 
 def _schema(rng: random.Random, depth: int) -> dict[str, Any]:
     properties: dict[str, Any] = {}
@@ -56,7 +92,13 @@ def _schema(rng: random.Random, depth: int) -> dict[str, Any]:
 
 class Generated:
     def __init__(self, index: int, rng: random.Random) -> None:
-        self.name = f"tool_{index}" if rng.random() < 0.95 else f"tool.{index}"
+        roll = rng.random()
+        if roll < 0.04:
+            self.name = f"tool.{index}"
+        elif roll < 0.06:
+            self.name = f"tool_{index // 2}_dup"  # a few duplicate names, for TN104
+        else:
+            self.name = f"tool_{index}"
         self.description = f"Tool number {index}. " * rng.randint(1, 20)
         self.input_schema = _schema(rng, 0)
         if rng.random() < 0.1:
@@ -69,30 +111,95 @@ class Generated:
         raise AssertionError("static checks never call a tool")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tools", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
-    static = [info.code for info in load_catalog().infos() if not info.live]
+def make_tools(count: int, seed: int) -> list[Generated]:
+    rng = random.Random(seed)
+    return [Generated(i, rng) for i in range(count)]
+
+
+def in_process(count: int, repeat: int, static: list[str], loop: BackgroundLoop) -> float:
+    """Best seconds over ``repeat`` runs, fresh tool objects each time (no warm cache)."""
     best = float("inf")
     verdicts: list[Any] = []
-    loop = BackgroundLoop()
-    try:
-        for run in range(args.repeat):
-            rng = random.Random(run)
-            tools = [Generated(i, rng) for i in range(args.tools)]  # fresh objects: no warm cache
-            started = time.perf_counter()
-            subjects = read_subjects(tools, "bench")
-            verdicts = check_subjects(subjects, "bench", select=static, loop=loop)
-            best = min(best, time.perf_counter() - started)
-    finally:
-        loop.close()
+    for run in range(repeat):
+        tools = make_tools(count, run)
+        started = time.perf_counter()
+        subjects = read_subjects(tools, "bench")
+        verdicts = check_subjects(subjects, "bench", select=static, loop=loop)
+        best = min(best, time.perf_counter() - started)
     failed = sum(v.is_failure for v in verdicts)
     print(
-        f"{args.tools} tools x {len(static)} static checks: {len(verdicts)} verdicts "
-        f"({failed} failed) in {best:.3f} s (best of {args.repeat})"
+        f"in process  {count:6} tools x {len(static)} static checks: {len(verdicts)} verdicts"
+        f" ({failed} failed) in {best:7.3f} s = {count / best:7.0f} tools/s (best of {repeat})"
     )
+    return count / best
+
+
+_COUNTS = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)")
+
+
+def _pytest(folder: Path, *args: str) -> tuple[float, int]:
+    """Wall seconds of one pytest session and the number of items it ran."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+    )
+    elapsed = time.perf_counter() - started
+    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    counts = _COUNTS.findall(last)
+    if done.returncode not in (0, 1) or not counts:
+        raise SystemExit(f"pytest failed ({done.returncode}):\n{done.stdout[-3000:]}{done.stderr}")
+    return elapsed, sum(int(n) for n, _ in counts)
+
+
+def through_pytest(count: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        module = TOOLS_MODULE.format(bench=str(Path(__file__).parent), count=count)
+        (folder / "generated_tools.py").write_text(module)
+        ours, items = _pytest(
+            folder,
+            "--toolnexus-conformance",
+            "--toolnexus-only",
+            "--toolnexus-execute",
+            "none",
+            "--toolnexus-granularity",
+            "tool",
+            "--toolnexus-target",
+            "generated_tools:tools",
+        )
+        (folder / "test_plain.py").write_text(PLAIN.format(count=items))
+        plain, plain_items = _pytest(folder, "-p", "no:toolnexus", "test_plain.py")
+    print(
+        f"pytest      {count:6} tools: toolnexus {ours:7.2f} s ({items} items, execute none,"
+        f" granularity tool); plain pytest {plain:6.2f} s ({plain_items} tests);"
+        f" ratio {ours / plain:5.2f}x"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000", help="comma-separated tool counts")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-pytest", action="store_true", help="skip the pytest sessions")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    static = [info.code for info in load_catalog().infos() if not info.live]
+    loop = BackgroundLoop()
+    try:
+        rates = [in_process(count, args.repeat, static, loop) for count in sizes]
+    finally:
+        loop.close()
+    if len(sizes) > 1:
+        print(
+            f"linearity   tools/s at {sizes[-1]} / tools/s at {sizes[0]}:"
+            f" {rates[-1] / rates[0]:.2f} (1.0 is linear)"
+        )
+    if not args.no_pytest:
+        for count in sizes:
+            through_pytest(count)
 
 
 if __name__ == "__main__":
