@@ -8,7 +8,10 @@ route a call and to decide which safety rules apply.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from toolnexus_conformance._model import Category, Finding, Severity, Skip
 from toolnexus_conformance._options import RunOptions
@@ -140,11 +143,35 @@ def _judged_by_tn153(subject: ToolSubject) -> bool:
 )
 def name_unique(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
     name = _name(subject)
-    count = sum(1 for other in subject.sibling_names if isinstance(other, str) and other == name)
+    count = _name_counts(subject.sibling_names).get(str.__str__(name), 0)
     if count > 1:
         yield Finding(
             f"{count} tools in target {subject.target!r} are named {name[:80]!r}", path="name"
         )
+
+
+#: The name counts of the last few targets. Every subject of a target shares one
+#: ``sibling_names`` sequence, so counting it once per target (not once per tool) keeps
+#: TN104 linear in the number of tools. Held by identity, with the sequence itself, so a
+#: recycled ``id`` can never match a new one.
+_COUNTS: OrderedDict[int, tuple[Sequence[Any], Counter[str]]] = OrderedDict()
+_COUNTS_KEPT = 4
+_COUNTS_LOCK = threading.Lock()
+
+
+def _name_counts(names: Sequence[Any]) -> Counter[str]:
+    """How many tools bear each string name (a ``str`` subclass counts as its text)."""
+    with _COUNTS_LOCK:
+        cached = _COUNTS.get(id(names))
+        if cached is not None and cached[0] is names:
+            _COUNTS.move_to_end(id(names))
+            return cached[1]
+    counts = Counter(str.__str__(n) for n in names if isinstance(n, str))
+    with _COUNTS_LOCK:
+        _COUNTS[id(names)] = (names, counts)
+        while len(_COUNTS) > _COUNTS_KEPT:
+            _COUNTS.popitem(last=False)
+    return counts
 
 
 @check(
