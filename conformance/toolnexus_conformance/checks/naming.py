@@ -3,6 +3,11 @@
 The source check lives here, in the ``naming`` category: a tool's name and its
 source are its identity, the two facts a host reads before anything else, to
 route a call and to decide which safety rules apply.
+
+For an MCP tool they judge the server's own name (``own_name``), never the prefix
+this kit puts before it (``server_tool``, with the server's label sanitized):
+another host prefixes differently or not at all. The prefixed name's length is
+TN153's, and the server's name against the contract's characters is TN151's.
 """
 
 from __future__ import annotations
@@ -22,10 +27,12 @@ from toolnexus_ref._naming import MAX_NAME_LENGTH, SOURCES
 from ._walk import describe_value, text_attribute
 
 __all__ = [
+    "mcp_original_name",
     "name_charset",
     "name_is_string",
     "name_length",
     "name_unique",
+    "own_name",
     "source_known",
 ]
 
@@ -40,6 +47,26 @@ _CONTRACT = (
 
 def _name(subject: ToolSubject) -> str:
     return text_attribute(subject, "name", "TN101")
+
+
+def mcp_original_name(subject: ToolSubject) -> str | None:
+    """An MCP tool's name as its server declares it; ``None`` for any other tool."""
+    if subject.source != "mcp":
+        return None
+    try:
+        original = subject.extra.get("original_name", getattr(subject.tool, "original_name", None))
+    except Exception:  # a hostile property: the checks judge the name itself
+        return None
+    return original if isinstance(original, str) else None
+
+
+def own_name(subject: ToolSubject) -> str:
+    """The name the tool's author chose: an MCP server's own name, else the tool's name.
+
+    Raises ``Unusable`` (pointing at TN101) when there is none to read.
+    """
+    original = mcp_original_name(subject)
+    return original if original is not None else _name(subject)
 
 
 @check(
@@ -80,10 +107,16 @@ def name_is_string(subject: ToolSubject, options: RunOptions) -> Iterator[Findin
     reference=_CONTRACT,
 )
 def name_charset(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    name = _name(subject)
+    name = own_name(subject)
     bad = sorted(set(_OUTSIDE.findall(name)))
     if bad:
         shown = ", ".join(repr(c) for c in bad[:8])
+        if mcp_original_name(subject) is not None:
+            raise Skip(
+                f"the MCP server names the tool {name[:80]!r}, with {shown}; reported once,"
+                " as TN151 mcp-name-contract (a warning: the MCP specification allows more"
+                " characters than the providers do)"
+            )
         yield Finding(
             f"the name {name[:80]!r} contains characters outside [a-zA-Z0-9_-]: {shown}",
             path="name",
@@ -120,13 +153,7 @@ def name_length(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
 
 def _judged_by_tn153(subject: ToolSubject) -> bool:
     """An MCP tool whose server-side name is known: TN153 reports its length, better."""
-    if subject.source != "mcp":
-        return False
-    try:
-        original = subject.extra.get("original_name", getattr(subject.tool, "original_name", None))
-    except Exception:  # a hostile property: TN103 judges the name itself
-        return False
-    return isinstance(original, str)
+    return mcp_original_name(subject) is not None
 
 
 @check(
