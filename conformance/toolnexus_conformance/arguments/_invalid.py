@@ -28,7 +28,7 @@ from ._scalars import bounds, is_multiple
 from ._types import InvalidArgs
 from ._wrong import enum_near_misses, wrong_values
 
-__all__ = ["NOT_OBJECTS", "candidates", "invalid_strategy"]
+__all__ = ["MAX_MUTATIONS", "NOT_OBJECTS", "candidates", "entries", "invalid_strategy"]
 
 #: Values a tool must refuse whatever its schema says: arguments are always an object.
 NOT_OBJECTS: tuple[object, ...] = ([], "arguments", None, 0, 1.5, True, [{}])
@@ -39,6 +39,8 @@ MAX_PATH = 2
 #: Mutations in the first tier survive the ``MAX_MUTATIONS`` cut before any of the second:
 #: every property keeps its most telling mutation however many properties there are.
 FIRST, SECOND = 0, 1
+#: Wrong values per typed property drawn as entries of their own (see ``property``).
+OWN_ENTRIES = 2
 _NOT_IN_ENUM = "__toolnexus_not_in_enum__"
 _UNKNOWN = ("zz", "zz_unknown", "zz_unknown_key", "_zz_")
 _NOT_MATCHING = ("", "!", " ", "0", "~~~", "\u00e9")
@@ -143,12 +145,12 @@ class _Mutations:
                 self.setter(parent, name, f"enum of '{label}' near-missed: {text}", value, SECOND)
             return
         if "type" in node:
-            # Each value a lax validator accepts is its own entry, so it is drawn often;
-            # the first (the most often accepted) is in the first tier, so no property
-            # loses it to the cap. Plainly wrong types share one entry: any validator
-            # refuses them, one of them is enough.
+            # The two values lax validators accept most often are entries of their own,
+            # so they are drawn often; the first is in the first tier, so no property
+            # loses it to the cap. The rest share one entry: the rarer coercions, and
+            # plainly wrong types, which any validator refuses (one of them is enough).
             wrong = wrong_values(node["type"])
-            lax = [w for w in wrong if w.lax] or wrong[:1]
+            lax = ([w for w in wrong if w.lax] or wrong)[:OWN_ENTRIES]
             for index, one in enumerate(lax):
                 text = f"type of '{label}' changed to {one.label}"
                 self.setter(parent, name, text, one.value, FIRST if index == 0 else SECOND)
@@ -235,6 +237,11 @@ def _broken_bounds(node: Mapping[str, Any], draft4: bool) -> list[tuple[str, obj
 
 def candidates(c: Compiler) -> SearchStrategy[InvalidArgs]:
     """Every mutation the schema allows, before jsonschema confirms it is refused."""
+    return st.one_of(entries(c))
+
+
+def entries(c: Compiler) -> list[SearchStrategy[InvalidArgs]]:
+    """The mutations drawn from, one strategy each, the most telling first, capped."""
     found = _Mutations(c)
     if isinstance(c.root, Mapping):
         merged, _, _ = c.flatten(c.root, c.root_resolver, 0)
@@ -249,7 +256,7 @@ def candidates(c: Compiler) -> SearchStrategy[InvalidArgs]:
     kept.append(
         st.sampled_from(NOT_OBJECTS).map(lambda v: InvalidArgs(copy.deepcopy(v), "not an object"))
     )
-    return st.one_of(kept)
+    return kept
 
 
 def invalid_strategy(c: Compiler) -> SearchStrategy[InvalidArgs]:
