@@ -95,3 +95,12 @@ def test_an_original_name_that_raises_falls_back_to_the_name() -> None:
 
     tool = Hostile("127.0.0.1", "echo")
     assert "Gemini rejects the name '127_0_0_1_echo'" in failed("TN430", tool)
+
+
+def test_uniqueness_is_of_the_exposed_names() -> None:
+    """Two servers may both have 'echo'; only names that collide once exposed clash."""
+    assert passed("TN104", Remote("a", "echo"), siblings=(Remote("b", "echo"),))
+    # 'read.file' and 'read_file' of one server collide once sanitized: a host sees one name
+    assert "2 tools" in failed(
+        "TN104", Remote("s", "read.file"), siblings=(Remote("s", "read_file"),)
+    )

@@ -8,6 +8,9 @@ For an MCP tool they judge the server's own name (``own_name``), never the prefi
 this kit puts before it (``server_tool``, with the server's label sanitized):
 another host prefixes differently or not at all. The prefixed name's length is
 TN153's, and the server's name against the contract's characters is TN151's.
+Uniqueness (TN104) is of the exposed names: the prefix only ever separates two
+servers' names, and two names of one server that collide once sanitized
+(``read.file``, ``read_file``) do collide for a host.
 """
 
 from __future__ import annotations
