@@ -192,3 +192,13 @@ def test_each_integer_property_draws_true_and_a_numeric_string_as_entries_of_the
     assert f"type of 'n' changed to float 1.5{note}" in mutations
     shared = [m for m in mutations if m.startswith("type of 'n'")]
     assert len(shared) == 3
+
+
+def test_a_const_property_is_broken_and_near_missed() -> None:
+    """A const is read as a one-value enum, near misses included."""
+    schema = _object({"kind": {"const": "Point"}}, required=["kind"])
+    mutations = {args.mutation: args.value for args in _simplest_of_each_entry(schema)}
+    assert "enum of 'kind' broken" in mutations
+    near = {v["kind"] for m, v in mutations.items() if "near-missed" in m and isinstance(v, dict)}
+    assert near == {"POINT", "Point "}
+    assert all(not validator_for(schema).is_valid(v) for v in mutations.values())
