@@ -1,17 +1,40 @@
-"""Reading 1,000 generated tools and running every static check on them.
+"""The static checks at scale: in process (tools/s at two sizes) and through pytest.
 
-Run:  .venv/bin/python benchmarks/bench_static.py [--tools 1000] [--repeat 3]
+Run from the repository root:
 
-Prints the best wall-clock time of ``read_subjects`` + ``check_subjects`` (static codes
-only) over the repeats, and the number of verdicts. The goal is about a second or less
-for 1,000 tools. No test asserts on this figure.
+    .venv/bin/python benchmarks/bench_static.py                      # 1,000 and 10,000 tools
+    .venv/bin/python benchmarks/bench_static.py --sizes 1000 --repeat 1
+    .venv/bin/python benchmarks/bench_static.py --no-pytest          # the in-process part only
+
+In process: the best CPU time (and wall time), over ``--repeat`` runs, of
+``read_subjects`` + ``check_subjects`` with every static code selected, on fresh
+generated tools (a few with duplicate names and dotted names, so TN102 and TN104
+have work to do). The rate is per CPU second, which other processes on a shared
+machine disturb less than the wall clock. The check time should grow linearly
+with the number of tools: the linearity line is the ratio of tools/s at the
+largest size to tools/s at the smallest (1.0 is linear).
+
+Through pytest (each size, in subprocesses, measured in the same run):
+
+- ``pytest --toolnexus-conformance --toolnexus-only --toolnexus-execute none
+  --toolnexus-granularity tool`` on a module of the same generated tools: every
+  check is collected, the live ones are skipped, one item per tool;
+- plain pytest running the same number of trivial parametrized tests, as many of
+  them failing (pytest's own cost of reporting failures grows with the run).
+
+It prints the wall and CPU times of both and their ratios (CPU is the steadier figure
+on a shared machine). No test asserts on these figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import re
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -36,6 +59,26 @@ LEAVES: list[dict[str, Any]] = [
     {"anyOf": [{"type": "string"}, {"type": "null"}]},
 ]
 
+#: The module pytest loads: the same tools as the in-process run, built by this file.
+TOOLS_MODULE = """
+import sys
+sys.path.insert(0, {bench!r})
+from bench_static import make_tools
+
+tools = make_tools({count}, 0)
+"""
+
+#: As many tests as the toolnexus session had items, failing as many of them: pytest's
+#: own report of a failure (its teardown-section scan) costs the same on both sides.
+PLAIN = """
+import pytest
+
+
+@pytest.mark.parametrize("n", range({count}))
+def test_plain(n):
+    assert n >= {failed}
+"""
+
 
 def _schema(rng: random.Random, depth: int) -> dict[str, Any]:
     properties: dict[str, Any] = {}
@@ -56,7 +99,13 @@ def _schema(rng: random.Random, depth: int) -> dict[str, Any]:
 
 class Generated:
     def __init__(self, index: int, rng: random.Random) -> None:
-        self.name = f"tool_{index}" if rng.random() < 0.95 else f"tool.{index}"
+        roll = rng.random()
+        if roll < 0.04:
+            self.name = f"tool.{index}"
+        elif roll < 0.06:
+            self.name = f"tool_{index // 2}_dup"  # a few duplicate names, for TN104
+        else:
+            self.name = f"tool_{index}"
         self.description = f"Tool number {index}. " * rng.randint(1, 20)
         self.input_schema = _schema(rng, 0)
         if rng.random() < 0.1:
@@ -69,30 +118,113 @@ class Generated:
         raise AssertionError("static checks never call a tool")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tools", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
-    static = [info.code for info in load_catalog().infos() if not info.live]
-    best = float("inf")
+def make_tools(count: int, seed: int) -> list[Generated]:
+    rng = random.Random(seed)
+    return [Generated(i, rng) for i in range(count)]
+
+
+def in_process(count: int, repeat: int, static: list[str], loop: BackgroundLoop) -> float:
+    """Tools per CPU second, best over ``repeat`` runs, fresh tool objects each time.
+
+    CPU time, not wall time, is the rate: on a shared machine the wall clock also
+    counts other processes' turns. Both are printed.
+    """
+    best_wall = best_cpu = float("inf")
     verdicts: list[Any] = []
-    loop = BackgroundLoop()
-    try:
-        for run in range(args.repeat):
-            rng = random.Random(run)
-            tools = [Generated(i, rng) for i in range(args.tools)]  # fresh objects: no warm cache
-            started = time.perf_counter()
-            subjects = read_subjects(tools, "bench")
-            verdicts = check_subjects(subjects, "bench", select=static, loop=loop)
-            best = min(best, time.perf_counter() - started)
-    finally:
-        loop.close()
+    for run in range(repeat):
+        tools = make_tools(count, run)  # fresh objects: no warm cache
+        started, cpu = time.perf_counter(), time.process_time()
+        subjects = read_subjects(tools, "bench")
+        verdicts = check_subjects(subjects, "bench", select=static, loop=loop)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+        best_wall = min(best_wall, time.perf_counter() - started)
     failed = sum(v.is_failure for v in verdicts)
     print(
-        f"{args.tools} tools x {len(static)} static checks: {len(verdicts)} verdicts "
-        f"({failed} failed) in {best:.3f} s (best of {args.repeat})"
+        f"in process  {count:6} tools x {len(static)} static checks: {len(verdicts)} verdicts"
+        f" ({failed} failed): {best_cpu:7.3f} s CPU = {count / best_cpu:7.0f} tools/s"
+        f" (wall {best_wall:.3f} s; best of {repeat})"
     )
+    return count / best_cpu
+
+
+_COUNTS = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)")
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _pytest(folder: Path, *args: str) -> tuple[float, float, dict[str, int]]:
+    """Wall and CPU seconds of one pytest session, and its outcome counts."""
+    cpu = _children_cpu()
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+    )
+    elapsed = time.perf_counter() - started
+    used = _children_cpu() - cpu
+    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    counts = _COUNTS.findall(last)
+    if done.returncode not in (0, 1) or not counts:
+        raise SystemExit(f"pytest failed ({done.returncode}):\n{done.stdout[-3000:]}{done.stderr}")
+    return elapsed, used, {word: int(n) for n, word in counts}
+
+
+def through_pytest(count: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        module = TOOLS_MODULE.format(bench=str(Path(__file__).parent), count=count)
+        (folder / "generated_tools.py").write_text(module)
+        ours, ours_cpu, outcomes = _pytest(
+            folder,
+            "--toolnexus-conformance",
+            "--toolnexus-only",
+            "--toolnexus-execute",
+            "none",
+            "--toolnexus-granularity",
+            "tool",
+            "--toolnexus-target",
+            "generated_tools:tools",
+        )
+        items, failed = sum(outcomes.values()), outcomes.get("failed", 0)
+        (folder / "test_plain.py").write_text(PLAIN.format(count=items, failed=failed))
+        plain, plain_cpu, plain_outcomes = _pytest(folder, "-p", "no:toolnexus", "test_plain.py")
+    print(
+        f"pytest      {count:6} tools: toolnexus {ours:7.2f} s wall, {ours_cpu:6.2f} s CPU"
+        f" ({items} items, {failed} failed; execute none, granularity tool)"
+    )
+    print(
+        f"            plain pytest {plain:7.2f} s wall, {plain_cpu:6.2f} s CPU"
+        f" ({sum(plain_outcomes.values())} tests, {plain_outcomes.get('failed', 0)} failed);"
+        f" ratio {ours / plain:5.2f}x wall, {ours_cpu / plain_cpu:5.2f}x CPU"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000", help="comma-separated tool counts")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-pytest", action="store_true", help="skip the pytest sessions")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    static = [info.code for info in load_catalog().infos() if not info.live]
+    loop = BackgroundLoop()
+    try:
+        rates = [in_process(count, args.repeat, static, loop) for count in sizes]
+    finally:
+        loop.close()
+    if len(sizes) > 1:
+        print(
+            f"linearity   tools/s at {sizes[-1]} / tools/s at {sizes[0]}:"
+            f" {rates[-1] / rates[0]:.2f} (1.0 is linear)"
+        )
+    if not args.no_pytest:
+        for count in sizes:
+            through_pytest(count)
 
 
 if __name__ == "__main__":

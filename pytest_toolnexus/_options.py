@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from toolnexus_conformance import PROVIDERS as PROVIDER_NAMES
+from toolnexus_conformance import RunOptions
 
 __all__ = [
     "ALLOW",
@@ -16,6 +18,7 @@ __all__ = [
     "GRACE",
     "IGNORE",
     "ONLY",
+    "PROVIDERS",
     "REPORT",
     "SEED",
     "SELECT",
@@ -23,6 +26,7 @@ __all__ = [
     "TARGET",
     "Settings",
     "add_options",
+    "providers_from",
     "read_settings",
 ]
 
@@ -41,12 +45,15 @@ GRANULARITY = "--toolnexus-granularity"
 ONLY = "--toolnexus-only"
 CONCURRENCY = "--toolnexus-concurrency"
 SEED = "--toolnexus-seed"
+PROVIDERS = "--toolnexus-providers"
 
 EXECUTE_MODES = ("auto", "all", "none")
-DEFAULT_EXAMPLES = 10
-DEFAULT_GRACE = 1.0
-DEFAULT_CALL_TIMEOUT = 30.0
-DEFAULT_CONCURRENCY = 16
+#: The suites' own defaults, shown in the help and used when nothing is set.
+_DEFAULTS = RunOptions.__dataclass_fields__
+DEFAULT_EXAMPLES: int = _DEFAULTS["examples"].default  # type: ignore[assignment]
+DEFAULT_GRACE: float = _DEFAULTS["grace"].default  # type: ignore[assignment]
+DEFAULT_CALL_TIMEOUT: float = _DEFAULTS["call_timeout"].default  # type: ignore[assignment]
+DEFAULT_CONCURRENCY: int = _DEFAULTS["concurrency"].default  # type: ignore[assignment]
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -88,6 +95,17 @@ def add_options(parser: pytest.Parser) -> None:
         dest="toolnexus_ignore",
         metavar="CODES",
         help="skip these checks (same forms as --toolnexus-select).",
+    )
+    group.addoption(
+        PROVIDERS,
+        action="append",
+        default=[],
+        dest="toolnexus_providers",
+        metavar="NAMES",
+        help="the providers the tools ship to, comma-separated, repeatable: "
+        + ", ".join(PROVIDER_NAMES)
+        + ". Their profiles' refusals are errors; the other profiles do not run."
+        " Default: every profile, as warnings.",
     )
     group.addoption(
         STRICT,
@@ -173,6 +191,11 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("toolnexus_targets", "conformance targets, one per line", type="linelist")
     parser.addini("toolnexus_select", "checks to run (codes, prefixes, categories)", type="args")
     parser.addini("toolnexus_ignore", "checks to skip (codes, prefixes, categories)", type="args")
+    parser.addini(
+        "toolnexus_providers",
+        "providers the tools ship to: " + ", ".join(PROVIDER_NAMES),
+        type="args",
+    )
     parser.addini("toolnexus_strict", "warnings fail the run", type="bool", default=False)
     parser.addini("toolnexus_execute", "auto | all | none", default="auto")
     parser.addini("toolnexus_allow", "tools auto may call anyway, one per line", type="linelist")
@@ -202,6 +225,8 @@ class Settings:
     granularity: str = "check"
     concurrency: int = DEFAULT_CONCURRENCY
     seed: int | None = None
+    #: The providers declared (names from ``PROVIDER_NAMES``); ``None`` when none were.
+    providers: tuple[str, ...] | None = None
 
 
 def _codes(values: list[str]) -> tuple[str, ...]:
@@ -221,6 +246,32 @@ def _number(
         return cast(raw)
     except ValueError:
         raise pytest.UsageError(f"ini key {dest} must be a number, got {raw!r}") from None
+
+
+def _providers(config: pytest.Config) -> tuple[str, ...] | None:
+    names = _codes(config.getoption("toolnexus_providers")) or _codes(
+        config.getini("toolnexus_providers")
+    )
+    if not names:
+        return None
+    unknown = [name for name in names if name.lower() not in PROVIDER_NAMES]
+    if unknown:
+        raise pytest.UsageError(
+            f"{PROVIDERS} (ini toolnexus_providers) names unknown providers:"
+            f" {', '.join(unknown)}; known providers: {', '.join(PROVIDER_NAMES)}"
+        )
+    return tuple(dict.fromkeys(name.lower() for name in names))
+
+
+def providers_from(settings: Settings) -> dict[str, frozenset[str]]:
+    """The ``RunOptions`` keyword for the declared providers: ``RunOptions(**providers_from(s))``.
+
+    Empty when nothing was declared, so ``RunOptions`` keeps its default (every
+    profile, as warnings).
+    """
+    if settings.providers is None:
+        return {}
+    return {"providers": frozenset(settings.providers)}
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -269,4 +320,5 @@ def read_settings(config: pytest.Config) -> Settings:
         granularity=granularity,
         concurrency=concurrency,
         seed=None if seed_value == -1 else int(seed_value),
+        providers=_providers(config),
     )

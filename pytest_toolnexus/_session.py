@@ -32,7 +32,7 @@ from toolnexus_conformance.targets import (
 )
 
 from ._items import RECORD_KEY, CheckItem, ToolCollector
-from ._options import CONFORMANCE, TARGET, Settings
+from ._options import CONFORMANCE, TARGET, Settings, providers_from
 
 __all__ = ["ConformanceSession"]
 
@@ -57,6 +57,7 @@ class ConformanceSession:
             seed=settings.seed if settings.seed is not None else _hypothesis_seed(config),
             concurrency=settings.concurrency,
             example_database=_example_database(config),
+            providers=providers_from(settings).get("providers"),
         )
         self.records = Records()
         self._loaded: list[LoadedTarget] = []
@@ -83,9 +84,7 @@ class ConformanceSession:
                 with queue.lock() as pending:
                     indexes = [i for i in pending if isinstance(i, int)]
                 items = session.items
-                return {
-                    id(items[i].subject) for i in indexes if isinstance(items[i], CheckItem)
-                }
+                return {id(items[i].subject) for i in indexes if isinstance(items[i], CheckItem)}
             except Exception:
                 return set()
         return set()
@@ -184,14 +183,19 @@ class ConformanceSession:
         target_extra["load_error"] = load_error
         target_subject = TargetSubject(label, subjects, target_extra)
         items: list[pytest.Item] = []
-        target_checks = applicable_checks(settings.select, settings.ignore, scope=Scope.TARGET)
+        providers = self.options.providers
+        target_checks = applicable_checks(
+            settings.select, settings.ignore, scope=Scope.TARGET, providers=providers
+        )
         if load_error is not None:  # a target that did not load gets exactly one verdict
             target_checks = [c for c in applicable_checks(scope=Scope.TARGET) if c.code == "TN001"]
         for c_index, check in enumerate(target_checks):
             if load_error is None and not applies(check, target_subject):
                 continue
             items.append(self._item(target_node, [(check, (t_index, -1, c_index))], target_subject))
-        tool_checks = applicable_checks(settings.select, settings.ignore, scope=Scope.TOOL)
+        tool_checks = applicable_checks(
+            settings.select, settings.ignore, scope=Scope.TOOL, providers=providers
+        )
         for s_index, subject in enumerate(subjects):
             tool_node = ToolCollector.from_parent(target_node, name=subject.display_name)
             mine = [

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["ExecuteMode", "RunOptions"]
+__all__ = ["PROVIDERS", "ExecuteMode", "Provider", "RunOptions", "providers_named"]
 
 
 class ExecuteMode(StrEnum):
@@ -16,6 +17,45 @@ class ExecuteMode(StrEnum):
     AUTO = "auto"
     ALL = "all"
     NONE = "none"
+
+
+class Provider(StrEnum):
+    """A provider, and the mode of it, that tool declarations are sent to.
+
+    Each names one profile of provider checks: ``openai`` (function calling, TN40x),
+    ``openai-strict`` (the same plus strict mode's schema rules, TN41x), ``anthropic``
+    (TN42x), ``gemini`` (the name and the ``parameters`` field, TN430-431) and
+    ``gemini-json-schema`` (the name and ``parametersJsonSchema``, TN430 and TN432).
+    """
+
+    OPENAI = "openai"
+    OPENAI_STRICT = "openai-strict"
+    ANTHROPIC = "anthropic"
+    GEMINI = "gemini"
+    GEMINI_JSON_SCHEMA = "gemini-json-schema"
+
+
+#: Every provider name, in the order the docs list them.
+PROVIDERS: tuple[str, ...] = tuple(p.value for p in Provider)
+
+
+def providers_named(names: str | Iterable[str]) -> frozenset[Provider]:
+    """The providers for ``names`` (or one comma-separated string), case-insensitive.
+
+    An unknown name is a ``ValueError`` that lists the known ones.
+    """
+    if isinstance(names, str):
+        names = [n for n in names.split(",") if n.strip()]
+    chosen: set[Provider] = set()
+    for raw in names:
+        name = str(raw).strip().lower()
+        try:
+            chosen.add(Provider(name))
+        except ValueError:
+            raise ValueError(
+                f"unknown provider {raw!r}; known providers: {', '.join(PROVIDERS)}"
+            ) from None
+    return frozenset(chosen)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,3 +86,12 @@ class RunOptions:
     example_database: Path | Literal[False] | None = None
     #: Where live checks run; a fresh folder per call when ``None``.
     scratch_root: Path | None = None
+    #: The providers the tools are shipped to (names from ``PROVIDERS``, kept as a
+    #: frozenset of ``Provider``). Their profiles' refusals are errors and the other
+    #: profiles do not run. ``None``, the default, declares nothing: every profile runs
+    #: as a warning, OpenAI strict mode and Gemini ``parameters`` only when selected.
+    providers: Collection[str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.providers is not None:  # names are accepted, and checked, here
+            object.__setattr__(self, "providers", providers_named(self.providers))

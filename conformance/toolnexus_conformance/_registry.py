@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +13,17 @@ from ._model import Category, CheckInfo, Finding, Scope, Severity
 if TYPE_CHECKING:
     from ._options import RunOptions
 
-__all__ = ["CATALOG", "Catalog", "Check", "CheckFunction", "check", "load_catalog", "selected"]
+__all__ = [
+    "CATALOG",
+    "Catalog",
+    "Check",
+    "CheckFunction",
+    "check",
+    "for_providers",
+    "load_catalog",
+    "selected",
+    "with_providers",
+]
 
 #: A check reads (or calls) a subject and returns its findings; empty means it passed.
 #: It raises ``Skip`` when it cannot judge. Live checks are ``async def``.
@@ -40,6 +51,9 @@ class Check:
     #: For live checks: the exploration phases (``_observation.Phase`` values) whose
     #: calls the check judges; the runner explores a tool only as far as its checks need.
     needs: frozenset[str] = frozenset()
+    #: The provider profiles (``Provider`` names) this check belongs to; empty for a
+    #: check that judges the contract itself. See ``for_providers``.
+    providers: frozenset[str] = frozenset()
 
     @property
     def code(self) -> str:
@@ -92,11 +106,14 @@ def check(
     sources: Iterable[str] = (),
     opt_in: bool = False,
     needs: Iterable[str] = (),
+    providers: Iterable[str] = (),
 ) -> Callable[[CheckFunction], CheckFunction]:
     """Register the decorated function as the implementation of a catalog entry.
 
     A live check's function takes the tool's ``Observation`` (what its exploration
     saw) instead of the subject, and ``needs`` names the phases it reads.
+    ``providers`` names the provider profiles the check belongs to (``Provider``
+    values): a run that declares none of them does not run it.
     """
     info = CheckInfo(
         code=code,
@@ -114,7 +131,7 @@ def check(
     )
 
     def register(fn: CheckFunction) -> CheckFunction:
-        CATALOG.register(Check(info, fn, frozenset(needs)))
+        CATALOG.register(Check(info, fn, frozenset(needs), frozenset(providers)))
         return fn
 
     return register
@@ -153,3 +170,36 @@ def selected(info: CheckInfo, select: Sequence[str] = (), ignore: Sequence[str] 
     if (select or info.opt_in) and not any(_matches(info, token) for token in select):
         return False
     return not any(_matches(info, token) for token in ignore)
+
+
+def for_providers(check: Check, providers: Collection[str] | None) -> Check | None:
+    """The check as a run that ships to ``providers`` sees it; ``None`` when it does not run.
+
+    ``providers`` is ``RunOptions.providers``. ``None`` declares nothing and changes
+    nothing: every profile keeps its catalog severity (a warning) and opt-in. A check
+    of a declared provider becomes an error and is no longer opt-in (declaring
+    ``openai-strict`` runs the strict-mode profile); a check of providers none of which
+    is declared is not run. Checks of the contract itself are never touched.
+    """
+    if providers is None or not check.providers:
+        return check
+    if not check.providers & {str(p) for p in providers}:
+        return None
+    if check.info.severity is Severity.ERROR and not check.info.opt_in:
+        return check
+    info = dataclasses.replace(check.info, severity=Severity.ERROR, opt_in=False)
+    return dataclasses.replace(check, info=info)
+
+
+def with_providers(checks: Iterable[Check], providers: Collection[str] | None) -> list[Check]:
+    """``for_providers`` over ``checks``, in order, leaving out those that do not run.
+
+    Apply it before ``selected``: a declared profile is selected like any check, so
+    ``--toolnexus-ignore`` still removes one of its checks.
+    """
+    out = []
+    for each in checks:
+        seen = for_providers(each, providers)
+        if seen is not None:
+            out.append(seen)
+    return out

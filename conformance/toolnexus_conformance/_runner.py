@@ -11,14 +11,14 @@ from __future__ import annotations
 import functools
 import inspect
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from ._explorations import Explorations
 from ._loop import BackgroundLoop, LoopBlocked
 from ._model import Fail, Finding, Outcome, Scope, Skip, Verdict
 from ._options import RunOptions
-from ._registry import Check, load_catalog, selected
+from ._registry import Check, load_catalog, selected, with_providers
 from ._safety import may_execute
 from ._subject import TargetSubject, ToolSubject, read_subjects
 
@@ -37,12 +37,16 @@ ASYNC_CHECK_LIMIT = 120.0
 
 
 def applicable_checks(
-    select: Sequence[str] = (), ignore: Sequence[str] = (), *, scope: Scope | None = None
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    *,
+    scope: Scope | None = None,
+    providers: Collection[str] | None = None,
 ) -> list[Check]:
-    """Catalog checks after ``select``/``ignore``, in catalog order."""
+    """Catalog checks after the declared ``providers`` and ``select``/``ignore``, in order."""
     return [
         c
-        for c in load_catalog()
+        for c in with_providers(load_catalog(), providers)
         if selected(c.info, select, ignore) and (scope is None or c.info.scope is scope)
     ]
 
@@ -184,10 +188,11 @@ def check_subjects(
     verdicts: list[Verdict] = []
     try:
         target_subject = TargetSubject(target, subjects, dict(target_extra or {}))
-        for check in applicable_checks(select, ignore, scope=Scope.TARGET):
+        providers = options.providers
+        for check in applicable_checks(select, ignore, scope=Scope.TARGET, providers=providers):
             if applies(check, target_subject):
                 verdicts.append(run_check(check, target_subject, options, loop=loop))
-        tool_checks = applicable_checks(select, ignore, scope=Scope.TOOL)
+        tool_checks = applicable_checks(select, ignore, scope=Scope.TOOL, providers=providers)
         for subject in subjects:
             plan(explorations, subject, tool_checks, group=target)
         for subject in subjects:

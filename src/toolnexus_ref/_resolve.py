@@ -91,7 +91,9 @@ def import_object(spec: str, *, base_dir: str | Path | None = None) -> Any:
         try:
             value = getattr(value, part)
         except AttributeError:
-            raise ImportSpecError(f"module {module_name!r} has no attribute {attr_path!r}") from None
+            raise ImportSpecError(
+                f"module {module_name!r} has no attribute {attr_path!r}"
+            ) from None
     return value
 
 
@@ -142,7 +144,9 @@ def _found(value: object) -> str:
 def _not_tools(value: object, label: str, why: str = "") -> NotToolsError:
     forms = "\n  - ".join(TOOL_FORMS)
     extra = f" ({why})" if why else ""
-    return NotToolsError(f"{label} holds no tools: found {_found(value)}{extra}. Accepted:\n  - {forms}")
+    return NotToolsError(
+        f"{label} holds no tools: found {_found(value)}{extra}. Accepted:\n  - {forms}"
+    )
 
 
 def _has_method_tools(value: object) -> bool:
@@ -164,7 +168,8 @@ def _required_parameters(fn: Callable[..., Any]) -> list[str] | None:
     return [
         p.name
         for p in signature.parameters.values()
-        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        if p.default is p.empty
+        and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
     ]
 
 
@@ -227,8 +232,14 @@ async def _toolkit_tools(value: object, label: str, wait: _Await) -> Any | None:
     try:
         inner = getattr(value, attribute, None)
     except Exception as exc:
-        raise NotToolsError(f"reading {label}.{attribute} raised {type(exc).__name__}: {exc}") from exc
-    if inner is None or isinstance(inner, str | bytes) or (attribute == "get_tools" and not callable(inner)):
+        raise NotToolsError(
+            f"reading {label}.{attribute} raised {type(exc).__name__}: {exc}"
+        ) from exc
+    if (
+        inner is None
+        or isinstance(inner, str | bytes)
+        or (attribute == "get_tools" and not callable(inner))
+    ):
         return None
     if callable(inner) and not is_tool(inner):
         if _required_parameters(inner):

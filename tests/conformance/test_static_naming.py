@@ -8,6 +8,8 @@ import pytest
 from _conformance_helpers import Plain, failed, passed
 from hypothesis import given
 from hypothesis import strategies as st
+from toolnexus_conformance._model import Outcome
+from toolnexus_conformance._options import RunOptions
 
 from toolnexus_ref import is_valid_name
 
@@ -83,3 +85,47 @@ def test_charset_and_length_agree_with_the_reference_rule(name: str) -> None:
     }
     all_pass = all(o is Outcome.PASSED for o in outcomes.values())
     assert all_pass == is_valid_name(name)
+
+
+class _CountingNames(list[Any]):
+    """A sibling-name list that counts how often it is walked."""
+
+    walks = 0
+
+    def __iter__(self) -> Any:
+        type(self).walks += 1
+        return super().__iter__()
+
+
+def test_uniqueness_counts_the_names_of_a_target_once() -> None:
+    """TN104 is linear: 200 tools of one target walk the shared name list once, not 200 times."""
+    from toolnexus_conformance._registry import load_catalog
+    from toolnexus_conformance._runner import run_check
+    from toolnexus_conformance._subject import read_subject
+
+    names = _CountingNames([f"tool_{i}" for i in range(199)] + ["tool_0"])
+    _CountingNames.walks = 0
+    check = load_catalog()["TN104"]
+    verdicts = [
+        run_check(check, read_subject(Plain(name=n), "t", sibling_names=names), RunOptions())
+        for n in list.__iter__(names)
+    ]
+    assert _CountingNames.walks == 1
+    failed = [v.tool for v in verdicts if v.outcome is Outcome.FAILED]
+    assert failed == ["tool_0", "tool_0"]
+
+
+def test_uniqueness_is_judged_per_target_even_for_equal_lists() -> None:
+    assert "2 tools" in failed("TN104", Plain(name="a"), siblings=(Plain(name="a"),))
+    assert passed("TN104", Plain(name="a"), siblings=(Plain(name="b"),))
+    assert "2 tools" in failed("TN104", Plain(name="a"), siblings=(Plain(name="a"),))
+
+
+def test_a_str_subclass_name_counts_as_its_text() -> None:
+    class Sneaky(str):
+        def __eq__(self, other: object) -> bool:
+            return False
+
+        __hash__ = str.__hash__
+
+    assert "2 tools" in failed("TN104", Plain(name="dup"), siblings=(Plain(name=Sneaky("dup")),))

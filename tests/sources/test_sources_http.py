@@ -30,7 +30,10 @@ async def test_a_get_fills_the_url_and_sends_the_rest_as_query(base: str) -> Non
     inferred = http_tool(name="get_item", description="Get an item.", url=f"{base}/items/{{id}}")
     assert inferred.input_schema["required"] == ["id"]
     assert (inferred.method, inferred.annotations.read_only) == ("GET", True)
-    schema = {"type": "object", "properties": {"id": {"type": "string"}, "fields": {"type": "string"}}}
+    schema = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "fields": {"type": "string"}},
+    }
     item = http_tool(
         name="get_item", description="Get an item.", url=f"{base}/items/{{id}}", input_schema=schema
     )
@@ -44,7 +47,7 @@ async def test_a_get_fills_the_url_and_sends_the_rest_as_query(base: str) -> Non
 async def test_a_non_2xx_answer_is_an_error_result_with_status_and_body(base: str) -> None:
     down = http_tool(name="down", description="Always down.", url=f"{base}/down")
     result = await down.execute({})
-    assert (result.output, result.is_error) == ('HTTP 503: down for maintenance', True)
+    assert (result.output, result.is_error) == ("HTTP 503: down for maintenance", True)
     assert result.retryable
     missing = await http_tool(name="nope", description="Not there.", url=f"{base}/nope").execute({})
     assert missing.output == "HTTP 404: no such page"
@@ -78,7 +81,11 @@ async def test_env_headers_are_sent_but_never_shown(
 async def test_deadlines_and_cancels_end_the_call_with_error_results(base: str) -> None:
     seconds = {"type": "object", "properties": {"seconds": {"type": "string"}}}
     slow = http_tool(
-        name="slow", description="Answers late.", url=f"{base}/slow", timeout=10, input_schema=seconds
+        name="slow",
+        description="Answers late.",
+        url=f"{base}/slow",
+        timeout=10,
+        input_schema=seconds,
     )
     expired = await slow.execute({"seconds": "5"}, ToolContext(timeout=0.2))
     assert expired.is_error
@@ -100,7 +107,9 @@ async def test_bodies_and_methods_through_respx() -> None:
         form = router.put("https://api.example.test/notes/7").respond(200, text="saved")
         router.get("https://api.example.test/boom").mock(side_effect=httpx.ConnectError("refused"))
         post = http_tool(
-            name="add_note", description="Add a note.", method="post",
+            name="add_note",
+            description="Add a note.",
+            method="post",
             url="https://api.example.test/notes",
             input_schema={"type": "object", "properties": {"text": {"type": "string"}}},
         )
@@ -108,19 +117,29 @@ async def test_bodies_and_methods_through_respx() -> None:
         assert (await post.execute({"text": "hi"})).output == '{"id":7}'
         assert json.loads(created.calls.last.request.content) == {"text": "hi"}
         put = http_tool(
-            name="save", description="Save.", method="PUT", body="form",
+            name="save",
+            description="Save.",
+            method="PUT",
+            body="form",
             url="https://api.example.test/notes/{id}",
-            input_schema={"type": "object", "properties": {"id": {"type": "string"}, "text": {"type": "string"}}},
+            input_schema={
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "text": {"type": "string"}},
+            },
         )
         assert (await put.execute({"id": "7", "text": "hello there"})).output == "saved"
         assert form.calls.last.request.content == b"text=hello+there"
-        boom = await http_tool(name="boom", description="Fails.", url="https://api.example.test/boom").execute({})
+        boom = await http_tool(
+            name="boom", description="Fails.", url="https://api.example.test/boom"
+        ).execute({})
         assert boom.is_error
         assert boom.output.startswith("HTTP request failed: ConnectError")
 
 
 def test_tools_declared_in_json_and_yaml_files(tmp_path: Path) -> None:
-    declared = {"tools": [{"name": "get_item", "description": "Get.", "url": "http://x/items/{id}"}]}
+    declared = {
+        "tools": [{"name": "get_item", "description": "Get.", "url": "http://x/items/{id}"}]
+    }
     (tmp_path / "tools.json").write_text(json.dumps(declared), encoding="utf-8")
     (tmp_path / "tools.yaml").write_text(
         "tools:\n  - name: add_note\n    description: Add.\n    method: POST\n    url: http://x/notes\n",
@@ -135,7 +154,7 @@ def test_tools_declared_in_json_and_yaml_files(tmp_path: Path) -> None:
         load_http_tools(tmp_path / "bad.json")
 
 
-TOOLS = '''
+TOOLS = """
 import os
 
 from toolnexus_ref.http import http_tool
@@ -164,7 +183,7 @@ tools = [
         input_schema={"type": "object", "properties": {"text": {"type": "string"}}},
     ),
 ]
-'''
+"""
 
 
 def test_through_the_plugin_gets_are_judged_posts_skipped_and_secrets_never_reported(
@@ -176,7 +195,9 @@ def test_through_the_plugin_gets_are_judged_posts_skipped_and_secrets_never_repo
     run = run_kit(pytester, "http_plugin_tools:tools", extra=("--toolnexus-examples", "5"))
     errors = run.failed(severity="error")
     assert not errors, shown(errors)
-    assert {"TN501", "TN601", "TN602", "TN603", "TN701", "TN801"} <= set(run.live_passed("get_item"))
+    assert {"TN501", "TN601", "TN602", "TN603", "TN701", "TN801"} <= set(
+        run.live_passed("get_item")
+    )
     skipped = [r for r in run.records if r["tool"] == "add_note" and r["check"] == "TN601"]
     assert skipped[0]["outcome"] == "skipped"
     assert "whose method is POST, not GET" in skipped[0]["message"]

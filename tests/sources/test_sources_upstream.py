@@ -49,7 +49,9 @@ async def test_their_context_is_driven_by_ours() -> None:
         seen["after"] = (ctx.signal.is_set(), ctx.signal.aborted)
         return TheirResult(output="stopped", is_error=True)
 
-    (adapted,) = as_tools(TheirTool("waits", "Waits for a cancel.", {"type": "object"}, "custom", execute))
+    (adapted,) = as_tools(
+        TheirTool("waits", "Waits for a cancel.", {"type": "object"}, "custom", execute)
+    )
     ctx = ToolContext(timeout=30)
     asyncio.get_running_loop().call_later(0.05, ctx.cancel)
     result = await adapted.execute({}, ctx)

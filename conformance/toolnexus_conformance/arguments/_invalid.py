@@ -4,6 +4,11 @@ Each mutation targets a keyword written directly on the object or property it br
 (a ``required`` entry, a ``type``, a bound, an ``enum``, ``additionalProperties: false``),
 so the result is invalid by construction; jsonschema still confirms every value, and a
 mutation that turns out valid is discarded.
+
+A wrong type is tried with the values lax validators accept (``true`` and ``"1"`` for
+an integer, ``"true"`` for a boolean, ``{}`` for an array: see ``_wrong``), each its
+own mutation, and an enum with its near misses (another case, a trailing space), so
+a tool that coerces instead of refusing is caught, not only one that crashes.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import copy
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hypothesis import strategies as st
@@ -21,8 +26,9 @@ from ._compile import Compiler
 from ._dialect import is_plain_json, json_key
 from ._scalars import bounds, is_multiple
 from ._types import InvalidArgs
+from ._wrong import enum_near_misses, wrong_values
 
-__all__ = ["NOT_OBJECTS", "candidates", "invalid_strategy"]
+__all__ = ["MAX_MUTATIONS", "NOT_OBJECTS", "candidates", "entries", "invalid_strategy"]
 
 #: Values a tool must refuse whatever its schema says: arguments are always an object.
 NOT_OBJECTS: tuple[object, ...] = ([], "arguments", None, 0, 1.5, True, [{}])
@@ -30,15 +36,11 @@ NOT_OBJECTS: tuple[object, ...] = ([], "arguments", None, 0, 1.5, True, [{}])
 MAX_MUTATIONS = 48
 #: Nesting depth of properties whose own keywords are mutated.
 MAX_PATH = 2
-_WRONG: tuple[tuple[str, object], ...] = (
-    ("string", "not-a-value"),
-    ("integer", 7),
-    ("number", 0.5),
-    ("boolean", True),
-    ("null", None),
-    ("array", []),
-    ("object", {}),
-)
+#: Mutations in the first tier survive the ``MAX_MUTATIONS`` cut before any of the second:
+#: every property keeps its most telling mutation however many properties there are.
+FIRST, SECOND = 0, 1
+#: Wrong values per typed property drawn as entries of their own (see ``property``).
+OWN_ENTRIES = 2
 _NOT_IN_ENUM = "__toolnexus_not_in_enum__"
 _UNKNOWN = ("zz", "zz_unknown", "zz_unknown_key", "_zz_")
 _NOT_MATCHING = ("", "!", " ", "0", "~~~", "\u00e9")
@@ -62,7 +64,7 @@ def _dotted(path: Path) -> str:
 class _Mutations:
     def __init__(self, c: Compiler) -> None:
         self.c = c
-        self.out: list[SearchStrategy[InvalidArgs]] = []
+        self.out: list[tuple[int, SearchStrategy[InvalidArgs]]] = []
         self.root_ok = c.check(c.root, c.root_resolver)
         self._bases: dict[Path, SearchStrategy[Any]] = {}
 
@@ -75,12 +77,20 @@ class _Mutations:
             self._bases[path] = made.filter(lambda v: isinstance(v, dict) and ok(v))
         return self._bases[path]
 
-    def add(self, parent: Path, mutation: str, change: Callable[[dict[str, Any]], None]) -> None:
+    def add(self, parent: Path, mutation: str, change: Change, tier: int = FIRST) -> None:
+        self.add_choice(parent, [(mutation, change)], tier)
+
+    def add_choice(
+        self, parent: Path, choices: Sequence[tuple[str, Change]], tier: int = FIRST
+    ) -> None:
+        """One mutation drawn from ``choices`` (shrinking toward the first), as one entry."""
         base = self.base(parent)
-        if base.is_empty:
+        if base.is_empty or not choices:
             return
 
-        def apply(value: dict[str, Any]) -> InvalidArgs:
+        def apply(drawn: tuple[dict[str, Any], int]) -> InvalidArgs:
+            value, index = drawn
+            mutation, change = choices[index]
             value = copy.deepcopy(value)
             target: Any = value
             for name in parent:
@@ -89,13 +99,11 @@ class _Mutations:
                 change(target)
             return InvalidArgs(value, mutation)
 
-        self.out.append(base.map(apply))
+        which = st.just(0) if len(choices) == 1 else st.integers(0, len(choices) - 1)
+        self.out.append((tier, st.tuples(base, which).map(apply)))
 
-    def setter(self, parent: Path, name: str, text: str, value: object) -> None:
-        def change(target: dict[str, Any]) -> None:
-            target[name] = copy.deepcopy(value)
-
-        self.add(parent, text, change)
+    def setter(self, parent: Path, name: str, text: str, value: object, tier: int = FIRST) -> None:
+        self.add(parent, text, _putter(name, value), tier)
 
     # -- what one object schema allows us to break -------------------------------------
 
@@ -117,9 +125,9 @@ class _Mutations:
                 "x",
             )
         elif unknown is not None and isinstance(extra, Mapping) and "type" in extra:
-            for kind, value in _wrong_types(extra["type"])[:1]:
-                text = f"unknown key '{_dotted((*path, unknown))}' breaks additionalProperties ({kind})"
-                self.setter(path, unknown, text, value)
+            for wrong in wrong_values(extra["type"])[:1]:
+                text = f"unknown key '{_dotted((*path, unknown))}' breaks additionalProperties ({wrong.kind})"
+                self.setter(path, unknown, text, wrong.value)
         for name, sub in list(props.items())[:16]:
             if not isinstance(sub, Mapping):
                 continue
@@ -132,11 +140,27 @@ class _Mutations:
         here = (*parent, name)
         if "enum" in node:
             if json_key(_NOT_IN_ENUM) not in {json_key(v) for v in node["enum"]}:
-                self.setter(here[:-1], name, f"enum of '{label}' broken", _NOT_IN_ENUM)
+                self.setter(parent, name, f"enum of '{label}' broken", _NOT_IN_ENUM)
+            for text, value in enum_near_misses(node["enum"]):
+                self.setter(parent, name, f"enum of '{label}' near-missed: {text}", value, SECOND)
             return
         if "type" in node:
-            for kind, value in _wrong_types(node["type"])[:2]:
-                self.setter(parent, name, f"type of '{label}' changed to {kind}", value)
+            # The two values lax validators accept most often are entries of their own,
+            # so they are drawn often; the first is in the first tier, so no property
+            # loses it to the cap. The rest share one entry: the rarer coercions, and
+            # plainly wrong types, which any validator refuses (one of them is enough).
+            wrong = wrong_values(node["type"])
+            lax = ([w for w in wrong if w.lax] or wrong)[:OWN_ENTRIES]
+            for index, one in enumerate(lax):
+                text = f"type of '{label}' changed to {one.label}"
+                self.setter(parent, name, text, one.value, FIRST if index == 0 else SECOND)
+            plain = [
+                (f"type of '{label}' changed to {w.label}", _putter(name, w.value))
+                for w in wrong
+                if w not in lax
+            ]
+            self.add_choice(parent, plain, SECOND)
+            self.items(node, parent, name, label)
         for keyword, value in _broken_bounds(node, self.c.dialect.draft4):
             self.setter(parent, name, f"broke {keyword} of '{label}'", value)
         fmt = node.get("format")
@@ -144,11 +168,31 @@ class _Mutations:
         if isinstance(fmt, str) and checker is not None and fmt in checker.checkers:
             bad = f"not a {fmt}"
             if not checker.conforms(bad, fmt):
-                self.setter(parent, name, f"broke format of '{label}'", bad)
+                self.setter(parent, name, f"broke format of '{label}'", bad, SECOND)
         types = node.get("type")
         is_object = types == "object" or (types is None and "properties" in node)
         if is_object and len(here) < MAX_PATH:
             self.object(node, here)
+
+    def items(self, node: Mapping[str, Any], parent: Path, name: str, label: str) -> None:
+        """``["1"]`` for an array of integers: lax validators coerce each item too."""
+        items = node.get("items")
+        if node.get("type") != "array" or not isinstance(items, Mapping) or "prefixItems" in node:
+            return
+        merged, _, _ = self.c.flatten(items, self.c.root_resolver, 0)
+        if merged is None or "type" not in merged or "enum" in merged or "const" in merged:
+            return
+        lax = [w for w in wrong_values(merged["type"]) if w.lax][:1]
+        for one in lax:
+            text = f"items of '{label}' changed to {one.label}"
+            self.setter(parent, name, text, [one.value], SECOND)
+
+
+def _putter(name: str, value: object) -> Change:
+    def change(target: dict[str, Any]) -> None:
+        target[name] = copy.deepcopy(value)
+
+    return change
 
 
 def _deleter(name: str) -> Change:
@@ -156,13 +200,6 @@ def _deleter(name: str) -> Change:
         target.pop(name, None)
 
     return change
-
-
-def _wrong_types(declared: Any) -> list[tuple[str, object]]:
-    allowed = {declared} if isinstance(declared, str) else set(declared)
-    if "number" in allowed:
-        allowed.add("integer")
-    return [(kind, value) for kind, value in _WRONG if kind not in allowed]
 
 
 def _broken_bounds(node: Mapping[str, Any], draft4: bool) -> list[tuple[str, object]]:
@@ -200,18 +237,26 @@ def _broken_bounds(node: Mapping[str, Any], draft4: bool) -> list[tuple[str, obj
 
 def candidates(c: Compiler) -> SearchStrategy[InvalidArgs]:
     """Every mutation the schema allows, before jsonschema confirms it is refused."""
+    return st.one_of(entries(c))
+
+
+def entries(c: Compiler) -> list[SearchStrategy[InvalidArgs]]:
+    """The mutations drawn from, one strategy each, the most telling first, capped."""
     found = _Mutations(c)
     if isinstance(c.root, Mapping):
         merged, _, _ = c.flatten(c.root, c.root_resolver, 0)
         if merged is not None:
             found.object(merged, ())
             if merged.get("minProperties", 0) > 0:
-                found.out.append(st.just(InvalidArgs({}, "too few properties (minProperties)")))
-    found.out = found.out[: MAX_MUTATIONS - 1]
-    found.out.append(
+                few = st.just(InvalidArgs({}, "too few properties (minProperties)"))
+                found.out.append((FIRST, few))
+    # A stable sort: within a tier, the order the schema was walked in.
+    kept = [made for _, made in sorted(found.out, key=lambda pair: pair[0])]
+    kept = kept[: MAX_MUTATIONS - 1]
+    kept.append(
         st.sampled_from(NOT_OBJECTS).map(lambda v: InvalidArgs(copy.deepcopy(v), "not an object"))
     )
-    return st.one_of(found.out)
+    return kept
 
 
 def invalid_strategy(c: Compiler) -> SearchStrategy[InvalidArgs]:

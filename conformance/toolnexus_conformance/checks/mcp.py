@@ -171,5 +171,3 @@ def mcp_server_keeps_protocol(subject: Any, options: RunOptions) -> Iterable[Fin
         for name, status in statuses.items()
         for problem in getattr(status, "problems", ())
     ]
-
-

@@ -3,12 +3,23 @@
 The source check lives here, in the ``naming`` category: a tool's name and its
 source are its identity, the two facts a host reads before anything else, to
 route a call and to decide which safety rules apply.
+
+For an MCP tool they judge the server's own name (``own_name``), never the prefix
+this kit puts before it (``server_tool``, with the server's label sanitized):
+another host prefixes differently or not at all. The prefixed name's length is
+TN153's, and the server's name against the contract's characters is TN151's.
+Uniqueness (TN104) is of the exposed names: the prefix only ever separates two
+servers' names, and two names of one server that collide once sanitized
+(``read.file``, ``read_file``) do collide for a host.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from toolnexus_conformance._model import Category, Finding, Severity, Skip
 from toolnexus_conformance._options import RunOptions
@@ -19,10 +30,12 @@ from toolnexus_ref._naming import MAX_NAME_LENGTH, SOURCES
 from ._walk import describe_value, text_attribute
 
 __all__ = [
+    "mcp_original_name",
     "name_charset",
     "name_is_string",
     "name_length",
     "name_unique",
+    "own_name",
     "source_known",
 ]
 
@@ -37,6 +50,26 @@ _CONTRACT = (
 
 def _name(subject: ToolSubject) -> str:
     return text_attribute(subject, "name", "TN101")
+
+
+def mcp_original_name(subject: ToolSubject) -> str | None:
+    """An MCP tool's name as its server declares it; ``None`` for any other tool."""
+    if subject.source != "mcp":
+        return None
+    try:
+        original = subject.extra.get("original_name", getattr(subject.tool, "original_name", None))
+    except Exception:  # a hostile property: the checks judge the name itself
+        return None
+    return original if isinstance(original, str) else None
+
+
+def own_name(subject: ToolSubject) -> str:
+    """The name the tool's author chose: an MCP server's own name, else the tool's name.
+
+    Raises ``Unusable`` (pointing at TN101) when there is none to read.
+    """
+    original = mcp_original_name(subject)
+    return original if original is not None else _name(subject)
 
 
 @check(
@@ -77,10 +110,16 @@ def name_is_string(subject: ToolSubject, options: RunOptions) -> Iterator[Findin
     reference=_CONTRACT,
 )
 def name_charset(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
-    name = _name(subject)
+    name = own_name(subject)
     bad = sorted(set(_OUTSIDE.findall(name)))
     if bad:
         shown = ", ".join(repr(c) for c in bad[:8])
+        if mcp_original_name(subject) is not None:
+            raise Skip(
+                f"the MCP server names the tool {name[:80]!r}, with {shown}; reported once,"
+                " as TN151 mcp-name-contract (a warning: the MCP specification allows more"
+                " characters than the providers do)"
+            )
         yield Finding(
             f"the name {name[:80]!r} contains characters outside [a-zA-Z0-9_-]: {shown}",
             path="name",
@@ -117,13 +156,7 @@ def name_length(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
 
 def _judged_by_tn153(subject: ToolSubject) -> bool:
     """An MCP tool whose server-side name is known: TN153 reports its length, better."""
-    if subject.source != "mcp":
-        return False
-    try:
-        original = subject.extra.get("original_name", getattr(subject.tool, "original_name", None))
-    except Exception:  # a hostile property: TN103 judges the name itself
-        return False
-    return isinstance(original, str)
+    return mcp_original_name(subject) is not None
 
 
 @check(
@@ -140,11 +173,35 @@ def _judged_by_tn153(subject: ToolSubject) -> bool:
 )
 def name_unique(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
     name = _name(subject)
-    count = sum(1 for other in subject.sibling_names if isinstance(other, str) and other == name)
+    count = _name_counts(subject.sibling_names).get(str.__str__(name), 0)
     if count > 1:
         yield Finding(
             f"{count} tools in target {subject.target!r} are named {name[:80]!r}", path="name"
         )
+
+
+#: The name counts of the last few targets. Every subject of a target shares one
+#: ``sibling_names`` sequence, so counting it once per target (not once per tool) keeps
+#: TN104 linear in the number of tools. Held by identity, with the sequence itself, so a
+#: recycled ``id`` can never match a new one.
+_COUNTS: OrderedDict[int, tuple[Sequence[Any], Counter[str]]] = OrderedDict()
+_COUNTS_KEPT = 4
+_COUNTS_LOCK = threading.Lock()
+
+
+def _name_counts(names: Sequence[Any]) -> Counter[str]:
+    """How many tools bear each string name (a ``str`` subclass counts as its text)."""
+    with _COUNTS_LOCK:
+        cached = _COUNTS.get(id(names))
+        if cached is not None and cached[0] is names:
+            _COUNTS.move_to_end(id(names))
+            return cached[1]
+    counts = Counter(str.__str__(n) for n in names if isinstance(n, str))
+    with _COUNTS_LOCK:
+        _COUNTS[id(names)] = (names, counts)
+        while len(_COUNTS) > _COUNTS_KEPT:
+            _COUNTS.popitem(last=False)
+    return counts
 
 
 @check(

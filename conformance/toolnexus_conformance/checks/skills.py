@@ -161,8 +161,7 @@ def skill_name_unique(subject: ToolSubject, options: RunOptions) -> Iterable[Fin
     severity=Severity.ERROR,
     why="The description is all a model sees before it decides to load a skill; without one"
     " the skill is never chosen, and hosts cut or refuse one past 1024 characters.",
-    fix="Set 'description:' to what the skill does and when to use it, in at most 1024"
-    " characters.",
+    fix="Set 'description:' to what the skill does and when to use it, in at most 1024 characters.",
     reference=SPEC,
     sources=SKILL,
 )
@@ -192,19 +191,28 @@ def _optional_field_problems(front_matter: Any) -> list[tuple[str, str]]:
             problems.append(("compatibility", f"is a {type(compatibility).__name__}, not a string"))
         elif len(compatibility) > MAX_COMPATIBILITY:
             problems.append(
-                ("compatibility", f"has {len(compatibility)} characters; the limit is {MAX_COMPATIBILITY}")
+                (
+                    "compatibility",
+                    f"has {len(compatibility)} characters; the limit is {MAX_COMPATIBILITY}",
+                )
             )
     metadata = front_matter.get("metadata")
     if metadata is not None:
         if not isinstance(metadata, dict):
             problems.append(("metadata", f"is a {type(metadata).__name__}, not a mapping"))
         else:
-            bad = sorted(str(k) for k, v in metadata.items() if not isinstance(k, str) or not isinstance(v, str))
+            bad = sorted(
+                str(k)
+                for k, v in metadata.items()
+                if not isinstance(k, str) or not isinstance(v, str)
+            )
             if bad:
                 problems.append(("metadata", f"has values that are not strings: {', '.join(bad)}"))
     allowed = front_matter.get("allowed-tools")
     if allowed is not None and not isinstance(allowed, str):
-        problems.append(("allowed-tools", f"is a {type(allowed).__name__}, not a space-separated string"))
+        problems.append(
+            ("allowed-tools", f"is a {type(allowed).__name__}, not a space-separated string")
+        )
     return problems
 
 

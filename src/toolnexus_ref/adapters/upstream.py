@@ -40,7 +40,9 @@ BUILTIN_HINTS: dict[str, ToolAnnotations] = {
     "todowrite": _READS,
     # Suspends with a question for the host; answers the model from ``ctx.answer``.
     "question": ToolAnnotations(read_only=True, destructive=False, idempotent=True),
-    "webfetch": ToolAnnotations(read_only=True, destructive=False, idempotent=True, open_world=True),
+    "webfetch": ToolAnnotations(
+        read_only=True, destructive=False, idempotent=True, open_world=True
+    ),
     "bash": ToolAnnotations(read_only=False, destructive=True, idempotent=False, open_world=True),
     "write": _CHANGES,
     "edit": _CHANGES,

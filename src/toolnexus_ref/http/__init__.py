@@ -8,4 +8,11 @@ from __future__ import annotations
 from ._file import HttpConfigError, load_http_tools, parse_http_tools
 from ._tool import MASK, HttpTool, http_tool
 
-__all__ = ["MASK", "HttpConfigError", "HttpTool", "http_tool", "load_http_tools", "parse_http_tools"]
+__all__ = [
+    "MASK",
+    "HttpConfigError",
+    "HttpTool",
+    "http_tool",
+    "load_http_tools",
+    "parse_http_tools",
+]

@@ -16,14 +16,26 @@ from ._tool import HttpTool
 
 __all__ = ["HttpConfigError", "load_http_tools", "parse_http_tools"]
 
-_FIELDS = ("name", "description", "method", "url", "headers", "query", "body", "input_schema", "timeout")
+_FIELDS = (
+    "name",
+    "description",
+    "method",
+    "url",
+    "headers",
+    "query",
+    "body",
+    "input_schema",
+    "timeout",
+)
 
 
 class HttpConfigError(ValueError):
     """A file of HTTP tools that cannot be read; the message names the entry and field."""
 
 
-def parse_http_tools(data: Any, *, where: str = "the HTTP tools", transport: Any = None) -> list[HttpTool]:
+def parse_http_tools(
+    data: Any, *, where: str = "the HTTP tools", transport: Any = None
+) -> list[HttpTool]:
     entries = data.get("tools") if isinstance(data, Mapping) else data
     if not isinstance(entries, list):
         raise HttpConfigError(f"{where}: expected a list of tools, or a mapping with 'tools'")
@@ -39,7 +51,9 @@ def parse_http_tools(data: Any, *, where: str = "the HTTP tools", transport: Any
             if not isinstance(entry.get(required), str):
                 raise HttpConfigError(f"{at}: '{required}' must be a string")
         headers = entry.get("headers") or {}
-        if not isinstance(headers, Mapping) or not all(isinstance(v, str) for v in headers.values()):
+        if not isinstance(headers, Mapping) or not all(
+            isinstance(v, str) for v in headers.values()
+        ):
             raise HttpConfigError(f"{at}: 'headers' must map header names to strings")
         try:
             tools.append(

@@ -94,7 +94,9 @@ class HttpTool(BaseTool):
         self._headers = dict(headers or {})
         self.query = tuple(query)
         self.body = body
-        self.input_schema = dict(input_schema) if input_schema is not None else _inferred_schema(url)
+        self.input_schema = (
+            dict(input_schema) if input_schema is not None else _inferred_schema(url)
+        )
         self.timeout = timeout
         self.annotations = _hints(self.method)
         self._transport = transport

@@ -17,7 +17,9 @@ __all__ = ["SKILL_FILE", "Skill", "discover_skills", "parse_skill_file"]
 
 SKILL_FILE = "SKILL.md"
 #: ``---`` on the first line, the YAML, then ``---`` on a line of its own.
-_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
+_FRONT_MATTER = re.compile(
+    r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)?^---[ \t]*(?:\r?\n|\Z)", re.S | re.M
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +58,12 @@ def parse_skill_file(path: Path) -> Skill:
     match = _FRONT_MATTER.match(text)
     if match is None:
         return Skill(
-            folder, None, None, text, {}, "it does not start with YAML front matter between --- lines"
+            folder,
+            None,
+            None,
+            text,
+            {},
+            "it does not start with YAML front matter between --- lines",
         )
     body = text[match.end() :]
     try:
@@ -65,12 +72,19 @@ def parse_skill_file(path: Path) -> Skill:
         where = getattr(exc, "problem_mark", None)
         line = f" (line {where.line + 2})" if where is not None else ""
         reason = getattr(exc, "problem", None) or str(exc)
-        return Skill(folder, None, None, body, {}, f"its front matter is not valid YAML{line}: {reason}")
+        return Skill(
+            folder, None, None, body, {}, f"its front matter is not valid YAML{line}: {reason}"
+        )
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
         return Skill(
-            folder, None, None, body, {}, f"its front matter is a {type(data).__name__}, not a mapping"
+            folder,
+            None,
+            None,
+            body,
+            {},
+            f"its front matter is a {type(data).__name__}, not a mapping",
         )
     return Skill(folder, data.get("name"), data.get("description"), body, dict(data))
 

@@ -48,7 +48,9 @@ class SkillTool(BaseTool):
 
     name = "skill"
     source = Source.SKILL.value
-    annotations = ToolAnnotations(read_only=True, destructive=False, idempotent=True, open_world=False)
+    annotations = ToolAnnotations(
+        read_only=True, destructive=False, idempotent=True, open_world=False
+    )
 
     def __init__(self, skills: Sequence[Skill], *, folder: Path | None = None) -> None:
         self.skills = tuple(skills)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolnexus_conformance._model import Category, Finding, Severity
-from toolnexus_conformance._options import RunOptions
+from toolnexus_conformance._options import Provider, RunOptions
 from toolnexus_conformance._registry import check
 from toolnexus_conformance._subject import ToolSubject
 from toolnexus_conformance.checks._walk import usable_schema
@@ -23,6 +23,7 @@ _TOOL_PARAM = "anthropic-sdk-python src/anthropic/types/tool_param.py (ToolParam
     "anthropic-name",
     title="Anthropic accepts the name",
     category=Category.PROVIDER,
+    providers=(Provider.ANTHROPIC,),
     severity=Severity.WARNING,
     why="The Messages API refuses a tool whose name breaks ^[a-zA-Z0-9_-]{1,64}$ with a 400 "
     "for the whole request.",
@@ -40,6 +41,7 @@ def anthropic_name(subject: ToolSubject, options: RunOptions) -> Iterator[Findin
     "anthropic-input-schema",
     title="Anthropic accepts the input_schema (an object schema)",
     category=Category.PROVIDER,
+    providers=(Provider.ANTHROPIC,),
     severity=Severity.WARNING,
     why="`input_schema` is required by the Messages API and its top level must be "
     '`"type": "object"` (the SDK types it as `Literal["object"]`); anything else is a 400.',
@@ -61,6 +63,7 @@ def anthropic_input_schema(subject: ToolSubject, options: RunOptions) -> Iterato
     "anthropic-root-composition",
     title="Anthropic: no oneOf/allOf/anyOf at the top of input_schema",
     category=Category.PROVIDER,
+    providers=(Provider.ANTHROPIC,),
     severity=Severity.WARNING,
     why="The Messages API answers 'input_schema does not support oneOf, allOf, or anyOf at the "
     "top level' (400) and the whole request fails: a single such tool (often a zod union in an "

@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from toolnexus_conformance._model import Category, Finding, Severity
-from toolnexus_conformance._options import RunOptions
+from toolnexus_conformance._options import Provider, RunOptions
 from toolnexus_conformance._registry import check
 from toolnexus_conformance._subject import ToolSubject
 from toolnexus_conformance.checks._walk import join_path, schema_nodes, usable_schema
 
-from ._common import name_findings
+from ._common import GEMINI_PROFILES, name_findings
 
 __all__ = ["GEMINI_KEYWORDS", "GEMINI_NAME", "gemini_name", "gemini_parameters"]
 
@@ -74,6 +74,7 @@ _ADVICE = {
     "gemini-name",
     title="Gemini accepts the name",
     category=Category.PROVIDER,
+    providers=GEMINI_PROFILES,
     severity=Severity.WARNING,
     why="Gemini refuses a function declaration whose name is not letters, digits, `_`, `.`, "
     "`:` or `-`, at most 64 characters; Vertex AI also requires a letter or `_` first.",
@@ -124,6 +125,7 @@ def _problems(schema: dict[str, Any]) -> Iterator[Finding]:
     "gemini-parameters",
     title="Gemini accepts the schema as `parameters` (its OpenAPI 3.0 subset)",
     category=Category.PROVIDER,
+    providers=(Provider.GEMINI,),
     opt_in=True,
     severity=Severity.WARNING,
     why="Gemini's `parameters` accepts only its OpenAPI 3.0 subset (type, format, title, "
@@ -162,6 +164,7 @@ def gemini_parameters(subject: ToolSubject, options: RunOptions) -> Iterator[Fin
     "gemini-json-schema",
     title="Gemini accepts the schema as `parametersJsonSchema`",
     category=Category.PROVIDER,
+    providers=(Provider.GEMINI_JSON_SCHEMA,),
     severity=Severity.WARNING,
     why="`parametersJsonSchema` takes real JSON Schema, so it is how a schema outside Gemini's "
     "OpenAPI subset reaches the model; it still refuses `$schema` (common in schemas exported "

@@ -10,7 +10,7 @@ from toolnexus_conformance._registry import check
 from toolnexus_conformance._subject import MISSING, TargetSubject, ToolSubject
 from toolnexus_conformance.checks._walk import join_path, schema_nodes, usable_schema
 
-from ._common import OPENAI_ANTHROPIC_NAME, is_array_schema, name_findings
+from ._common import OPENAI_ANTHROPIC_NAME, OPENAI_PROFILES, is_array_schema, name_findings
 
 __all__ = [
     "MAX_OPENAI_TOOLS",
@@ -32,6 +32,7 @@ _FUNCTION_DEFINITION = (
     "openai-name",
     title="OpenAI accepts the name",
     category=Category.PROVIDER,
+    providers=OPENAI_PROFILES,
     severity=Severity.WARNING,
     why="OpenAI answers a request whose function name breaks ^[a-zA-Z0-9_-]{1,64}$ with a "
     "400 for the whole request, not just this tool.",
@@ -51,6 +52,7 @@ def openai_name(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
     "openai-parameters-object",
     title="OpenAI accepts the parameters (an object schema)",
     category=Category.PROVIDER,
+    providers=OPENAI_PROFILES,
     severity=Severity.WARNING,
     why="OpenAI's `parameters` is a JSON Schema object describing named arguments; a schema "
     "whose top level is not `type: object` is refused with a 400 "
@@ -76,6 +78,7 @@ def openai_parameters_object(subject: ToolSubject, options: RunOptions) -> Itera
     "openai-tool-count",
     title=f"The target offers at most {MAX_OPENAI_TOOLS} tools",
     category=Category.PROVIDER,
+    providers=OPENAI_PROFILES,
     severity=Severity.WARNING,
     why=f"OpenAI Chat Completions refuses a request with more than {MAX_OPENAI_TOOLS} tools, so "
     "a host that offers every tool of this target in one request fails on every turn; models "
@@ -101,6 +104,7 @@ def openai_tool_count(subject: TargetSubject, options: RunOptions) -> Iterator[F
     "openai-array-items",
     title="Every array schema declares `items` (OpenAI)",
     category=Category.PROVIDER,
+    providers=OPENAI_PROFILES,
     severity=Severity.WARNING,
     why='OpenAI refuses `{"type": "array"}` without `items`, even without strict mode: '
     "\"Invalid schema for function ...: In context=('properties', ...), array schema missing "

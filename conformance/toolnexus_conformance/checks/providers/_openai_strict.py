@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from toolnexus_conformance._model import Category, Finding, Severity
-from toolnexus_conformance._options import RunOptions
+from toolnexus_conformance._options import Provider, RunOptions
 from toolnexus_conformance._registry import check
 from toolnexus_conformance._subject import ToolSubject
 from toolnexus_conformance.checks._walk import join_path, schema_nodes, usable_schema
@@ -73,6 +73,7 @@ _BIG_ENUM_CHARS = 15_000
     "openai-strict-root",
     title="OpenAI strict mode: the root is a plain object schema",
     category=Category.PROVIDER,
+    providers=(Provider.OPENAI_STRICT,),
     opt_in=True,
     severity=Severity.WARNING,
     why="Strict mode requires the root of the schema to be an object, and not an `anyOf`; "
@@ -96,6 +97,7 @@ def strict_root(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
     "openai-strict-required",
     title="OpenAI strict mode: every property is required",
     category=Category.PROVIDER,
+    providers=(Provider.OPENAI_STRICT,),
     opt_in=True,
     severity=Severity.WARNING,
     why="Strict mode requires every key of `properties` to be listed in `required`, at every "
@@ -127,6 +129,7 @@ def strict_required(subject: ToolSubject, options: RunOptions) -> Iterator[Findi
     "openai-strict-additional-properties",
     title="OpenAI strict mode: `additionalProperties: false` on every object",
     category=Category.PROVIDER,
+    providers=(Provider.OPENAI_STRICT,),
     opt_in=True,
     severity=Severity.WARNING,
     why="Strict mode refuses an object schema unless it says `additionalProperties: false`, "
@@ -152,6 +155,7 @@ def strict_additional_properties(subject: ToolSubject, options: RunOptions) -> I
     "openai-strict-keywords",
     title="OpenAI strict mode: only supported keywords and formats",
     category=Category.PROVIDER,
+    providers=(Provider.OPENAI_STRICT,),
     opt_in=True,
     severity=Severity.WARNING,
     why="Strict mode supports a subset of JSON Schema: composition (`allOf`, `oneOf`, `not`, "
@@ -195,6 +199,7 @@ def _texts(values: Any) -> list[str]:
     "openai-strict-limits",
     title="OpenAI strict mode: within the size limits",
     category=Category.PROVIDER,
+    providers=(Provider.OPENAI_STRICT,),
     opt_in=True,
     severity=Severity.WARNING,
     why=f"Strict mode refuses schemas with more than {MAX_PROPERTIES:,} properties in total, "
