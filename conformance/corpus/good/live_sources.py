@@ -49,8 +49,12 @@ except ImportError:
     pass
 else:
 
+    from pydantic import StrictInt
+
+    # Strict: with plain ``int`` pydantic's lax mode turns ``true`` into 1, and TN604
+    # rightly warns that the tool accepts what its schema forbids.
     @langchain_tool
-    async def langchain_add(a: int, b: int) -> int:
+    async def langchain_add(a: StrictInt, b: StrictInt) -> int:
         """Add two integers."""
         return a + b
 
