@@ -11,6 +11,10 @@ The first run installs what it compares against, each in its own environment und
 - the servers: ``mcp-server-time`` (PyPI) and ``@modelcontextprotocol/server-everything``
   (npm, stdio).
 
+- this project, ``pip install -e .[mcp]`` in an environment of its own, as a user
+  installs it (the development environment also loads the pytest plugins of every
+  test dependency, langsmith's among them, which cost a second at start-up).
+
 Each command is a whole process started from nothing (imports, server start-up and
 shutdown included), run in turn (ours, amagi, toolproof, ours, ...), ``--repeat``
 times. It prints each figure's median wall seconds, our exit status and error count,
@@ -27,7 +31,6 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import venv
@@ -35,7 +38,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "benchmarks" / ".peers"
-PYTHON = Path(sys.executable)
 
 
 def _bin(env: str, name: str) -> Path:
@@ -84,7 +86,7 @@ def _timed(command: list[str], cwd: Path) -> tuple[float, int, str]:
 
 def ours(server: str, cwd: Path) -> list[str]:
     return [
-        str(PYTHON),
+        str(_bin("ours", "python")),
         "-m",
         "pytest",
         "-p",
@@ -104,6 +106,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--servers", default="time,everything")
     args = parser.parse_args()
+    _venv("ours", "-e", f"{ROOT}[mcp]")
     _venv("amagi", "amagi-mcp-probe")
     _venv("toolproof", "mcp-toolproof", "hypothesis==6.150.0")
     runners = {
