@@ -287,6 +287,7 @@ async def _stream(
         examples=options.examples,
         invalid=stream is Stream.INVALID,
         first=None if stream is Stream.INVALID else env.observation.simplest,
+        together=annotations_of(subject.tool).read_only is True,
     )
     for name, result in zip(streams, results, strict=True):
         env.observation.streams[name] = result

@@ -27,6 +27,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Coroutine, MutableMapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -110,6 +111,8 @@ class SearchResult:
     hang: Call | None = None
     #: Why no argument could be generated (the schema), when none could.
     skipped: str | None = None
+    #: Calls judged, remembered ones included: 0 means the rules saw nothing.
+    judged: int = 0
 
 
 class _Falsified(Exception):
@@ -261,13 +264,15 @@ async def search(
     examples: int,
     invalid: bool = False,
     first: Any = None,
+    together: bool = False,
 ) -> list[SearchResult]:
     """Call the tool over ``strategy`` in every lane; every rule judges its lane's calls.
 
     ``bound`` caps one call as seen from the worker thread. ``first`` (the simplest
     arguments) is called before anything generated: a slow tool spends its budget on
     the call every check can read, and a failure there is already as small as it gets.
-    One result per lane, in order.
+    One result per lane, in order. With ``together`` the lanes' calls for one example
+    are made at once (a tool marked read-only says that is harmless to it).
     """
     loop = asyncio.get_running_loop()
     results = [SearchResult() for _ in lanes]
@@ -275,9 +280,9 @@ async def search(
     budget_ends: list[float] = []  # set at the first real call, so set-up is free
     seen: dict[str, Failure] = {}  # every property's first failure, shrunk or not
 
-    def made_by(index: int, lane: Lane, args: Any, mutation: str | None) -> Call | None:
-        cache_key = args_key(args)
-        made = lane.cache.get(cache_key)
+    def start(lane: Lane, args: Any, mutation: str | None) -> Call | Future[CallOutcome] | None:
+        """The lane's call for ``args``: remembered, begun (a future), or ``None`` (no budget)."""
+        made = lane.cache.get(args_key(args))
         if made is not None:
             if made.mutation is None and mutation is not None:
                 made = replace(made, mutation=mutation)
@@ -287,31 +292,51 @@ async def search(
             budget_ends.append(now + options.search_budget)
         elif now > budget_ends[0]:
             return None  # the budget is spent: later examples are drawn but not called
-        future = asyncio.run_coroutine_threadsafe(lane.call(args), loop)
+        return asyncio.run_coroutine_threadsafe(lane.call(args), loop)
+
+    def finish(
+        index: int, lane: Lane, begun: Future[CallOutcome], args: Any, mutation: str | None
+    ) -> Call:
         try:
-            outcome = future.result(bound)
+            outcome = begun.result(bound)
         except concurrent.futures.TimeoutError:
-            future.cancel()
+            begun.cancel()
             outcome = CallOutcome(args, timed_out=True, elapsed=bound)
         made = Call(args, outcome, mutation)
         results[index].calls.append(made)
         if outcome.timed_out:
             results[index].hang = made
             raise _Stop
-        lane.cache[cache_key] = made
+        lane.cache[args_key(args)] = made
         return made
+
+    def calls_for(args: Any, mutation: str | None) -> list[Call | None]:
+        """Each lane's call; at once when ``together``, else one after the other."""
+        if not together:
+            made: list[Call | None] = []
+            for index, lane in enumerate(lanes):
+                begun = start(lane, args, mutation)
+                if isinstance(begun, Future):
+                    begun = finish(index, lane, begun, args, mutation)
+                made.append(begun)
+            return made
+        begun_all = [start(lane, args, mutation) for lane in lanes]
+        return [
+            finish(index, lane, begun, args, mutation) if isinstance(begun, Future) else begun
+            for index, (lane, begun) in enumerate(zip(lanes, begun_all, strict=True))
+        ]
 
     def body(drawn: Any) -> None:
         if stopped.is_set():
             raise _Stop
         args, mutation = (drawn.value, str(drawn.mutation)) if invalid else (drawn, None)
         failing: list[tuple[str, str, str]] = []
-        for index, lane in enumerate(lanes):
-            made = made_by(index, lane, args, mutation)
+        from ._calls import show
+
+        for index, (lane, made) in enumerate(zip(lanes, calls_for(args, mutation), strict=True)):
             if made is None:
                 continue
-            from ._calls import show
-
+            results[index].judged += 1
             for prop in lane.properties:
                 message = prop.judge(made)
                 if message is not None:

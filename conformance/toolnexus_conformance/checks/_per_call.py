@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from toolnexus_conformance._model import Finding
+from toolnexus_conformance._model import Finding, Skip
 from toolnexus_conformance._observation import Observation, Phase, Stream, per_call
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
@@ -47,10 +47,18 @@ def stream_check(
                 preamble(observation)
             if blocked_loop_fails and observation.blocked_loop is not None:
                 return [Finding(f"execute never returned a result: {observation.blocked_loop}")]
+            judged = 0
             for stream in streams:
-                failure = observation.stream(stream).failures.get(code)
+                result = observation.stream(stream)
+                failure = result.failures.get(code)
                 if failure is not None:
                     return [failure.finding()]
+                judged += result.judged
+            if not judged:
+                raise Skip(
+                    "no call was judged: the search budget was spent before this check's"
+                    " first call (the tool is slow)"
+                )
             return []
 
         run.__name__ = run.__qualname__ = judge.__name__
