@@ -110,7 +110,7 @@ def describe_error(exc: BaseException) -> str:
 def _safe_getattr(value: Any, name: str) -> Any:
     try:
         return getattr(value, name, None)
-    except Exception:
+    except BaseException:  # a hostile property, SystemExit included
         return None
 
 

@@ -77,7 +77,7 @@ class TargetSubject:
 def _read(tool: Any, attribute: str) -> Any:
     try:
         return getattr(tool, attribute, MISSING)
-    except Exception as exc:  # a property that raises is a verdict, not a crash
+    except BaseException as exc:  # a property that raises (even SystemExit) is a verdict
         return AttributeProblem(attribute, f"{type(exc).__name__}: {exc}")
 
 
@@ -114,7 +114,7 @@ def extra_of(tool: Any) -> Mapping[str, Any]:
         return {}
     try:
         value = provider(tool)
-    except Exception:
+    except BaseException:
         return {}
     return dict(value) if isinstance(value, Mapping) else {}
 

@@ -232,6 +232,15 @@ def accepts_context(execute: Callable[..., Any]) -> bool:
     )
 
 
+def _thread_name(tool: Any) -> str:
+    """The call thread's name; a tool whose ``name`` raises (SystemExit too) is still called."""
+    try:
+        name = getattr(tool, "name", "tool")
+    except BaseException:
+        name = "tool"
+    return f"toolnexus-{name if isinstance(name, str) else 'tool'}"
+
+
 async def execute_raw(tool: Any, args: Mapping[str, Any], ctx: ToolContext | None = None) -> Any:
     """Call ``tool.execute`` and return exactly what it gave, exceptions included.
 
@@ -243,9 +252,7 @@ async def execute_raw(tool: Any, args: Mapping[str, Any], ctx: ToolContext | Non
     call_args: tuple[Any, ...] = (args, ctx) if accepts_context(execute) else (args,)
     if inspect.iscoroutinefunction(execute):
         return await execute(*call_args)
-    value = await run_in_daemon_thread(
-        lambda: execute(*call_args), name=f"toolnexus-{getattr(tool, 'name', 'tool')}"
-    )
+    value = await run_in_daemon_thread(lambda: execute(*call_args), name=_thread_name(tool))
     if inspect.isawaitable(value):
         value = await value
     return value

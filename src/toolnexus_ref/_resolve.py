@@ -106,7 +106,7 @@ def _has(value: object, attribute: str) -> bool:
         getattr(value, attribute)
     except AttributeError:
         return False
-    except Exception:
+    except BaseException:  # SystemExit, KeyboardInterrupt from a property: present, broken
         return True
     return True
 
@@ -122,7 +122,7 @@ def is_tool(value: object) -> bool:
         return False
     try:
         return callable(getattr(value, "execute", None))
-    except Exception:
+    except BaseException:
         return True  # a broken tool; the checks will say how
 
 
@@ -134,7 +134,7 @@ def _found(value: object) -> str:
     kind = f"{type(value).__module__}.{type(value).__qualname__}"
     try:
         shown = repr(value)
-    except Exception:
+    except BaseException:
         shown = "<unreadable repr>"
     if len(shown) > 80:
         shown = shown[:77] + "..."

@@ -109,7 +109,7 @@ def annotations_of(tool: object) -> ToolAnnotations:
         own = _read(tool, "the tool", names=2)
     except _Unreadable as exc:
         return ToolAnnotations.cannot_read(str(exc))
-    except Exception as exc:  # the 'annotations' attribute itself raised
+    except BaseException as exc:  # the 'annotations' attribute itself raised (even SystemExit)
         return ToolAnnotations.cannot_read(
             f"reading 'annotations' raised {type(exc).__name__}: {exc}"
         )
@@ -144,7 +144,7 @@ def _lookup(holder: object, name: str, where: str) -> object:
         if isinstance(holder, Mapping):
             return holder.get(name)
         return getattr(holder, name, None)
-    except Exception as exc:
+    except BaseException as exc:
         raise _Unreadable(f"reading {name} of {where} raised {type(exc).__name__}: {exc}") from exc
 
 

@@ -124,3 +124,80 @@ def test_a_tool_writing_files_leaves_the_project_untouched(hostile: pytest.Pytes
     new = {p.name for p in hostile.path.iterdir()} - before
     assert new <= {"runpytest-0", "runpytest-current", "stdout", "stderr"}, new
     assert not list(hostile.path.rglob("scribbled.txt"))
+
+
+PROPERTIES = '''
+from toolnexus_ref import ToolResult, tool
+
+
+class ExitName:
+    description = "Its name property calls sys.exit."
+    source = "custom"
+    input_schema = {"type": "object", "properties": {}}
+
+    @property
+    def name(self):
+        raise SystemExit(3)
+
+    def execute(self, args, ctx=None):
+        return ToolResult.ok("x")
+
+
+class InterruptingDescription:
+    name = "interrupting"
+    source = "custom"
+    input_schema = {"type": "object", "properties": {}}
+
+    @property
+    def description(self):
+        raise KeyboardInterrupt
+
+    def execute(self, args, ctx=None):
+        return ToolResult.ok("x")
+
+
+@tool
+def healthy(n: int) -> int:
+    """Return n."""
+    return n
+
+
+tools = [ExitName(), InterruptingDescription(), healthy]
+'''
+
+
+def test_properties_that_raise_system_exit_or_keyboard_interrupt_are_findings(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(hostile_properties=PROPERTIES)
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        CONFORMANCE,
+        ONLY,
+        TARGET,
+        "hostile_properties:tools",
+        SELECT,
+        "TN1,TN2,TN601",
+        "--toolnexus-execute",
+        "all",
+        REPORT,
+        "report.json",
+        timeout=120,
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "INTERNALERROR" not in result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "found:  the name cannot be read: reading 'name' raised SystemExit: 3",
+            "*",
+            "found:  the description cannot be read: reading 'description' raised KeyboardInterrupt*",
+        ],
+        consecutive=False,
+    )
+    report = json.loads((pytester.path / "report.json").read_text())
+    outcomes = {(r["tool"], r["check"]): r["outcome"] for r in report["results"]}
+    # The run went on: the neighbour is judged, and the hostile tools were called.
+    assert outcomes[("healthy", "TN601")] == "passed"
+    assert outcomes[("tool[0]", "TN601")] == "passed"
+    assert outcomes[("interrupting", "TN201")] == "failed"
