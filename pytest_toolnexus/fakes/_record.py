@@ -18,6 +18,7 @@ from typing import Any
 
 from toolnexus_ref.wire import WireError, route
 
+from ._base_urls import BaseUrls
 from ._cassette import Cassette
 
 __all__ = ["Recorder"]
@@ -57,7 +58,7 @@ class _ProxyServer(ThreadingHTTPServer):
     recorder: Recorder
 
 
-class Recorder:
+class Recorder(BaseUrls):
     """``with Recorder("session.yaml", upstream="https://api.openai.com") as rec:`` then
     give the SDK ``base_url=rec.openai_base_url`` (or ``anthropic_base_url``, ...).
 
@@ -99,22 +100,6 @@ class Recorder:
     def url(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}"
-
-    @property
-    def openai_base_url(self) -> str:
-        return self.url + "/v1"
-
-    @property
-    def anthropic_base_url(self) -> str:
-        return self.url
-
-    @property
-    def gemini_base_url(self) -> str:
-        return self.url
-
-    @property
-    def ollama_base_url(self) -> str:
-        return self.url
 
     def start(self) -> Recorder:
         if self._thread is None:

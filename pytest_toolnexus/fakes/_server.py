@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from ._base_urls import BaseUrls
 from ._http import HTTPReply, handle
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ class _Server(ThreadingHTTPServer):
         return self.root, path
 
 
-class MountedFake:
+class MountedFake(BaseUrls):
     """One fake on a shared server: the base URLs that reach it, and ``unmount()``."""
 
     def __init__(self, server: FakeLLMServer, key: str, fake: FakeLLM) -> None:
@@ -130,27 +131,11 @@ class MountedFake:
     def url(self) -> str:
         return f"{self.server.url}{_PREFIX}{self.key}"
 
-    @property
-    def openai_base_url(self) -> str:
-        return self.url + "/v1"
-
-    @property
-    def anthropic_base_url(self) -> str:
-        return self.url
-
-    @property
-    def gemini_base_url(self) -> str:
-        return self.url
-
-    @property
-    def ollama_base_url(self) -> str:
-        return self.url
-
     def unmount(self) -> None:
         self.server._server.mounted.pop(self.key, None)
 
 
-class FakeLLMServer:
+class FakeLLMServer(BaseUrls):
     """Serves a ``FakeLLM`` at ``http://127.0.0.1:<port>`` in a daemon thread.
 
     Point a client at ``openai_base_url`` (``.../v1``, for Chat Completions and the
@@ -172,22 +157,6 @@ class FakeLLMServer:
     def url(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}"
-
-    @property
-    def openai_base_url(self) -> str:
-        return self.url + "/v1"
-
-    @property
-    def anthropic_base_url(self) -> str:
-        return self.url
-
-    @property
-    def gemini_base_url(self) -> str:
-        return self.url
-
-    @property
-    def ollama_base_url(self) -> str:
-        return self.url
 
     def mount(self, fake: FakeLLM) -> MountedFake:
         """Serve ``fake`` under a path prefix of its own on this server."""
