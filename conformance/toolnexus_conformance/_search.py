@@ -150,6 +150,11 @@ def build_strategy(schema: Any, *, invalid: bool) -> SearchStrategy[Any]:
     """Valid arguments for ``schema``, or schema-breaking ones; ``Skip`` says why not."""
     if not isinstance(schema, dict):
         raise Skip("the tool has no readable input schema (the schema checks report why)")
+    from toolnexus_conformance.checks._walk import scan_json
+
+    if scan_json(schema, "input_schema").too_big is not None:
+        # Compiling it would hold a thread (and the GIL) for minutes; TN302 says why.
+        raise Skip("the input schema is too large to generate arguments for (TN302)")
     from toolnexus_conformance import arguments
 
     try:

@@ -45,7 +45,7 @@ class SearchWorkers:
         """
         with self._lock:
             if self._builders is None:
-                self._builders = SearchWorkers(2, name="toolnexus-build")
+                self._builders = SearchWorkers(self._size, name="toolnexus-build")
             return self._builders
 
     @property
@@ -74,9 +74,14 @@ class SearchWorkers:
         return future
 
     def wedged(self) -> None:
-        """A job did not come back in time: its thread is lost, so allow one more."""
+        """A job did not come back in time: its thread is lost, so start another now
+        (jobs already queued behind it must not wait for it)."""
         with self._lock:
             self._size += 1
+            self._threads += 1
+            threading.Thread(
+                target=self._serve, name=f"{self._name}-{self._threads}", daemon=True
+            ).start()
 
     def _serve(self) -> None:
         while True:
