@@ -1,0 +1,272 @@
+"""The single-call probes of an exploration: cancellations, a deadline, a cancelled task.
+
+Each is made with the simplest valid arguments. For an MCP tool the call cancelled
+mid-way is also watched: is the server still answering, and does progress stop?
+A verdict that other calls in flight could have caused (contention) is made again
+alone at the end of the batch (``recheck``), and only that quiet result counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+import time
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from toolnexus_ref import ToolContext
+
+from ._calls import CallOutcome, blocked_before, call_once, capture, describe, describe_error
+from ._observation import CancelDuring, Observation, Phase, TaskCancel
+from ._options import RunOptions
+from ._search import Call
+from ._subject import ToolSubject
+from ._workers import SearchWorkers
+
+__all__ = ["DEADLINE", "TIMING", "Env", "is_async", "parts", "make_probes", "recheck"]
+
+#: When the cancel arrives, after the call started (MCP: the request must reach the server).
+CANCEL_AFTER = 0.05
+MCP_CANCEL_AFTER = 0.1
+#: The deadline given to the call of the deadline probe.
+DEADLINE = 0.2
+#: Scheduling slack on top of the grace period before a call counts as hung.
+SLACK = 0.1
+#: Progress arriving this soon after the cancellation may have left the server before it
+#: read the cancellation (it crossed on the wire), so it is not held against the server.
+IN_FLIGHT = 0.25
+
+TIMING = (Phase.CANCEL_BEFORE, Phase.CANCEL_DURING, Phase.DEADLINE, Phase.TASK_CANCEL)
+
+
+def parts(value: Any) -> tuple[bool, Any, Any, Any]:
+    """``(result_like, output, is_error, metadata)`` read without trusting the value."""
+    try:
+        if not (hasattr(value, "output") and hasattr(value, "is_error")):
+            return False, None, None, None
+        return True, value.output, value.is_error, getattr(value, "metadata", None)
+    except Exception:  # a property that raises: not a usable result
+        return False, None, None, None
+
+
+def is_async(tool: Any) -> bool:
+    try:
+        return inspect.iscoroutinefunction(tool.execute)
+    except Exception:
+        return False
+
+
+@dataclass(slots=True)
+class Env:
+    """What the phases of one exploration share."""
+
+    subject: ToolSubject
+    options: RunOptions
+    codes: frozenset[str] | None
+    workers: SearchWorkers
+    observation: Observation
+    #: Calls with a fresh context, by arguments; the calls without one apart.
+    with_ctx: dict[str, Call]
+    without_ctx: dict[str, Call]
+
+    async def call(self, args: Any, ctx: ToolContext | None, timeout: float) -> CallOutcome:
+        self.observation.calls += 1
+        return await call_once(self.subject.tool, args, ctx, timeout=timeout, scratch=False)
+
+
+def _late(call: Call | None, limit: float) -> bool:
+    """A probe whose verdict could be contention's doing: it ended late, or succeeded late."""
+    if call is None:
+        return False
+    outcome = call.outcome
+    if outcome.timed_out:
+        return True
+    return outcome.elapsed >= limit and parts(outcome.value)[2] is False
+
+
+async def recheck(env: Env, planned: list[Phase]) -> bool:
+    """Make again, alone, the probes whose verdict other calls in flight may have caused.
+
+    Called when nothing else of the run is in flight; the quiet result is the one
+    the checks judge. Says whether anything was made again.
+    """
+    observation = env.observation
+    again = []
+    if _late(observation.cancel_before, env.options.grace):
+        again.append(Phase.CANCEL_BEFORE)
+    during = observation.cancel_during
+    if during is not None and (
+        during.call.outcome.timed_out
+        or (during.fired is not None and parts(during.call.outcome.value)[2] is False)
+        or during.server_problem is not None  # another tool may have kept the server busy
+        or during.late_progress
+    ):
+        again.append(Phase.CANCEL_DURING)
+        if Phase.MCP_AFTER_CANCEL in planned:
+            again.append(Phase.MCP_AFTER_CANCEL)
+    if _late(observation.deadline, DEADLINE):
+        again.append(Phase.DEADLINE)
+    if observation.task_cancel is not None and observation.task_cancel.what == "still-running":
+        again.append(Phase.TASK_CANCEL)
+    if again and observation.unresponsive is None and observation.blocked_loop is None:
+        mcp = mcp_declared(env.subject) if env.subject.source == "mcp" else None
+        if mcp is not None:
+            # Let the server finish what earlier calls left it doing before judging again.
+            await mcp[0].probe(env.options.call_timeout)
+        await make_probes(env, again)
+        return True
+    return False
+
+
+# -- timing probes -------------------------------------------------------------------
+async def make_probes(env: Env, phases: list[Phase], *, together: bool = False) -> None:
+    """The single-call probes, with the simplest valid arguments."""
+    if not phases or env.observation.simplest_skip is not None:
+        return
+    probes: list[Awaitable[None]] = []
+    if Phase.CANCEL_BEFORE in phases:
+        probes.append(_cancel_before(env))
+    if Phase.CANCEL_DURING in phases or Phase.MCP_AFTER_CANCEL in phases:
+        probes.append(_cancel_during(env, watch=Phase.MCP_AFTER_CANCEL in phases))
+    if Phase.DEADLINE in phases:
+        probes.append(_deadline(env))
+    if Phase.TASK_CANCEL in phases and is_async(env.subject.tool):
+        probes.append(_task_cancel(env))
+    if together:
+        await asyncio.gather(*probes)
+    else:
+        for probe in probes:
+            await probe
+
+
+async def _cancel_before(env: Env) -> None:
+    args = env.observation.simplest
+    ctx = ToolContext()
+    ctx.cancel("conformance: cancelled before the call")
+    outcome = await env.call(args, ctx, env.options.grace)
+    env.observation.cancel_before = Call(args, outcome)
+
+
+async def _deadline(env: Env) -> None:
+    args = env.observation.simplest
+    ctx = ToolContext(timeout=DEADLINE)
+    outcome = await env.call(args, ctx, DEADLINE + env.options.grace + SLACK)
+    env.observation.deadline = Call(args, outcome)
+
+
+class _WatchedCall:
+    """An MCP tool called with a progress log, so progress after the cancel is seen."""
+
+    def __init__(self, connection: Any, declared: Any, log: Any, timeout: float) -> None:
+        self.name = "watched"
+        self._connection, self._declared, self._log, self._timeout = (
+            connection,
+            declared,
+            log,
+            timeout,
+        )
+
+    async def execute(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> Any:
+        return await self._connection.call(
+            self._declared, args, ctx, timeout=self._timeout, progress=self._log
+        )
+
+
+def mcp_declared(subject: ToolSubject) -> tuple[Any, Any] | None:
+    connection = subject.extra.get("connection", getattr(subject.tool, "connection", None))
+    name = subject.extra.get("original_name", getattr(subject.tool, "original_name", None))
+    if connection is None or not isinstance(name, str):
+        return None
+    for declared in getattr(connection, "tools", ()):
+        if getattr(declared, "name", None) == name:
+            return connection, declared
+    return None
+
+
+async def _cancel_during(env: Env, *, watch: bool) -> None:
+    """Call, cancel from another thread a moment in; for MCP, watch the server after."""
+    options, args = env.options, env.observation.simplest
+    mcp = mcp_declared(env.subject) if env.subject.source == "mcp" else None
+    after = MCP_CANCEL_AFTER if mcp is not None else CANCEL_AFTER
+    ctx = ToolContext()
+    fired: list[float] = []
+
+    def cancel() -> None:
+        fired.append(time.monotonic())
+        ctx.cancel("conformance: cancelled during the call")
+
+    timer = threading.Timer(after, cancel)
+    timer.daemon = True
+    bound = after + options.grace + SLACK
+    if mcp is None or not watch:
+        timer.start()
+        try:
+            outcome = await env.call(args, ctx, bound)
+        finally:
+            timer.cancel()
+        env.observation.cancel_during = CancelDuring(
+            Call(args, outcome), _fired(fired, outcome), after
+        )
+        return
+    connection, declared = mcp
+    with connection.progress_log() as log:
+        watched = _WatchedCall(connection, declared, log, options.call_timeout)
+        timer.start()
+        try:
+            env.observation.calls += 1
+            outcome = await call_once(watched, args, ctx, timeout=bound, scratch=False)
+        finally:
+            timer.cancel()
+        moment = _fired(fired, outcome)
+        if moment is not None:
+            await asyncio.sleep(max(options.grace, 2 * IN_FLIGHT))  # the window we watch
+        late = tuple(e.at - moment for e in log.after(moment + IN_FLIGHT)) if moment else ()
+        total = len(log.events)
+    problem = await connection.probe(options.grace)
+    env.observation.cancel_during = CancelDuring(
+        Call(args, outcome),
+        moment,
+        after,
+        server_problem=problem,
+        late_progress=late,
+        progress_total=total,
+        watched=moment is not None,
+    )
+
+
+def _fired(fired: list[float], outcome: CallOutcome) -> float | None:
+    """When the cancel fired, if it did before the call ended (else nothing to honour)."""
+    if not fired or outcome.ended is None or outcome.ended < fired[0]:
+        return None
+    return fired[0]
+
+
+async def _task_cancel(env: Env) -> None:
+    options, args, tool = env.options, env.observation.simplest, env.subject.tool
+    if blocked_before(tool):
+        env.observation.blocked_loop = "an earlier call blocked the event loop"
+        return
+    ctx = ToolContext()
+    env.observation.calls += 1
+    task = asyncio.ensure_future(capture(tool, args, ctx))
+    await asyncio.wait({task}, timeout=CANCEL_AFTER)
+    if task.done():
+        if not task.cancelled():
+            task.result()
+        env.observation.task_cancel = TaskCancel(args, "finished-first")
+        return
+    task.cancel()
+    await asyncio.wait({task}, timeout=options.grace)
+    if not task.done():
+        ctx.cancel("conformance: task cancel ignored")
+        task.add_done_callback(lambda t: None if t.cancelled() else t.exception())
+        env.observation.task_cancel = TaskCancel(args, "still-running")
+        return
+    if task.cancelled():
+        env.observation.task_cancel = TaskCancel(args, "propagated")
+        return
+    ok, payload, _ = task.result()
+    what = f"returned {describe(payload)}" if ok else f"raised {describe_error(payload)}"
+    env.observation.task_cancel = TaskCancel(args, "swallowed", what)
