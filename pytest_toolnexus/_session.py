@@ -266,6 +266,12 @@ class ConformanceSession:
             self.records.write_report(path)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        for early in self._early.values():  # started at configure, never collected
+            if not early.done():
+                early.cancel()
+            elif not early.cancelled() and early.exception() is None:
+                self._loaded.append(early.result())
+        self._early.clear()
         for loaded in self._loaded:
             if loaded.close is not None:
                 try:

@@ -46,8 +46,6 @@ __all__ = ["DEADLINE", "explore_tool", "is_async", "parts", "runs_on_loop"]
 #: The most calls made at once by the concurrency probe.
 BATCH = 4
 
-_STREAM_PHASES = {Stream.VALID: Phase.VALID, Stream.INVALID: Phase.INVALID}
-
 
 def runs_on_loop(tool: Any, source: Any) -> bool:
     """Whether the tool's own code runs on the event loop, where it could block it.

@@ -159,19 +159,13 @@ class Observation:
         return found
 
     def needs_simplest(self) -> Any:
+        """The simplest arguments the single-call probes used, or ``Skip`` saying why none."""
         if self.not_called is not None:
             raise Skip(self.not_called)
         if self.error is not None:
             raise Skip(self.error)
+        if self.blocked_loop is not None:
+            raise Skip(f"not judged: {self.blocked_loop} (TN501)")
         if self.simplest_skip is not None:
             raise Skip(self.simplest_skip)
         return self.simplest
-
-    def all_calls(self) -> list[Call]:
-        calls = [c for result in self.streams.values() for c in result.calls]
-        for single in (self.cancel_before, self.deadline):
-            if single is not None:
-                calls.append(single)
-        if self.cancel_during is not None:
-            calls.append(self.cancel_during.call)
-        return calls

@@ -47,8 +47,6 @@ def _is_success(outcome: CallOutcome) -> bool:
 def _probe(observation: Observation, call: Call | None) -> CallOutcome:
     """A timing probe's outcome, or ``Skip`` saying why it was not made."""
     observation.needs_simplest()
-    if observation.blocked_loop is not None:
-        raise Skip(f"not judged: {observation.blocked_loop} (TN501)")
     if call is None:
         raise Skip("the probe was not made")
     if call.outcome.blocked_loop:
@@ -138,8 +136,6 @@ def cancel_during(observation: Observation, options: RunOptions) -> Iterable[Fin
 )
 def task_cancel_propagates(observation: Observation, options: RunOptions) -> Iterable[Finding]:
     observation.needs_simplest()
-    if observation.blocked_loop is not None:
-        raise Skip(f"not judged: {observation.blocked_loop} (TN501)")
     task = observation.task_cancel
     if task is None:
         raise Skip(
@@ -261,8 +257,6 @@ def late_success(observation: Observation, options: RunOptions) -> Iterable[Find
 )
 def call_answers(observation: Observation, options: RunOptions) -> Iterable[Finding]:
     observation.needs_simplest()
-    if observation.blocked_loop is not None:
-        raise Skip(f"not judged: {observation.blocked_loop} (TN501)")
     hung = observation.unresponsive
     if hung is None:
         return []
