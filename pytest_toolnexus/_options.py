@@ -46,8 +46,13 @@ ONLY = "--toolnexus-only"
 CONCURRENCY = "--toolnexus-concurrency"
 SEED = "--toolnexus-seed"
 PROVIDERS = "--toolnexus-providers"
+ISOLATION = "--toolnexus-isolation"
+LOAD_TIMEOUT = "--toolnexus-load-timeout"
 
 EXECUTE_MODES = ("auto", "all", "none")
+ISOLATION_MODES = ("process", "none")
+#: How long loading one target (an import, a factory, starting MCP servers) may take.
+DEFAULT_LOAD_TIMEOUT = 60.0
 #: The suites' own defaults, shown in the help and used when nothing is set.
 _DEFAULTS = RunOptions.__dataclass_fields__
 DEFAULT_EXAMPLES: int = _DEFAULTS["examples"].default  # type: ignore[assignment]
@@ -182,6 +187,25 @@ def add_options(parser: pytest.Parser) -> None:
         " hundreds of tools.",
     )
     group.addoption(
+        ISOLATION,
+        choices=ISOLATION_MODES,
+        default=None,
+        dest="toolnexus_isolation",
+        help="where the tools of package.module:attr targets are imported and called: process"
+        " (default: a worker process per target, a process per tool, so a tool that exits,"
+        " crashes or freezes is a finding, not the end of the run), or none (in pytest's own"
+        " process).",
+    )
+    group.addoption(
+        LOAD_TIMEOUT,
+        type=float,
+        default=None,
+        dest="toolnexus_load_timeout",
+        metavar="SECONDS",
+        help=f"bound on loading one target: an import, a factory, starting an MCP server"
+        f" (default {DEFAULT_LOAD_TIMEOUT:g}).",
+    )
+    group.addoption(
         REPORT,
         default=None,
         dest="toolnexus_report",
@@ -208,6 +232,10 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini(
         "toolnexus_granularity", "check | tool: what one test item covers", default="check"
     )
+    parser.addini(
+        "toolnexus_isolation", "process | none: where Python targets are called", default=""
+    )
+    parser.addini("toolnexus_load_timeout", "bound on loading one target", default="")
 
 
 @dataclass(frozen=True)
@@ -227,6 +255,9 @@ class Settings:
     seed: int | None = None
     #: The providers declared (names from ``PROVIDER_NAMES``); ``None`` when none were.
     providers: tuple[str, ...] | None = None
+    #: ``process``: Python targets are imported and called in a worker process.
+    isolation: str = "process"
+    load_timeout: float = DEFAULT_LOAD_TIMEOUT
 
 
 def _codes(values: list[str]) -> tuple[str, ...]:
@@ -302,6 +333,16 @@ def read_settings(config: pytest.Config) -> Settings:
     )
     if granularity not in ("check", "tool"):
         raise pytest.UsageError(f"toolnexus_granularity must be check or tool, got {granularity!r}")
+    isolation = (
+        config.getoption("toolnexus_isolation")
+        or str(config.getini("toolnexus_isolation")).strip()
+        or "process"
+    )
+    if isolation not in ISOLATION_MODES:
+        raise pytest.UsageError(f"toolnexus_isolation must be process or none, got {isolation!r}")
+    load_timeout = _number(config, "toolnexus_load_timeout", float, DEFAULT_LOAD_TIMEOUT)
+    if load_timeout <= 0:
+        raise pytest.UsageError(f"{LOAD_TIMEOUT} must be positive")
     return Settings(
         targets=tuple(config.getoption("toolnexus_targets"))
         + tuple(t for t in config.getini("toolnexus_targets") if t.strip()),
@@ -321,4 +362,6 @@ def read_settings(config: pytest.Config) -> Settings:
         concurrency=concurrency,
         seed=None if seed_value == -1 else int(seed_value),
         providers=_providers(config),
+        isolation=isolation,
+        load_timeout=load_timeout,
     )

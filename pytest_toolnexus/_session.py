@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import threading
 from collections.abc import Awaitable, Generator
 from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from toolnexus_conformance._explorations import Explorations
+from toolnexus_conformance._explorations import Explorations, Judges
+from toolnexus_conformance._isolation import IsolatedExplorations, TargetWorker, WorkerError
 from toolnexus_conformance._loop import BackgroundLoop
 from toolnexus_conformance._model import Scope, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
@@ -26,6 +28,7 @@ from toolnexus_conformance.targets import (
     SPEC_FORMS,
     LoadedTarget,
     TargetError,
+    TargetKind,
     TargetSpec,
     load_target,
     parse_target,
@@ -35,9 +38,6 @@ from ._items import RECORD_KEY, CheckItem, ToolCollector
 from ._options import CONFORMANCE, TARGET, Settings, providers_from
 
 __all__ = ["ConformanceSession"]
-
-#: How long loading one target (an import, a factory, starting MCP servers) may take.
-LOAD_TIMEOUT = 120.0
 
 
 class ConformanceSession:
@@ -63,10 +63,15 @@ class ConformanceSession:
         self._loaded: list[LoadedTarget] = []
         self._is_worker = hasattr(config, "workerinput")
         # Under xdist a worker explores only the tools of the items queued on it.
-        self.explorations = Explorations(
-            self.options, self.loop, prefetch=self._queued_here if self._is_worker else True
-        )
+        prefetch = self._queued_here if self._is_worker else True
+        self.explorations = Explorations(self.options, self.loop, prefetch=prefetch)
+        #: Python targets are imported and called in worker processes (``_isolation``).
+        self.isolated: IsolatedExplorations | None = None
+        if settings.isolation == "process" and hasattr(os, "fork"):
+            self.isolated = IsolatedExplorations(self.options, prefetch=prefetch)
+        self._workers: list[TargetWorker] = []
         self._early: dict[str, concurrent.futures.Future[LoadedTarget]] = {}
+        self._early_workers: dict[str, concurrent.futures.Future[TargetWorker]] = {}
         self._start_early()
 
     def _queued_here(self) -> set[int]:
@@ -106,20 +111,62 @@ class ConformanceSession:
                 self._early[raw] = asyncio.run_coroutine_threadsafe(
                     load_target(spec, base_dir=base_dir), self.loop.loop
                 )
+            elif spec.kind is TargetKind.PYTHON and self.isolated is not None:
+                self._early_workers[raw] = self._start_worker(spec, base_dir)
         if self.options.execute != ExecuteMode.NONE:
-            threading.Thread(target=_warm_generation, name="toolnexus-warm", daemon=True).start()
+            threading.Thread(
+                target=_warm_generation, args=(self.options,), name="toolnexus-warm", daemon=True
+            ).start()
 
-    def _load(self, raw: Any, spec: TargetSpec, base_dir: Path) -> LoadedTarget:
+    def _start_worker(
+        self, spec: TargetSpec, base_dir: Path
+    ) -> concurrent.futures.Future[TargetWorker]:
+        """A worker process importing the target, started on a thread: it overlaps start-up."""
+        from toolnexus_conformance._registry import CATALOG
+
+        modules = sorted({c.run.__module__ for c in CATALOG if c.info.live})
+        worker = TargetWorker(
+            spec.value, spec.label, base_dir=base_dir, options=self.options, modules=modules
+        )
+        self._workers.append(worker)
+        future: concurrent.futures.Future[TargetWorker] = concurrent.futures.Future()
+
+        def load() -> None:
+            try:
+                worker.load(self.settings.load_timeout)
+            except BaseException as exc:
+                future.set_exception(exc)
+            else:
+                future.set_result(worker)
+
+        threading.Thread(target=load, name="toolnexus-worker-load", daemon=True).start()
+        return future
+
+    def _load(
+        self, raw: Any, spec: TargetSpec, base_dir: Path
+    ) -> tuple[LoadedTarget, TargetWorker | None]:
+        """The target's tools, and the worker process its live calls go to (if isolated).
+
+        A Python target is imported in its worker first: an import that exits, crashes
+        or hangs there is the target's load error, and it is never imported here.
+        """
+        limit = self.settings.load_timeout
+        worker = None
+        if spec.kind is TargetKind.PYTHON and self.isolated is not None:
+            started = self._early_workers.pop(raw, None) if isinstance(raw, str) else None
+            started = started or self._start_worker(spec, base_dir)
+            try:
+                worker = started.result(limit + 5.0)
+            except WorkerError as exc:
+                raise TargetError(str(exc)) from None
         early = self._early.pop(raw, None) if isinstance(raw, str) else None
         if early is None:
-            return self.loop.run(load_target(spec, base_dir=base_dir), timeout=LOAD_TIMEOUT)
+            return self.loop.run(load_target(spec, base_dir=base_dir), timeout=limit), worker
         try:
-            return early.result(LOAD_TIMEOUT)
+            return early.result(limit), worker
         except concurrent.futures.TimeoutError:
             early.cancel()
-            raise TargetError(
-                f"loading {spec.label!r} took longer than {LOAD_TIMEOUT:g}s"
-            ) from None
+            raise TargetError(f"loading {spec.label!r} took longer than {limit:g}s") from None
 
     # -- collection ------------------------------------------------------------------
     def _target_specs(self) -> list[Any]:
@@ -146,10 +193,11 @@ class ConformanceSession:
         for t_index, raw in enumerate(self._target_specs()):
             load_error: str | None = None
             loaded: LoadedTarget | None = None
+            worker: TargetWorker | None = None
             try:
                 spec = parse_target(raw, base_dir=base_dir)
                 label = spec.label
-                loaded = self._load(raw, spec, base_dir)
+                loaded, worker = self._load(raw, spec, base_dir)
                 self._loaded.append(loaded)
             except TargetError as exc:
                 label = raw if isinstance(raw, str) else type(raw).__name__
@@ -161,7 +209,7 @@ class ConformanceSession:
             seen_labels[label] = count + 1
             if count:
                 label = f"{label}#{count + 1}"
-            new.extend(self._target_nodes(session, t_index, label, loaded, load_error))
+            new.extend(self._target_nodes(session, t_index, label, loaded, load_error, worker))
         items.extend(new)
         session.testscollected += len(new)  # pytest counts only what its collectors report
 
@@ -172,6 +220,7 @@ class ConformanceSession:
         label: str,
         loaded: LoadedTarget | None,
         load_error: str | None,
+        worker: TargetWorker | None = None,
     ) -> list[pytest.Item]:
         settings = self.settings
         name = f"toolnexus:{label}"
@@ -179,6 +228,10 @@ class ConformanceSession:
         subjects: list[ToolSubject] = []
         if loaded is not None:
             subjects = read_subjects(loaded.tools, label, loaded.extras or None)
+        judges: Judges = self.explorations
+        if worker is not None and self.isolated is not None:
+            self.isolated.add(label, worker, subjects)
+            judges = self.isolated
         target_extra: dict[str, Any] = dict(loaded.info) if loaded is not None else {}
         target_extra["load_error"] = load_error
         target_subject = TargetSubject(label, subjects, target_extra)
@@ -203,7 +256,7 @@ class ConformanceSession:
                 for c_index, check in enumerate(tool_checks)
                 if applies(check, subject)
             ]
-            plan(self.explorations, subject, (c for c, _ in mine), group=label)
+            plan(judges, subject, (c for c, _ in mine), group=label)
             if settings.granularity == "tool":
                 if mine:
                     items.append(self._item(tool_node, mine, subject, name="checks"))
@@ -226,9 +279,10 @@ class ConformanceSession:
 
     # -- running ---------------------------------------------------------------------
     def run(self, check: Check, subject: ToolSubject | TargetSubject) -> Verdict:
-        return run_check(
-            check, subject, self.options, loop=self.loop, explorations=self.explorations
-        )
+        judges: Judges = self.explorations
+        if self.isolated is not None and self.isolated.handles(subject.target):
+            judges = self.isolated
+        return run_check(check, subject, self.options, loop=self.loop, explorations=judges)
 
     # -- reporting -------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
@@ -272,6 +326,8 @@ class ConformanceSession:
             elif not early.cancelled() and early.exception() is None:
                 self._loaded.append(early.result())
         self._early.clear()
+        for worker in self._workers:
+            worker.close()
         for loaded in self._loaded:
             if loaded.close is not None:
                 try:
@@ -302,9 +358,11 @@ def _example_database(config: pytest.Config) -> Path | Literal[False]:
     return Path(cache.mkdir("toolnexus-hypothesis"))
 
 
-def _warm_generation() -> None:
-    """Import the argument generator (hypothesis, jsonschema) off the main thread."""
+def _warm_generation(options: RunOptions) -> None:
+    """Import and warm the argument generator (hypothesis, jsonschema) off the main thread."""
     try:
-        import toolnexus_conformance.arguments  # noqa: F401
+        from toolnexus_conformance._search import warm_generation
+
+        warm_generation(options)
     except Exception:  # the real import, later, reports it
         pass

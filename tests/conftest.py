@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -16,3 +18,19 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=50)
 settings.load_profile(os.environ.get("TOOLNEXUS_HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _user_cache_outside_projects(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """pytester points ``HOME`` at each test's project; the kit's user cache must not land there.
+
+    One cache for the session, so hypothesis's unicode table is built once, not per run.
+    """
+    cache = tmp_path_factory.getbasetemp() / "user-cache"
+    previous = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(cache)
+    yield
+    if previous is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = previous

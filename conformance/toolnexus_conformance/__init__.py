@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ._options import PROVIDERS, ExecuteMode, Provider, RunOptions
     from ._registry import CATALOG, check, load_catalog
     from ._report import build_report, render_table
-    from ._runner import check_tools
+    from ._runner import check_target, check_tools
     from .arguments import InvalidArgs, UnsupportedSchema, args_for, invalid_args_for, values_for
     from .targets import TargetError, load_target, parse_target
 
@@ -47,6 +47,7 @@ __all__ = [
     "assert_conforms",
     "build_report",
     "check",
+    "check_target",
     "check_tools",
     "explain",
     "failures",
@@ -71,6 +72,7 @@ _HOMES: dict[str, str] = {
     **dict.fromkeys(("PROVIDERS", "ExecuteMode", "Provider", "RunOptions"), "._options"),
     **dict.fromkeys(("CATALOG", "check", "load_catalog"), "._registry"),
     **dict.fromkeys(("build_report", "render_table"), "._report"),
+    "check_target": "._runner",
     "check_tools": "._runner",
     **dict.fromkeys(
         ("InvalidArgs", "UnsupportedSchema", "args_for", "invalid_args_for", "values_for"),

@@ -21,7 +21,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +44,11 @@ __all__ = [
 UNWIND = 0.5
 #: The most characters of any value shown in a message.
 SHOWN = 300
+#: Set in a worker process (``_worker``), where a tool runs in a process of its own.
+IN_WORKER = False
+#: Told ``("calling", args)`` and ``("called", args)`` around every call; a worker
+#: process uses it to show its session which call was in flight if the tool ends it.
+ON_CALL: Callable[[str, Any], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +216,9 @@ async def _bounded(tool: Any, args: Any, ctx: ToolContext | None, timeout: float
     key = next(_ids)
     started = time.monotonic()
     _IN_FLIGHT[key] = _Flight(tool, asyncio.get_running_loop(), started + timeout)
+    watch = ON_CALL
+    if watch is not None:
+        watch("calling", args)
     try:
         task = asyncio.ensure_future(capture(tool, args, ctx))
         try:
@@ -237,3 +245,5 @@ async def _bounded(tool: Any, args: Any, ctx: ToolContext | None, timeout: float
         return CallOutcome(args, timed_out=True, elapsed=time.monotonic() - started)
     finally:
         _IN_FLIGHT.pop(key, None)
+        if watch is not None:
+            watch("called", args)

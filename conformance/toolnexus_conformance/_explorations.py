@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ._calls import scratch_cwd
 from ._explorer import explore_tool, runs_on_loop
@@ -21,7 +22,21 @@ from ._options import RunOptions
 from ._subject import ToolSubject
 from ._workers import SearchWorkers, shared_workers
 
-__all__ = ["Explorations", "tool_limit"]
+if TYPE_CHECKING:
+    from ._model import Finding
+    from ._registry import Check
+
+__all__ = ["Explorations", "Judges", "tool_limit"]
+
+
+class Judges(Protocol):
+    """Where live checks get their verdicts: tools explored here, or in a worker process."""
+
+    def plan(
+        self, subject: ToolSubject, phases: Iterable[Any], codes: Iterable[str], *, group: str
+    ) -> None: ...
+
+    def judge(self, check: Check, subject: ToolSubject) -> tuple[Finding, ...]: ...
 
 
 def tool_limit(options: RunOptions) -> float:
@@ -60,12 +75,16 @@ class Explorations:
         self._on_loop_now: int | None = None
 
     def plan(
-        self, subject: ToolSubject, phases: Iterable[Phase], codes: Iterable[str], *, group: str
+        self, subject: ToolSubject, phases: Iterable[Any], codes: Iterable[str], *, group: str
     ) -> None:
         """Say which phases and checks a tool's items will read (call before asking)."""
         plan = self._plans.setdefault(id(subject), _Plan(subject, group))
-        plan.phases.update(phases)
+        plan.phases.update(Phase(p) for p in phases)
         plan.codes.update(codes)
+
+    def judge(self, check: Check, subject: ToolSubject) -> tuple[Finding, ...]:
+        """The live check's findings on the tool's observation (``Skip`` if it cannot judge)."""
+        return tuple(check.run(self.observation(subject), self.options))  # type: ignore[arg-type]
 
     def observation(self, subject: ToolSubject) -> Observation:
         """The tool's observation, exploring it (and, with prefetch, its group) first."""

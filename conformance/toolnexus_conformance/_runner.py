@@ -12,9 +12,10 @@ import functools
 import inspect
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from ._explorations import Explorations
+from ._explorations import Explorations, Judges
 from ._loop import BackgroundLoop, LoopBlocked
 from ._model import Fail, Finding, Outcome, Scope, Skip, Verdict
 from ._options import RunOptions
@@ -27,6 +28,7 @@ __all__ = [
     "applies",
     "as_tool_list",
     "check_subjects",
+    "check_target",
     "check_tools",
     "plan",
     "run_check",
@@ -67,14 +69,14 @@ def applies(check: Check, subject: ToolSubject | TargetSubject) -> bool:
 
 
 def plan(
-    explorations: Explorations, subject: ToolSubject, checks: Iterable[Check], *, group: str
+    explorations: Judges, subject: ToolSubject, checks: Iterable[Check], *, group: str
 ) -> None:
     """Tell ``explorations`` what the live ``checks`` will read of this tool."""
     live = [c for c in checks if c.info.live and applies(c, subject)]
     if live:
         explorations.plan(
             subject,
-            {phase for c in live for phase in c.needs},  # type: ignore[misc]
+            {phase for c in live for phase in c.needs},
             {c.code for c in live},
             group=group,
         )
@@ -113,7 +115,7 @@ def run_check(
     options: RunOptions,
     *,
     loop: BackgroundLoop | None = None,
-    explorations: Explorations | None = None,
+    explorations: Judges | None = None,
 ) -> Verdict:
     """Run one check on one subject. Never raises for anything a tool does."""
     if not applies(check, subject):
@@ -154,7 +156,7 @@ def _live(
     subject: ToolSubject,
     options: RunOptions,
     loop: BackgroundLoop | None,
-    explorations: Explorations | None,
+    explorations: Judges | None,
 ) -> tuple[Finding, ...]:
     reason = may_execute(subject, options)
     if reason is not None:
@@ -162,8 +164,7 @@ def _live(
     if explorations is None:  # a lone check: explore just for it
         explorations = Explorations(options, loop or BackgroundLoop())
         plan(explorations, subject, [check], group=subject.target)
-    observation = explorations.observation(subject)
-    return tuple(check.run(observation, options))  # type: ignore[arg-type]
+    return explorations.judge(check, subject)
 
 
 async def _as_coroutine(awaitable: Any) -> Any:
@@ -179,12 +180,14 @@ def check_subjects(
     options: RunOptions | None = None,
     loop: BackgroundLoop | None = None,
     target_extra: Mapping[str, Any] | None = None,
+    explorations: Judges | None = None,
 ) -> list[Verdict]:
     """Every selected check on every subject of one target, the tools explored at once."""
     options = options or RunOptions()
     own_loop = loop is None
     loop = loop or BackgroundLoop()
-    explorations = Explorations(options, loop)
+    if explorations is None:
+        explorations = Explorations(options, loop)
     verdicts: list[Verdict] = []
     try:
         target_subject = TargetSubject(target, subjects, dict(target_extra or {}))
@@ -227,6 +230,69 @@ def check_tools(
         ignore=ignore,
         options=options,
     )
+
+
+def check_target(
+    spec: str,
+    *,
+    base_dir: Path | None = None,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    options: RunOptions | None = None,
+    load_timeout: float = 60.0,
+) -> list[Verdict]:
+    """Every selected check on a ``package.module:attr`` target, its tools called apart.
+
+    The target is imported in a worker process first, and its live checks run
+    there, one process per tool, as under the pytest plugin: a tool that ends,
+    crashes or freezes its process is a TN606 finding, and a target whose import
+    does is a TN001 one. The declarations are read here, for the static checks.
+    """
+    import asyncio
+
+    from ._isolation import IsolatedExplorations, TargetWorker, WorkerError
+    from ._registry import CATALOG
+    from .targets import TargetError, TargetKind, load_target, parse_target
+
+    options = options or RunOptions()
+    target = parse_target(spec, base_dir=base_dir)
+    if target.kind is not TargetKind.PYTHON:
+        raise ValueError(f"check_target takes package.module:attr targets, not {spec!r}")
+    modules = sorted({c.run.__module__ for c in CATALOG if c.info.live})
+    worker = TargetWorker(
+        target.value, target.label, base_dir=base_dir, options=options, modules=modules
+    )
+    try:
+        try:
+            worker.load(load_timeout)
+            loaded = asyncio.run(load_target(target, base_dir=base_dir))
+        except (WorkerError, TargetError) as exc:
+            return _load_failed(target.label, str(exc), select, ignore, options)
+        subjects = read_subjects(loaded.tools, target.label, loaded.extras or None)
+        isolated = IsolatedExplorations(options)
+        isolated.add(target.label, worker, subjects)
+        return check_subjects(
+            subjects,
+            target.label,
+            select=select,
+            ignore=ignore,
+            options=options,
+            target_extra=loaded.info,
+            explorations=isolated,
+        )
+    finally:
+        worker.close()
+
+
+def _load_failed(
+    label: str, error: str, select: Sequence[str], ignore: Sequence[str], options: RunOptions
+) -> list[Verdict]:
+    subject = TargetSubject(label, [], {"load_error": error})
+    return [
+        run_check(check, subject, options)
+        for check in applicable_checks(scope=Scope.TARGET)
+        if check.code == "TN001"
+    ]
 
 
 def as_tool_list(value: Any, *, target: str = "tools") -> list[Any]:

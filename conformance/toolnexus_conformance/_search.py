@@ -177,9 +177,11 @@ def _keep_storage(options: RunOptions) -> None:
     """Point hypothesis's own files (its database, its unicode cache) where the run says.
 
     Left alone, hypothesis writes ``.hypothesis/`` into the directory it was imported
-    from: the user's project. Under the plugin they go to pytest's cache directory,
-    or to a temporary one removed at exit when the cache is off. A storage directory
-    the user chose (``HYPOTHESIS_STORAGE_DIRECTORY``) wins.
+    from: the user's project. Under the plugin they go to pytest's cache directory.
+    With the cache off no example is kept, but hypothesis's table of unicode
+    characters (three seconds to build) is: in the user's cache directory, so it is
+    built once per machine rather than once per run. A storage directory the user
+    chose (``HYPOTHESIS_STORAGE_DIRECTORY``) wins.
     """
     global _home_set
     if _home_set or options.example_database is None:
@@ -189,12 +191,42 @@ def _keep_storage(options: RunOptions) -> None:
         return
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    if options.example_database is False:
-        home = Path(tempfile.mkdtemp(prefix="toolnexus-hypothesis-"))
-        atexit.register(shutil.rmtree, home, ignore_errors=True)
+    database = options.example_database
+    set_hypothesis_home_dir(_user_cache() if database is False else Path(database))
+
+
+def _user_cache() -> Path:
+    """``~/.cache/pytest-toolnexus/hypothesis`` (or the platform's cache), else a temp dir."""
+    if os.name == "nt":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
     else:
-        home = Path(options.example_database)
-    set_hypothesis_home_dir(home)
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    home = base / "pytest-toolnexus" / "hypothesis"
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        probe = home / ".writable"
+        probe.touch()
+        return home
+    except OSError:
+        temporary = Path(tempfile.mkdtemp(prefix="toolnexus-hypothesis-"))
+        atexit.register(shutil.rmtree, temporary, ignore_errors=True)
+        return temporary
+
+
+def warm_generation(options: RunOptions) -> None:
+    """Everything the first search would build: imports, storage, the unicode table.
+
+    A worker process calls it once before it forks a process per tool, so no tool's
+    process pays for it; it starts no thread.
+    """
+    _keep_storage(options)  # first: importing the generator may already build the table
+    from . import arguments  # noqa: F401
+
+    try:
+        from hypothesis.internal.charmap import charmap
+    except ImportError:  # pragma: no cover - an internal module moved: the first search builds it
+        return
+    charmap()
 
 
 def _settings(options: RunOptions, **overrides: Any) -> Any:
@@ -285,10 +317,22 @@ async def search(
     budget_ends: list[float] = []  # set at the first real call, so set-up is free
     seen: dict[str, Failure] = {}  # every property's first failure, shrunk or not
 
-    def start(lane: Lane, args: Any, mutation: str | None) -> Call | Future[CallOutcome] | None:
-        """The lane's call for ``args``: remembered, begun (a future), or ``None`` (no budget)."""
-        made = lane.cache.get(args_key(args))
+    recorded: list[set[str]] = [set() for _ in lanes]  # keys each result's calls hold
+
+    def start(
+        index: int, lane: Lane, args: Any, mutation: str | None
+    ) -> Call | Future[CallOutcome] | None:
+        """The lane's call for ``args``: remembered, begun (a future), or ``None`` (no budget).
+
+        A call remembered from before the search (the simplest arguments, called first)
+        is one of this stream's calls too: the rules that count calls must see it.
+        """
+        key = args_key(args)
+        made = lane.cache.get(key)
         if made is not None:
+            if key not in recorded[index]:
+                recorded[index].add(key)
+                results[index].calls.append(made)
             if made.mutation is None and mutation is not None:
                 made = replace(made, mutation=mutation)
             return made
@@ -309,6 +353,7 @@ async def search(
             outcome = CallOutcome(args, timed_out=True, elapsed=bound)
         made = Call(args, outcome, mutation)
         results[index].calls.append(made)
+        recorded[index].add(args_key(args))
         if outcome.timed_out:
             results[index].hang = made
             raise _Stop
@@ -320,12 +365,12 @@ async def search(
         if not together:
             made: list[Call | None] = []
             for index, lane in enumerate(lanes):
-                begun = start(lane, args, mutation)
+                begun = start(index, lane, args, mutation)
                 if isinstance(begun, Future):
                     begun = finish(index, lane, begun, args, mutation)
                 made.append(begun)
             return made
-        begun_all = [start(lane, args, mutation) for lane in lanes]
+        begun_all = [start(index, lane, args, mutation) for index, lane in enumerate(lanes)]
         return [
             finish(index, lane, begun, args, mutation) if isinstance(begun, Future) else begun
             for index, (lane, begun) in enumerate(zip(lanes, begun_all, strict=True))

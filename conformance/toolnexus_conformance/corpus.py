@@ -31,6 +31,10 @@ class Entry:
     execute: bool = True
     #: Set for hostile entries whose whole run must end in bounded time.
     hostile: bool = False
+    #: ``module:attr`` naming this tool, for entries that end, crash or freeze the process
+    #: they run in: they are checked as the plugin checks such targets, in a worker
+    #: process (``check_target``), with the corpus folder as the base directory.
+    spec: str | None = None
 
 
 def _load_module(path: Path) -> Any:

@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from _corpus import LIVE, live_entries
+from _corpus import CORPUS, LIVE, live_entries
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import load_catalog
-from toolnexus_conformance._runner import check_subjects
+from toolnexus_conformance._runner import check_subjects, check_target
 from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.corpus import Entry
 
@@ -24,8 +24,11 @@ GOOD = live_entries("good")
 
 
 def _run(entry: Entry, select: tuple[str, ...] | list[str]) -> dict[str, tuple[Outcome, str]]:
-    subjects = read_subjects([entry.tool], "corpus")
-    verdicts = check_subjects(subjects, "corpus", select=select, options=OPTIONS)
+    if entry.spec is not None:  # it ends or freezes its process: checked in a worker's
+        verdicts = check_target(entry.spec, base_dir=CORPUS / "bad", select=select, options=OPTIONS)
+    else:
+        subjects = read_subjects([entry.tool], "corpus")
+        verdicts = check_subjects(subjects, "corpus", select=select, options=OPTIONS)
     return {v.check.code: (v.outcome, v.message) for v in verdicts}
 
 

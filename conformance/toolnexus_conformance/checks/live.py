@@ -25,6 +25,7 @@ from toolnexus_conformance._search import Call
 from ._per_call import stream_check
 
 __all__ = [
+    "call_keeps_process",
     "ctx_none_accepted",
     "invalid_args_no_raise",
     "invalid_args_refused",
@@ -257,6 +258,36 @@ def valid_calls_succeed(observation: Observation, options: RunOptions) -> Iterab
             got=show(first.outcome),
         )
     ]
+
+
+@check(
+    "TN606",
+    "call-keeps-process",
+    title="A call never ends or freezes the process it runs in",
+    category=Category.ERRORS,
+    severity=Severity.ERROR,
+    why="A host calls tools inside its own process: a tool that calls os._exit, crashes the"
+    " interpreter, holds the GIL past its bound or replaces the clock takes the whole agent down"
+    " with it, every conversation in flight included, and nothing reports why.",
+    fix="Never call os._exit or os.kill on your own process; raise or return an error result"
+    " instead. Release the GIL (or run native work in a subprocess) for long computations, and"
+    " never patch time functions outside tests.",
+    reference=_CONTRACT,
+    live=True,
+    needs=[Phase.VALID],
+)
+def call_keeps_process(observation: Observation, options: RunOptions) -> Iterable[Finding]:
+    from toolnexus_conformance import _calls
+
+    if not _calls.IN_WORKER:
+        raise Skip(
+            "judged only when the tool runs in a worker process (the pytest plugin's default"
+            " for package.module:attr targets, --toolnexus-isolation process)"
+        )
+    # The session fails this check itself when the tool's process ends before it
+    # answers; a process that got this far and is judging survived every call.
+    observation.stream(Stream.VALID)
+    return []
 
 
 def _property_names(schema: object) -> list[str]:

@@ -1,0 +1,494 @@
+"""Live checks of a Python target, made in a worker process the session owns.
+
+In-process, a tool that calls ``os._exit(0)`` ends the session with status 0 (a
+green build), a tool that holds the GIL stops every bound, and a tool that
+replaces ``time.monotonic`` or removes an environment variable changes the run
+for every tool after it. So the live calls of a Python target are made in a
+worker process (``_worker``): it imports the target once and forks one process
+per tool, which explores the tool and judges its live checks there.
+
+The session watches each tool's process with its own clock, which no tool can
+reach. A process that ends before it answers is a finding on its tool (TN606),
+with the call that was in flight; one that stops saying it is alive (the GIL
+held, every thread stopped) or stops making calls (a call that never returns,
+even past its bound, as a frozen clock does) is killed with its process group,
+and that is a finding too. The worker and everything it wrote live in one
+scratch directory, removed when the session closes the worker.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import pickle
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._model import Finding, Skip
+from ._options import RunOptions
+from ._subject import ToolSubject
+from ._worker import CONTROL_MAX, FrameReader
+
+__all__ = ["PROCESS_CHECK", "IsolatedExplorations", "TargetWorker", "ToolJudgement"]
+
+#: The check that a tool's process survives its calls: judged only here.
+PROCESS_CHECK = "TN606"
+#: How long the worker may take to fork a tool's process, and a dead one to be reported.
+START_LIMIT = 10.0
+EXIT_WAIT = 5.0
+#: A tool's process that sends nothing, not even its heartbeat, for the call timeout
+#: plus this is frozen (a tool holding the GIL, or stopping every thread).
+SILENCE_SLACK = 2.0
+#: A call still in flight this long past its bound (and its unwinding) never returns:
+#: its process is stuck (a replaced clock stops every bound of the process).
+STUCK_SLACK = 2.0
+#: Between calls the kit only builds strategies and searches (each bounded by
+#: ``BUILD_LIMIT``); a process making no call for twice that plus this is stuck too.
+IDLE_SLACK = 10.0
+#: The most times a worker that died (not a tool's process: the worker itself) is restarted.
+RESTARTS = 3
+#: The tail of a dead process's output quoted in its finding.
+OUTPUT_TAIL = 1500
+
+_monotonic = time.monotonic  # the session's clock: no tool runs in this process
+
+
+class WorkerError(Exception):
+    """The worker could not load the target or start; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolJudgement:
+    """What a tool's process sent back, or why it sent nothing."""
+
+    #: ``{code: (outcome, message, [(message, path, sent, got), ...])}`` from the process.
+    results: Mapping[str, tuple[str, str, list[tuple[Any, ...]]]] = field(default_factory=dict)
+    #: The tool ended, froze or wedged its process before it answered (TN606).
+    ended: str | None = None
+    #: The arguments of the call in flight when it did.
+    last_call: str | None = None
+    #: Our own failure, never held against the tool.
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class _Job:
+    started: threading.Event = field(default_factory=threading.Event)
+    exited: threading.Event = field(default_factory=threading.Event)
+    pid: int | None = None
+    status: int | None = None
+    error: str | None = None
+
+
+class TargetWorker:
+    """One worker process for one Python target: load it once, explore each tool apart."""
+
+    def __init__(
+        self,
+        spec: str,
+        label: str,
+        *,
+        base_dir: Path | None,
+        options: RunOptions,
+        modules: Sequence[str] = (),
+    ) -> None:
+        self.spec, self.label, self.base_dir = spec, label, base_dir
+        self.options = options
+        self.modules = list(modules)
+        self.scratch = Path(tempfile.mkdtemp(prefix="toolnexus-worker-"))
+        self.tools = 0
+        self._ids = itertools.count()
+        self._jobs: dict[int, _Job] = {}
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen[bytes] | None = None
+        self._control: socket.socket | None = None
+        self._loaded = threading.Event()
+        self._load_reply: tuple[Any, ...] | None = None
+        self._gone = threading.Event()
+        self._restarts = 0
+        self._closed = False
+
+    # -- the worker process --------------------------------------------------------------
+    def start(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        log = (self.scratch / "worker.log").open("wb")
+        env = dict(os.environ, PWD=str(self.scratch))
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "toolnexus_conformance._worker", str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                cwd=self.scratch,
+                env=env,
+                start_new_session=True,
+            )
+        finally:
+            theirs.close()
+            log.close()
+        self._control = ours
+        self._loaded.clear()
+        self._gone.clear()
+        threading.Thread(
+            target=self._listen, args=(ours,), name="toolnexus-worker", daemon=True
+        ).start()
+
+    def load(self, timeout: float) -> int:
+        """Import the target in the worker; its number of tools, or ``WorkerError`` saying why not."""
+        if self._process is None:
+            self.start()
+        path = [str(Path(p).resolve()) if p else p for p in sys.path]
+        base = str(self.base_dir) if self.base_dir is not None else None
+        message = ("load", self.spec, self.label, base, path, self.options, self.modules)
+        self._send(pickle.dumps(message))
+        end = _monotonic() + timeout
+        while not self._loaded.wait(0.05):
+            if self._gone.is_set() or _monotonic() > end:
+                timed_out = not self._gone.is_set()
+                status = self._stop_process()
+                if timed_out:
+                    raise WorkerError(
+                        f"importing {self.spec!r} took longer than {timeout:g}s in a worker"
+                        f" process{self._output()}"
+                    )
+                raise WorkerError(
+                    f"importing {self.spec!r} ended the process that imported it"
+                    f" ({_ending(status)}){self._output()}"
+                )
+        reply = self._load_reply or ("load-error", "no answer")
+        if reply[0] != "loaded":
+            self._stop_process()
+            raise WorkerError(str(reply[1]))
+        self.tools = int(reply[1])
+        return self.tools
+
+    def _send(self, data: bytes, fds: Sequence[int] = ()) -> None:
+        control = self._control
+        if control is None:
+            raise WorkerError("the worker process is not running")
+        try:
+            socket.send_fds(control, [data], list(fds))
+        except OSError as exc:
+            raise WorkerError(f"the worker process is gone ({exc})") from None
+
+    def _listen(self, control: socket.socket) -> None:
+        while True:
+            try:
+                data = control.recv(CONTROL_MAX)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            message = pickle.loads(data)
+            kind = message[0]
+            if kind in ("loaded", "load-error"):
+                self._load_reply = message
+                self._loaded.set()
+                continue
+            job = self._jobs.get(message[1])
+            if job is None:
+                continue
+            if kind == "started":
+                job.pid = message[2]
+                job.started.set()
+            elif kind == "exited":
+                job.status = message[2]
+                job.exited.set()
+            elif kind == "fork-error":
+                job.error = message[2]
+                job.started.set()
+                job.exited.set()
+        self._gone.set()
+        for job in list(self._jobs.values()):  # nobody will say how they ended now
+            job.started.set()
+            job.exited.set()
+
+    def _ensure(self) -> None:
+        """A worker that died (not a tool's process: the worker) is started and loaded again."""
+        with self._lock:
+            if self._closed:
+                raise WorkerError("the worker was closed")
+            if self._process is not None and not self._gone.is_set():
+                return
+            if self._restarts >= RESTARTS:
+                raise WorkerError(f"the worker process died {RESTARTS} times; not restarted")
+            self._restarts += 1
+            self._stop_process()
+            self.start()
+            self.load(60.0)
+
+    def _stop_process(self) -> int | None:
+        process, self._process = self._process, None
+        control, self._control = self._control, None
+        if control is not None:
+            control.close()
+        if process is None:
+            return None
+        _kill_group(process.pid)
+        try:
+            return process.wait(EXIT_WAIT)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL was ignored?
+            return None
+
+    def _output(self) -> str:
+        try:
+            text = (self.scratch / "worker.log").read_bytes()[-OUTPUT_TAIL:]
+        except OSError:
+            return ""
+        shown = text.decode("utf-8", "replace").strip()
+        return f"; its output ends:\n{shown}" if shown else ""
+
+    def close(self) -> None:
+        """Stop the worker and every tool process still running; remove its scratch."""
+        with self._lock:
+            self._closed = True
+            if self._control is not None:
+                try:
+                    self._send(pickle.dumps(("stop",)))
+                except WorkerError:
+                    pass
+            for job in list(self._jobs.values()):
+                if job.pid is not None and not job.exited.is_set():
+                    _kill_group(job.pid)
+            self._stop_process()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    # -- one tool -------------------------------------------------------------------------
+    def explore(self, index: int, name: str, codes: Sequence[str]) -> ToolJudgement:
+        """Explore tool ``index`` in a process of its own and judge ``codes`` there. Never raises."""
+        try:
+            self._ensure()
+        except WorkerError as exc:
+            return ToolJudgement(error=f"the worker process cannot run this tool: {exc}")
+        job_id = next(self._ids)
+        job = _Job()
+        self._jobs[job_id] = job
+        ours, theirs = socket.socketpair()
+        try:
+            try:
+                self._send(
+                    pickle.dumps(("explore", job_id, index, name, list(codes))), [theirs.fileno()]
+                )
+            finally:
+                theirs.close()
+            job.started.wait(START_LIMIT)
+            if job.pid is None:
+                why = job.error or "the worker process did not start a process for the tool"
+                return ToolJudgement(error=why)
+            return self._watch(job, FrameReader(ours), index)
+        except WorkerError as exc:
+            return ToolJudgement(error=str(exc))
+        finally:
+            ours.close()
+            self._jobs.pop(job_id, None)
+
+    def _watch(self, job: _Job, reader: FrameReader, index: int) -> ToolJudgement:
+        from ._calls import UNWIND
+        from ._explorations import tool_limit
+        from ._search import BUILD_LIMIT
+
+        options = self.options
+        silence = options.call_timeout + options.grace + SILENCE_SLACK
+        overdue = options.call_timeout + UNWIND + options.grace + STUCK_SLACK
+        idle = 2 * BUILD_LIMIT + options.grace + IDLE_SLACK
+        started = _monotonic()
+        total = tool_limit(options)
+        heard = progressed = started
+        in_flight: list[float] = []  # when each call still running began, oldest first
+        last_call: str | None = None
+        while True:
+            now = _monotonic()
+            if now - heard > silence:
+                return self._kill(
+                    job,
+                    last_call,
+                    f"the tool froze its process: no sign of life for {silence:g}s"
+                    " (it holds the GIL, or stopped every thread)",
+                )
+            if (in_flight and now - in_flight[0] > overdue) or now - progressed > idle:
+                waited = now - in_flight[0] if in_flight else now - progressed
+                return self._kill(
+                    job,
+                    last_call,
+                    f"the tool's process stopped making progress: a call"
+                    f" still running after {waited:.1f}s, past its bound of"
+                    f" {options.call_timeout:g}s (a replaced clock, such as a frozen"
+                    " time.monotonic, stops every bound of a process)"
+                    if in_flight
+                    else f"the tool's process made no call for {waited:.1f}s (a replaced clock"
+                    " stops every bound of a process)",
+                )
+            if now - started > total:
+                return self._kill(
+                    job, last_call, f"exploring the tool took longer than {total:g}s in all"
+                )
+            try:
+                frame = reader.next(0.25)
+            except TimeoutError:
+                continue
+            except EOFError:
+                return self._ended(job, last_call, index)
+            heard = _monotonic()
+            kind = frame[0]
+            if kind == "calling":
+                progressed, last_call = heard, frame[1]
+                in_flight.append(heard)
+            elif kind == "called":
+                progressed = heard
+                if in_flight:
+                    in_flight.pop(0)
+            elif kind == "result":
+                return ToolJudgement(results=frame[1])
+            elif kind == "error":
+                return ToolJudgement(error=f"exploring the tool failed: {frame[1]}")
+
+    def _ended(self, job: _Job, last_call: str | None, index: int) -> ToolJudgement:
+        job.exited.wait(EXIT_WAIT)
+        if job.status is None:
+            return ToolJudgement(
+                error="the tool's process closed its socket and its end is unknown"
+            )
+        return ToolJudgement(
+            ended=f"the tool ended its process ({_ending(job.status)}){self._tool_output(index, job)}",
+            last_call=last_call,
+        )
+
+    def _kill(self, job: _Job, last_call: str | None, why: str) -> ToolJudgement:
+        if job.pid is not None:
+            _kill_group(job.pid)
+        job.exited.wait(EXIT_WAIT)
+        return ToolJudgement(ended=f"{why}; it was killed", last_call=last_call)
+
+    def _tool_output(self, index: int, job: _Job) -> str:
+        for log in self.scratch.glob(f"tool-{index}-*/output.log"):
+            try:
+                text = log.read_bytes()[-OUTPUT_TAIL:].decode("utf-8", "replace").strip()
+            except OSError:
+                continue
+            if text:
+                return f"; its output ends:\n{text}"
+        return ""
+
+
+def _ending(status: int | None) -> str:
+    if status is None:
+        return "how is unknown"
+    if status >= 0:
+        return f"exit status {status}"
+    try:
+        name = signal.Signals(-status).name
+    except ValueError:
+        name = f"signal {-status}"
+    return f"killed by {name}"
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+# -- the observations of isolated targets -------------------------------------------------
+@dataclass(slots=True)
+class _Plan:
+    subject: ToolSubject
+    group: str
+    index: int
+    codes: set[str] = field(default_factory=set)
+
+
+class IsolatedExplorations:
+    """What ``Explorations`` is to in-process tools, for tools explored in a worker process."""
+
+    def __init__(
+        self, options: RunOptions, *, prefetch: bool | Callable[[], set[int]] = True
+    ) -> None:
+        self.options = options
+        self.prefetch = prefetch
+        self._workers: dict[str, TargetWorker] = {}
+        self._indexes: dict[int, int] = {}
+        self._plans: dict[int, _Plan] = {}
+        self._done: dict[int, ToolJudgement] = {}
+
+    def add(self, group: str, worker: TargetWorker, subjects: Sequence[ToolSubject]) -> None:
+        self._workers[group] = worker
+        for index, subject in enumerate(subjects):
+            self._indexes[id(subject)] = index
+
+    def handles(self, group: str) -> bool:
+        return group in self._workers
+
+    def plan(
+        self, subject: ToolSubject, phases: Iterable[Any], codes: Iterable[str], *, group: str
+    ) -> None:
+        key = id(subject)
+        entry = self._plans.setdefault(key, _Plan(subject, group, self._indexes.get(key, -1)))
+        entry.codes.update(codes)
+
+    def judge(self, check: Any, subject: ToolSubject) -> tuple[Finding, ...]:
+        """The check's findings, read from what the tool's process sent (``Skip`` if none)."""
+        judgement = self._judgement(subject)
+        if judgement.error is not None:
+            raise Skip(judgement.error)
+        if judgement.ended is not None:
+            if check.code == PROCESS_CHECK:
+                return (Finding(judgement.ended, sent=judgement.last_call),)
+            raise Skip(f"not judged: {_first_line(judgement.ended)} ({PROCESS_CHECK})")
+        found = judgement.results.get(check.code)
+        if found is None:
+            raise Skip(f"check {check.code} was not planned for this tool's process")
+        outcome, message, findings = found
+        if outcome == "skipped":
+            raise Skip(message)
+        return tuple(Finding(*f) for f in findings)
+
+    def _judgement(self, subject: ToolSubject) -> ToolJudgement:
+        key = id(subject)
+        found = self._done.get(key)
+        if found is not None:
+            return found
+        plan = self._plans.get(key)
+        if plan is None:
+            raise KeyError(f"no exploration was planned for {subject.display_name!r}")
+        batch = [plan]
+        if self.prefetch:
+            wanted = self.prefetch() if callable(self.prefetch) else None
+            batch += [
+                p
+                for k, p in self._plans.items()
+                if k != key
+                and p.group == plan.group
+                and k not in self._done
+                and (wanted is None or k in wanted)
+            ]
+        width = max(1, min(len(batch), self.options.concurrency))
+        with ThreadPoolExecutor(width, thread_name_prefix="toolnexus-watch") as pool:
+            for done, judgement in zip(batch, pool.map(self._explore, batch), strict=True):
+                self._done[id(done.subject)] = judgement
+        return self._done[key]
+
+    def _explore(self, plan: _Plan) -> ToolJudgement:
+        worker = self._workers[plan.group]
+        if plan.index < 0 or plan.index >= worker.tools:
+            return ToolJudgement(
+                error=f"the target gave {worker.tools} tools in the worker process: this tool"
+                " has no counterpart there"
+            )
+        return worker.explore(plan.index, plan.subject.display_name, sorted(plan.codes))
+
+
+def _first_line(text: str) -> str:
+    return text.split("\n", 1)[0].split("; its output ends:")[0]

@@ -1,0 +1,347 @@
+"""The worker process: a Python target imported once, each tool explored in a process of its own.
+
+The session starts one worker per Python target (``_isolation.TargetWorker``) as
+``python -m toolnexus_conformance._worker FD``. The worker imports the target,
+warms the argument generator and the catalog, and waits. For each tool it forks
+a child, which explores that one tool, judges its live checks, sends the
+verdicts back over a socket of its own and ends. Whatever a tool does to its
+process (``os._exit``, a segfault, a patched clock, a removed environment
+variable, a changed working directory, threads or subprocesses that never end)
+happens to a process that exists for that tool alone. The session only sees the
+child's socket close; the worker tells it how the child ended.
+
+Forking keeps the cost of a tool's process to a few milliseconds: the import and
+the warm-up are paid once per target, and the children share the worker's
+memory until they write to it. The worker itself never calls a tool.
+
+Frames on a child's socket are pickles with a four-byte length; the control
+socket is a datagram socket, one message per datagram, that can carry the child's
+socket as a file descriptor.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Channel", "FrameReader", "main"]
+
+#: The largest control message (a datagram); explore requests are a few hundred bytes.
+CONTROL_MAX = 1 << 16
+#: How often a child says it is alive, from a thread of its own.
+HEARTBEAT = 0.25
+_LENGTH = struct.Struct("!I")
+#: The clock of the worker's own bounds, taken before any tool can replace ``time.monotonic``.
+_monotonic = time.monotonic
+
+
+class Channel:
+    """Frames out on a stream socket; safe to use from several threads."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._lock = threading.Lock()
+
+    def send(self, message: Any) -> None:
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        with self._lock:
+            self._sock.sendall(_LENGTH.pack(len(data)) + data)
+
+
+class FrameReader:
+    """Frames in from a stream socket, with a timeout per read."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._buffer = bytearray()
+
+    def next(self, timeout: float) -> Any:
+        """The next frame; ``TimeoutError`` if none within ``timeout``, ``EOFError`` at the end."""
+        end = _monotonic() + timeout
+        while True:
+            frame = self._take()
+            if frame is not None:
+                return pickle.loads(frame)
+            left = end - _monotonic()
+            if left <= 0:
+                raise TimeoutError
+            self._sock.settimeout(left)
+            try:
+                chunk = self._sock.recv(1 << 20)
+            except TimeoutError:
+                raise
+            except OSError as exc:
+                raise EOFError(str(exc)) from None
+            if not chunk:
+                raise EOFError("the socket was closed")
+            self._buffer += chunk
+
+    def _take(self) -> bytes | None:
+        if len(self._buffer) < _LENGTH.size:
+            return None
+        (length,) = _LENGTH.unpack_from(self._buffer)
+        if len(self._buffer) < _LENGTH.size + length:
+            return None
+        frame = bytes(self._buffer[_LENGTH.size : _LENGTH.size + length])
+        del self._buffer[: _LENGTH.size + length]
+        return frame
+
+
+# -- the worker ----------------------------------------------------------------------
+class _Worker:
+    def __init__(self, control: socket.socket) -> None:
+        self.control = control
+        self.children: dict[int, int] = {}  # pid -> job
+        self.tools: list[Any] = []
+        self.extras: list[Any] = []
+        self.label = ""
+        self.options: Any = None
+        self.scratch = Path.cwd()
+
+    def reply(self, *message: Any) -> None:
+        try:
+            self.control.send(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError:
+            pass  # the session is gone; ``serve`` notices on its next read
+
+    def serve(self) -> None:
+        while True:
+            ready, _, _ = select.select([self.control], [], [], 0.02 if self.children else None)
+            if ready:
+                try:
+                    data, fds, _, _ = socket.recv_fds(self.control, CONTROL_MAX, 4)
+                except OSError:
+                    break
+                if not data:
+                    break  # the session closed its end: stop
+                message = pickle.loads(data)
+                if message[0] == "stop":
+                    break
+                if message[0] == "load":
+                    self.load(*message[1:])
+                elif message[0] == "explore":
+                    self.fork(message[1:], fds)
+                else:  # pragma: no cover - a session of another version
+                    for fd in fds:
+                        os.close(fd)
+            self.reap()
+        for pid in list(self.children):
+            _kill_group(pid)
+        self.reap()
+
+    def reap(self) -> None:
+        while self.children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                self.children.clear()
+                return
+            if pid == 0:
+                return
+            job = self.children.pop(pid, None)
+            if job is not None:
+                self.reply("exited", job, os.waitstatus_to_exitcode(status))
+
+    def load(
+        self,
+        spec: str,
+        label: str,
+        base_dir: str | None,
+        path: list[str],
+        options: Any,
+        modules: list[str],
+    ) -> None:
+        """Import the target and everything a child needs, so that no child pays for it."""
+        sys.path[:] = path
+        self.label, self.options = label, options
+        try:
+            import asyncio
+            import importlib
+
+            from .targets import TargetKind, TargetSpec, load_target
+
+            loaded = asyncio.run(
+                load_target(
+                    TargetSpec(TargetKind.PYTHON, spec, label),
+                    base_dir=Path(base_dir) if base_dir is not None else None,
+                )
+            )
+            self.tools, self.extras = loaded.tools, list(loaded.extras)
+            from ._registry import load_catalog
+            from ._search import warm_generation
+
+            warm_generation(options)
+            load_catalog()
+            for module in modules:  # where custom live checks are registered
+                try:
+                    importlib.import_module(module)
+                except Exception:
+                    pass  # the check then skips in the child, saying it is unknown there
+        except BaseException as exc:  # SystemExit at import included: the session reports it
+            from .targets import TargetError
+
+            if isinstance(exc, TargetError):
+                self.reply("load-error", str(exc))
+            else:
+                self.reply("load-error", f"loading {label!r} raised {type(exc).__name__}: {exc}")
+            return
+        self.reply("loaded", len(self.tools), threading.active_count())
+
+    def fork(self, request: tuple[Any, ...], fds: list[int]) -> None:
+        job = request[0]
+        if not fds:  # pragma: no cover - the session always passes the child's socket
+            self.reply("fork-error", job, "no socket came with the request")
+            return
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            for fd in fds:
+                os.close(fd)
+            self.reply("fork-error", job, f"fork failed: {exc}")
+            return
+        if pid == 0:  # the child: never returns
+            status = 70
+            try:
+                os.close(self.control.detach())
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                _child(self, fds[0], *request)
+                status = 0
+            finally:
+                os._exit(status)
+        for fd in fds:
+            os.close(fd)
+        self.children[pid] = job
+        self.reply("started", job, pid)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+# -- one tool's process -----------------------------------------------------------------
+def _child(worker: _Worker, fd: int, job: int, index: int, name: str, codes: list[str]) -> None:
+    """Explore tool ``index`` and send its verdicts; then end with everything it started."""
+    os.setpgid(0, 0)  # a group of its own: the session kills it with whatever it spawned
+    channel = Channel(socket.socket(fileno=fd))
+    folder = worker.scratch / f"tool-{index}-{job}"
+    folder.mkdir(parents=True, exist_ok=True)
+    log = os.open(folder / "output.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    _beat(channel)
+    try:
+        channel.send(("result", _judge(worker, channel, folder, index, name, codes)))
+    except BaseException as exc:  # our own failure: say so, never blame the tool
+        channel.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:
+            pass
+        os.killpg(0, signal.SIGKILL)  # this process, and every process the tool left behind
+
+
+def _beat(channel: Channel) -> None:
+    def beat() -> None:
+        wait = threading.Event().wait  # a lock's timeout: no patched clock can stop it
+        while True:
+            try:
+                channel.send(("beat",))
+            except OSError:
+                return
+            wait(HEARTBEAT)
+
+    threading.Thread(target=beat, name="toolnexus-heartbeat", daemon=True).start()
+
+
+def _judge(
+    worker: _Worker, channel: Channel, folder: Path, index: int, name: str, codes: list[str]
+) -> dict[str, tuple[str, str, list[tuple[Any, ...]]]]:
+    import tempfile
+
+    from . import _calls
+    from ._explorations import Explorations
+    from ._loop import BackgroundLoop
+    from ._registry import load_catalog
+    from ._runner import plan, run_check
+    from ._subject import read_subject
+
+    os.chdir(folder)
+    os.environ["PWD"] = str(folder)
+    tempfile.tempdir = str(folder)
+    _calls.IN_WORKER = True
+    _calls.ON_CALL = _watcher(channel)
+    extra = worker.extras[index] if index < len(worker.extras) else None
+    subject = read_subject(worker.tools[index], worker.label, index=index, extra=extra)
+    if subject.display_name != name.split("#")[0] and not name.startswith("tool["):
+        raise RuntimeError(
+            f"tool {index} of the target is {subject.display_name!r} in the worker process but"
+            f" {name!r} in the session: the target gives different tools each time it loads"
+        )
+    subject.display_name = name
+    catalog = {c.code: c for c in load_catalog()}
+    checks = [catalog[code] for code in codes if code in catalog]
+    options = worker.options
+    loop = BackgroundLoop()
+    explorations = Explorations(options, loop, prefetch=False)
+    plan(explorations, subject, checks, group=worker.label)
+    results: dict[str, tuple[str, str, list[tuple[Any, ...]]]] = {}
+    for check in checks:
+        verdict = run_check(check, subject, options, loop=loop, explorations=explorations)
+        findings = [(f.message, f.path, _plain(f.sent), _plain(f.got)) for f in verdict.findings]
+        results[check.code] = (verdict.outcome.value, verdict.message, findings)
+    for code in codes:
+        if code not in catalog:
+            results[code] = ("skipped", f"check {code} is not known in the worker process", [])
+    return results
+
+
+def _watcher(channel: Channel) -> Callable[[str, Any], None]:
+    from ._calls import describe
+
+    def watch(event: str, args: Any) -> None:
+        try:
+            channel.send((event, describe(args) if event == "calling" else None))
+        except OSError:
+            pass
+
+    return watch
+
+
+def _plain(value: Any) -> Any:
+    """A finding's evidence as it can cross to the session: itself if it pickles, else its text."""
+    try:
+        pickle.dumps(value)
+    except Exception:
+        from ._calls import describe
+
+        return describe(value)
+    return value
+
+
+def main(argv: list[str]) -> int:
+    control = socket.socket(fileno=int(argv[1]))
+    # Ctrl-C in the terminal is the session's to handle: it stops the worker itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    worker = _Worker(control)
+    worker.serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
