@@ -142,7 +142,7 @@ class TargetWorker:
         self._loaded.clear()
         self._gone.clear()
         threading.Thread(
-            target=self._listen, args=(ours,), name="toolnexus-worker", daemon=True
+            target=self._listen, args=(ours, self._process), name="toolnexus-worker", daemon=True
         ).start()
 
     def load(self, timeout: float) -> int:
@@ -183,10 +183,16 @@ class TargetWorker:
         except OSError as exc:
             raise WorkerError(f"the worker process is gone ({exc})") from None
 
-    def _listen(self, control: socket.socket) -> None:
+    def _listen(self, control: socket.socket, process: subprocess.Popen[bytes]) -> None:
+        # A datagram socket has no end of file: a worker that died is seen by polling it.
+        control.settimeout(0.1)
         while True:
             try:
                 data = control.recv(CONTROL_MAX)
+            except TimeoutError:
+                if process.poll() is None:
+                    continue
+                data = b""
             except OSError:
                 data = b""
             if not data:
