@@ -106,9 +106,7 @@ async def load_target(spec: TargetSpec, *, base_dir: Path | None = None) -> Load
         if spec.kind is TargetKind.OBJECT:
             return _loaded(spec.label, await _materialise(spec.obj, spec.label))
         if spec.kind is TargetKind.PYTHON:
-            return _loaded(
-                spec.label, await _materialise(_import(spec.value, base_dir), spec.label)
-            )
+            return await _load_python(spec, base_dir)
         if spec.kind in (TargetKind.MCP_JSON, TargetKind.STDIO, TargetKind.HTTP):
             return await _load_mcp(spec, base_dir)
         if spec.kind is TargetKind.SKILLS:
@@ -118,6 +116,30 @@ async def load_target(spec: TargetSpec, *, base_dir: Path | None = None) -> Load
     except Exception as exc:
         raise TargetError(f"loading {spec.label!r} raised {type(exc).__name__}: {exc}") from exc
     raise TargetError(f"unknown target kind {spec.kind}")  # pragma: no cover
+
+
+async def _load_python(spec: TargetSpec, base_dir: Path | None) -> LoadedTarget:
+    """Import and materialise, with the kit's own code as it was before, or an error.
+
+    An import or a factory that replaces the kit's functions would decide every
+    verdict of the run: the code is put back and the target is not judged.
+    """
+    from ._integrity import KitSnapshot
+
+    before = KitSnapshot.take()
+    try:
+        tools = await _materialise(_import(spec.value, base_dir), spec.label)
+    finally:
+        changed = before.restore()
+    if changed:
+        shown = ", ".join(changed[:5]) + (
+            f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+        )
+        raise TargetError(
+            f"loading {spec.label!r} replaced the kit's own code ({shown}): verdicts made with"
+            " it could not be trusted, so the code was put back and the target is not judged"
+        )
+    return _loaded(spec.label, tools)
 
 
 def _loaded(label: str, tools: list[Any]) -> LoadedTarget:

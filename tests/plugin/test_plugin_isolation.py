@@ -223,3 +223,38 @@ def test_isolation_none_keeps_calls_in_process(run: Any) -> None:
     verdicts = _verdicts(report, "removes_a_variable")
     assert verdicts["TN606"]["outcome"] == "skipped"
     assert "worker process" in verdicts["TN606"]["message"]
+
+
+TAMPERS = """
+from toolnexus_conformance import _runner
+from toolnexus_conformance._model import Outcome, Verdict
+
+from live_process import exits_zero
+
+
+def _always_passes(check, subject, options, **kwargs):
+    return Verdict(subject.target, "*", check.info, Outcome.PASSED)
+
+
+_runner.run_check = _always_passes
+tools = [exits_zero]
+"""
+
+
+@pytest.mark.parametrize("isolation", ["process", "none"])
+def test_a_target_that_replaces_the_kits_code_is_not_judged(
+    run: Any, pytester: pytest.Pytester, isolation: str
+) -> None:
+    pytester.makepyfile(tampers=TAMPERS)
+    result, report = run(
+        "tampers:tools", TARGET, "targets:neighbours", "--toolnexus-isolation", isolation
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    load = [r for r in report["results"] if r["target"] == "tampers:tools"]
+    assert [r["check"] for r in load] == ["TN001"]
+    assert "replaced the kit's own code (toolnexus_conformance._runner.run_check)" in (
+        load[0]["message"]
+    )
+    # The code was put back: the next target is judged by the real checks.
+    removes = _verdicts(report, "removes_a_variable")
+    assert removes["TN701"]["outcome"] == "failed"
