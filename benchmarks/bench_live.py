@@ -1,6 +1,6 @@
 """What the live suite costs: calls per tool, wall time, hangs, the hostile corpus, xdist.
 
-Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist]
+Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--only SECTION]
 
 1. Calls per tool and wall time of the default live suite (``RunOptions()``:
    examples=10, grace=1.0, execute=auto) on a trivial tool, three tools and the
@@ -12,6 +12,10 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist]
 3. The hostile corpus (``conformance/corpus/bad/live_hostile.py``: hangs, a blocked
    loop, sys.exit, 20 MB outputs, a writer) with the options its test uses.
 4. pytest-xdist: the plugin on a 200-tool live target, serial and ``-n 2``.
+5. Isolation: the plugin's live suite on the example toolkit and on the 200-tool
+   target, with tools called in a worker process (a forked process per tool, the
+   default) and in pytest's own process (``--toolnexus-isolation none``); whole
+   pytest processes, start-up included, interleaved.
 
 Medians of interleaved repeats; no test asserts on these numbers.
 """
@@ -262,16 +266,69 @@ def xdist(repeat: int, count: int = 200) -> None:
             print(f"  {name:22} {wall:6.1f} s  speed-up {serial / wall:4.2f}x")
 
 
+def isolation(repeat: int, count: int = 200) -> None:
+    print("5. isolation: a worker process (a process per tool) against pytest's own process")
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "bench_xdist_tools.py").write_text(
+            XDIST_TOOLS.replace("{count}", str(count))
+        )
+        for label, target in (
+            ("example toolkit", "toolnexus_ref.examples:toolkit"),
+            (f"{count}-tool target", "bench_xdist_tools:tools"),
+        ):
+            base = [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--toolnexus-conformance",
+                "--toolnexus-only",
+                "--toolnexus-target",
+                target,
+                "--toolnexus-select",
+                ",".join(LIVE),
+            ]
+            variants = {
+                "in-process": [*base, "--toolnexus-isolation", "none"],
+                "worker process": [*base, "--toolnexus-isolation", "process"],
+            }
+            walls: dict[str, list[float]] = {name: [] for name in variants}
+            for _ in range(repeat):
+                for name, command in variants.items():
+                    started = time.perf_counter()
+                    subprocess.run(
+                        command, cwd=folder, capture_output=True, check=False, timeout=900
+                    )
+                    walls[name].append(time.perf_counter() - started)
+            inside = statistics.median(walls["in-process"])
+            print(f"  {label}")
+            for name, values in walls.items():
+                wall = statistics.median(values)
+                print(f"    {name:18} {wall:6.2f} s  ratio {wall / inside:4.2f}x")
+
+
+SECTIONS = ("calls", "hangs", "hostile", "xdist", "isolation")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--skip-xdist", action="store_true")
+    parser.add_argument("--only", choices=SECTIONS, action="append", help="run these sections")
     args = parser.parse_args()
-    calls_and_wall(args.repeat)
-    hangs(max(1, args.repeat // 2))
-    hostile(max(1, args.repeat // 2))
-    if not args.skip_xdist:
+    wanted = set(args.only or SECTIONS) - ({"xdist"} if args.skip_xdist else set())
+    if "calls" in wanted:
+        calls_and_wall(args.repeat)
+    if "hangs" in wanted:
+        hangs(max(1, args.repeat // 2))
+    if "hostile" in wanted:
+        hostile(max(1, args.repeat // 2))
+    if "xdist" in wanted:
         xdist(max(1, args.repeat // 2))
+    if "isolation" in wanted:
+        isolation(args.repeat)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ known by name, the loop is replaced, and the rest of the group carries on.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -112,8 +113,10 @@ class Explorations:
     def _run(self, batch: list[_Plan]) -> None:
         pending = batch
         while pending:
+            # MCP tools run in their server's process: this process's directory stays put.
+            remote = all(p.subject.source == "mcp" for p in pending)
             try:
-                with scratch_cwd(self.options.scratch_root):
+                with nullcontext() if remote else scratch_cwd(self.options.scratch_root):
                     self.loop.run(
                         self._explore_all(pending),
                         stall=self.options.call_timeout + self.options.grace,
@@ -164,6 +167,7 @@ class Explorations:
             self._done[key] = observation
 
         await asyncio.gather(*(one(plan) for plan in batch))
+        await self._again_without_the_rest(batch, one)
         for plan in batch:  # alone now: a late verdict must be the tool's, not contention's
             observation = self._done.get(id(plan.subject))
             if observation is not None and observation.recheck is not None:
@@ -174,6 +178,30 @@ class Explorations:
                     await recheck()
                 finally:
                     self._on_loop_now = None
+
+    async def _again_without_the_rest(
+        self, batch: list[_Plan], one: Callable[[_Plan], Awaitable[None]]
+    ) -> None:
+        """MCP tools that did not answer, explored again with only each other in flight.
+
+        Tools of one server share it: a neighbour that blocks the server (``time.sleep``
+        in an async handler) keeps every other tool's calls waiting past their bound.
+        Those verdicts are the neighbour's doing, so they are made again once the rest
+        of the batch is done; tools that really never answer cost one more call
+        timeout in all, not one each.
+        """
+        silent = [
+            plan
+            for plan in batch
+            if plan.subject.source == "mcp"
+            and (found := self._done.get(id(plan.subject))) is not None
+            and found.unresponsive is not None
+        ]
+        if not silent or len(silent) == len(batch):
+            return
+        for plan in silent:
+            del self._done[id(plan.subject)]
+        await asyncio.gather(*(one(plan) for plan in silent))
 
     async def _bounded(self, plan: _Plan) -> Observation:
         limit = tool_limit(self.options)

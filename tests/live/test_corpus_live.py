@@ -83,3 +83,11 @@ def test_hostile_run_ends_with_a_verdict_for_every_check(tmp_path: Path) -> None
     )
     left = [p.name for p in tmp_path.iterdir() if p.name != ".hypothesis"]  # hypothesis's database
     assert left == [], "a hostile tool wrote into the run's working directory"
+
+
+def test_tools_that_keep_their_process_pass_tn606() -> None:
+    """TN606 does not cry wolf: every example tool, each in a process of its own, passes."""
+    verdicts = check_target("toolnexus_ref.examples:toolkit", select=["TN606"], options=OPTIONS)
+    outcomes = {v.tool: v.outcome for v in verdicts if v.check.code == "TN606"}
+    assert len(outcomes) == 4
+    assert set(outcomes.values()) == {Outcome.PASSED}, outcomes

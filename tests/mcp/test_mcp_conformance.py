@@ -82,7 +82,7 @@ def test_defective_server_through_the_plugin(pytester: pytest.Pytester, tmp_path
         ("defective_count_items", "TN551", "result", "error"),
         ("defective_diagnose", "TN552", "result", "warning"),
         (long_name, "TN153", "naming", "error"),
-    } <= failed
+    } <= failed, "\n".join(f"{r['tool']} {r['check']} {r['outcome']}: {r['message']}" for r in rows)
     # one report for the long name: TN153 speaks, TN103 defers to it
     [generic] = [r for r in rows if r["tool"] == long_name and r["check"] == "TN103"]
     assert generic["outcome"] == "skipped"

@@ -252,9 +252,55 @@ def test_a_target_that_replaces_the_kits_code_is_not_judged(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     load = [r for r in report["results"] if r["target"] == "tampers:tools"]
     assert [r["check"] for r in load] == ["TN001"]
-    assert "replaced the kit's own code (toolnexus_conformance._runner.run_check)" in (
-        load[0]["message"]
+    assert (
+        "replaced the kit's own code (toolnexus_conformance._runner.run_check)"
+        in (load[0]["message"])
     )
     # The code was put back: the next target is judged by the real checks.
     removes = _verdicts(report, "removes_a_variable")
     assert removes["TN701"]["outcome"] == "failed"
+
+
+BLOCKER = """
+import time
+
+from toolnexus_ref import ToolResult
+
+
+class BlocksTheLoop:
+    name = "blocks_the_loop"
+    description = "An async tool that never awaits: it stops the event loop it runs on."
+    source = "custom"
+    input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
+
+    async def execute(self, args, ctx=None):
+        time.sleep(30)
+        return ToolResult.ok("late")
+
+
+tools = [BlocksTheLoop()]
+"""
+
+WHERE_AT_THE_END = """
+import os
+
+
+def pytest_sessionfinish(session):
+    with open(os.path.join(str(session.config.rootpath), "cwd-at-end.txt"), "w") as out:
+        out.write(os.getcwd())
+"""
+
+
+@pytest.mark.parametrize("isolation", ["process", "none"])
+def test_a_tool_blocking_the_loop_leaves_the_session_where_it_was(
+    run: Any, pytester: pytest.Pytester, isolation: str
+) -> None:
+    pytester.makepyfile(blocker=BLOCKER)
+    pytester.makeconftest(WHERE_AT_THE_END)
+    result, report = run(
+        "blocker:tools", TARGET, "targets:neighbours", "--toolnexus-isolation", isolation
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert _verdicts(report, "blocks_the_loop")["TN501"]["outcome"] == "failed"
+    assert (pytester.path / "cwd-at-end.txt").read_text() == str(pytester.path)
+    (pytester.path / "cwd-at-end.txt").unlink()
