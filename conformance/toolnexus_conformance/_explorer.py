@@ -30,6 +30,7 @@ from ._probes import DEADLINE, TIMING, Env, is_async, make_probes, parts, rechec
 from ._safety import may_execute
 from ._search import (
     BUILD_LIMIT,
+    WARM_LIMIT,
     Call,
     Failure,
     Lane,
@@ -37,6 +38,8 @@ from ._search import (
     build_strategy,
     search,
     simplest,
+    warm_generation,
+    warmed,
 )
 from ._subject import ToolSubject
 from ._workers import SearchWorkers
@@ -144,20 +147,35 @@ async def _none() -> None:
 
 async def _strategy(env: Env, schema: Any, *, invalid: bool) -> Any:
     """Built on a worker thread: compiling a large schema is our work, not the tool's."""
-    work = env.workers.builders.run(lambda: build_strategy(schema, invalid=invalid))
     try:
-        done, _ = await asyncio.wait({work}, timeout=BUILD_LIMIT)
+        await _warm(env)
+        done, built = await env.workers.builders.bounded(
+            lambda: build_strategy(schema, invalid=invalid), BUILD_LIMIT
+        )
         if not done:
-            env.workers.builders.wedged()
             raise Skip(
                 f"building arguments for this schema took longer than {BUILD_LIMIT:g}s"
                 " (TN302 reports schemas too large to use)"
             )
-        return work.result()
+        return built
     except Skip as skip:
         for stream in (Stream.INVALID,) if invalid else (Stream.VALID, Stream.NO_CONTEXT):
             env.observation.stream_skips[stream] = skip.reason
         return None
+
+
+async def _warm(env: Env) -> None:
+    """The generator's one-time preparation, bounded apart from any schema's build."""
+    if warmed():
+        return
+    work = env.workers.builders.run(lambda: warm_generation(env.options))
+    done, _ = await asyncio.wait({work}, timeout=WARM_LIMIT)
+    if not done:
+        raise Skip(
+            f"preparing the argument generator (importing hypothesis, building its unicode"
+            f" table) took longer than {WARM_LIMIT:g}s"
+        )
+    work.result()
 
 
 async def _stream(

@@ -54,7 +54,8 @@ SILENCE_SLACK = 2.0
 #: its process is stuck (a replaced clock stops every bound of the process).
 STUCK_SLACK = 2.0
 #: Between calls the kit only builds strategies and searches (each bounded by
-#: ``BUILD_LIMIT``); a process making no call for twice that plus this is stuck too.
+#: ``BUILD_LIMIT`` of CPU, ``WALL_FACTOR`` times that of wall-clock time on a busy
+#: machine); a process making no call for two of those plus this is stuck too.
 IDLE_SLACK = 10.0
 #: The most times a worker that died (not a tool's process: the worker itself) is restarted.
 RESTARTS = 3
@@ -304,11 +305,12 @@ class TargetWorker:
         from ._calls import UNWIND
         from ._explorations import tool_limit
         from ._search import BUILD_LIMIT
+        from ._workers import WALL_FACTOR
 
         options = self.options
         silence = options.call_timeout + options.grace + SILENCE_SLACK
         overdue = options.call_timeout + UNWIND + options.grace + STUCK_SLACK
-        idle = 2 * BUILD_LIMIT + options.grace + IDLE_SLACK
+        idle = 2 * WALL_FACTOR * BUILD_LIMIT + options.grace + IDLE_SLACK
         started = _monotonic()
         total = tool_limit(options)
         heard = progressed = started

@@ -213,20 +213,38 @@ def _user_cache() -> Path:
         return temporary
 
 
+#: Bound on the one-time preparation of the generator (imports, hypothesis's unicode
+#: table): paid once per process, so it is not held against any schema's build.
+WARM_LIMIT = 120.0
+_warm_lock = threading.Lock()
+_warmed = False
+
+
+def warmed() -> bool:
+    return _warmed
+
+
 def warm_generation(options: RunOptions) -> None:
     """Everything the first search would build: imports, storage, the unicode table.
 
-    A worker process calls it once before it forks a process per tool, so no tool's
-    process pays for it; it starts no thread.
+    Called once per process (later calls wait for the first, then return): by the
+    plugin on a thread at start-up, and by a worker process before it forks a
+    process per tool, so no tool's process pays for it. It starts no thread.
     """
-    _keep_storage(options)  # first: importing the generator may already build the table
-    from . import arguments  # noqa: F401
+    global _warmed
+    with _warm_lock:
+        if _warmed:
+            return
+        _keep_storage(options)  # first: importing the generator may already build the table
+        from . import arguments  # noqa: F401
 
-    try:
-        from hypothesis.internal.charmap import charmap
-    except ImportError:  # pragma: no cover - an internal module moved: the first search builds it
-        return
-    charmap()
+        try:
+            from hypothesis.internal.charmap import charmap
+        except ImportError:  # pragma: no cover - an internal module moved: a search builds it
+            pass
+        else:
+            charmap()
+        _warmed = True
 
 
 def _settings(options: RunOptions, **overrides: Any) -> Any:
@@ -469,9 +487,7 @@ async def simplest(
         except (NoSuchExample, HypothesisException) as exc:
             raise Skip(f"no arguments could be generated for this schema: {exc}") from None
 
-    work = workers.run(build)
-    done, _ = await asyncio.wait({work}, timeout=BUILD_LIMIT)
+    done, found = await workers.bounded(build, BUILD_LIMIT)
     if not done:
-        workers.wedged()
         raise Skip(f"building arguments for this schema took longer than {BUILD_LIMIT:g}s")
-    return work.result()
+    return found

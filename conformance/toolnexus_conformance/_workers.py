@@ -14,8 +14,12 @@ import asyncio
 import contextvars
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+#: How many times its CPU bound a job may take in wall-clock time on a busy machine.
+WALL_FACTOR = 6.0
 
 __all__ = ["SearchWorkers", "shared_workers"]
 
@@ -72,6 +76,42 @@ class SearchWorkers:
             else:
                 self._idle -= 1 if self._idle else 0
         return future
+
+    async def bounded(self, fn: Callable[[], T], limit: float) -> tuple[bool, T | None]:
+        """Run ``fn`` on a worker for at most ``limit`` seconds of its own CPU time.
+
+        ``(True, result)``, or ``(False, None)`` when ``fn`` is still computing (its
+        thread is given up and replaced). Where the thread's CPU clock can be read, the
+        bound is on the work itself: on a loaded machine, or while other tools' searches
+        share the GIL, a cheap build can take many wall-clock seconds without being
+        large. The wall clock is then bounded at ``WALL_FACTOR`` times ``limit``.
+        """
+        clock: list[int] = []
+        started: list[float] = []
+
+        def timed() -> T:
+            reader = getattr(time, "pthread_getcpuclockid", None)
+            if reader is not None:
+                try:
+                    clock.append(reader(threading.get_ident()))
+                    started.append(time.clock_gettime(clock[0]))
+                except OSError:
+                    clock.clear()
+            return fn()
+
+        work = self.run(timed)
+        end = time.monotonic() + WALL_FACTOR * limit
+        wait = limit
+        while True:
+            done, _ = await asyncio.wait({work}, timeout=wait)
+            if done:
+                return True, work.result()
+            left = end - time.monotonic()
+            used = time.clock_gettime(clock[0]) - started[0] if clock and started else None
+            if used is None or used >= limit or left <= 0:
+                self.wedged()
+                return False, None
+            wait = min(limit - used, left)  # not its CPU yet: contention; keep waiting
 
     def wedged(self) -> None:
         """A job did not come back in time: its thread is lost, so start another now
