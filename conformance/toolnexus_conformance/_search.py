@@ -236,7 +236,12 @@ def warm_generation(options: RunOptions) -> None:
         if _warmed:
             return
         _keep_storage(options)  # first: importing the generator may already build the table
+        from toolnexus_ref._validation import validator_for
+
         from . import arguments  # noqa: F401
+
+        # jsonschema and its format checkers load on the first validation: now, once.
+        validator_for({"type": "object"}).is_valid({})
 
         try:
             from hypothesis.internal.charmap import charmap
@@ -245,6 +250,48 @@ def warm_generation(options: RunOptions) -> None:
         else:
             charmap()
         _warmed = True
+
+
+#: A schema of every common kind, searched once by ``warm_search``.
+_WARM_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "text": {"type": "string", "maxLength": 20},
+        "pattern": {"type": "string", "pattern": "^[a-z]+$"},
+        "day": {"type": "string", "format": "date"},
+        "count": {"type": "integer", "minimum": 0},
+        "ratio": {"type": "number"},
+        "flag": {"type": "boolean"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "unit": {"enum": ["a", "b"]},
+        "nested": {"type": "object", "properties": {"x": {"type": "integer"}}},
+    },
+    "required": ["text"],
+    "additionalProperties": False,
+}
+
+
+def warm_search(options: RunOptions) -> None:
+    """Searches over a schema of every common kind, before a fork.
+
+    Hypothesis builds its engine's caches, its character tables for each alphabet
+    and the constants of the loaded modules the first time it generates; a worker
+    process does that once here, in its main thread (no thread is started), instead
+    of once in every tool's process.
+    """
+    from hypothesis import Phase, find
+
+    for invalid in (False, True):
+        try:
+            find(
+                build_strategy(_WARM_SCHEMA, invalid=invalid),
+                lambda _value: True,
+                settings=_settings(
+                    options, database=None, phases=[Phase.generate, Phase.shrink], max_examples=20
+                ),
+            )
+        except Exception:  # pragma: no cover - warming only: the real search reports problems
+            pass
 
 
 def _settings(options: RunOptions, **overrides: Any) -> Any:

@@ -166,7 +166,6 @@ class _Worker:
         self.label, self.options = label, options
         try:
             import asyncio
-            import importlib
 
             from .targets import TargetKind, TargetSpec, load_target
 
@@ -177,16 +176,7 @@ class _Worker:
                 )
             )
             self.tools, self.extras = loaded.tools, list(loaded.extras)
-            from ._registry import load_catalog
-            from ._search import warm_generation
-
-            warm_generation(options)
-            load_catalog()
-            for module in modules:  # where custom live checks are registered
-                try:
-                    importlib.import_module(module)
-                except Exception:
-                    pass  # the check then skips in the child, saying it is unknown there
+            _prepare(options, modules)
         except BaseException as exc:  # SystemExit at import included: the session reports it
             from .targets import TargetError
 
@@ -222,6 +212,37 @@ class _Worker:
             os.close(fd)
         self.children[pid] = job
         self.reply("started", job, pid)
+
+
+def _prepare(options: Any, modules: list[str]) -> None:
+    """Everything a tool's process would otherwise load or build for itself, done once.
+
+    Runs in the worker's main thread, before any fork, and starts no thread.
+    """
+    import gc
+    import importlib
+    import linecache
+
+    from toolnexus_ref import secrets  # noqa: F401
+
+    from . import _explorations, _runner, _search
+    from ._registry import load_catalog
+
+    _search.warm_generation(options)
+    load_catalog()
+    for module in modules:  # where custom live checks are registered
+        try:
+            importlib.import_module(module)
+        except Exception:
+            pass  # the check then skips in the tool's process, saying it is unknown there
+    # Hypothesis reads the source of each search's test function (for its database key).
+    for loaded in (_search, _explorations, _runner):
+        linecache.getlines(loaded.__file__ or "")
+    _search.warm_search(options)  # last: it scans every module loaded by now for constants
+    # What is loaded now is shared with every tool's process: kept out of the
+    # collector's sight, a collection there does not touch (and so copy) all of it.
+    gc.collect()
+    gc.freeze()
 
 
 def _kill_group(pid: int) -> None:
