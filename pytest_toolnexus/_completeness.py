@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from ._interrupts import SigtermGuard
+from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY
 
 __all__ = ["ITEM_PREFIX", "Completeness", "RunState"]
@@ -51,7 +51,7 @@ class RunState:
 class Completeness:
     """A pytest plugin object on the process that reports (serial, or xdist's controller)."""
 
-    def __init__(self, config: pytest.Config, guard: SigtermGuard) -> None:
+    def __init__(self, config: pytest.Config, guard: InterruptGuard) -> None:
         self.config = config
         self.guard = guard
         option = config.option
@@ -154,7 +154,13 @@ class Completeness:
         """A run that could not judge every item it meant to is not green, whatever else passed."""
         stopped = session.shouldfail or session.shouldstop
         self._stopped = stopped if isinstance(stopped, str) and stopped else None
-        if self.not_judged() and session.exitstatus == pytest.ExitCode.OK:
+        if session.exitstatus != pytest.ExitCode.OK:
+            return
+        if self.state().interrupted is not None:
+            # pytest sets INTERRUPTED after its own interrupt hooks; one that failed
+            # (an error while rendering the interrupt) leaves the status at OK.
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+        elif self.not_judged():
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
             self.failed_run = True
 

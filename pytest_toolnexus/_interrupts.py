@@ -28,13 +28,13 @@ from types import FrameType
 
 import pytest
 
-__all__ = ["SIGTERM_NAME", "SigtermGuard"]
+__all__ = ["SIGTERM_NAME", "InterruptGuard"]
 
 #: What the interrupt says about itself, in the report and in pytest's own banner.
 SIGTERM_NAME = "SIGTERM"
 
 
-class SigtermGuard:
+class InterruptGuard:
     """A pytest plugin object: installs the SIGTERM handler, holds it during cleanup, restores it."""
 
     def __init__(self) -> None:
@@ -93,6 +93,28 @@ class SigtermGuard:
     # -- pytest hooks ----------------------------------------------------------------
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self._session = session
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        """Keep only the frames from the one the interrupt landed in, unless ``--full-trace``.
+
+        pytest renders an interrupt's whole traceback, parsing the source of every
+        frame, and without ``--full-trace`` shows only its last line. Tool
+        explorations may still be parsing in other threads at that moment (hypothesis
+        reads modules for constants), and CPython 3.11 keeps the ast module's
+        recursion depth per interpreter, not per thread: the two together can fail
+        with "SystemError: AST constructor recursion depth mismatch", which replaces
+        pytest's INTERRUPTED status and summary with a traceback. One frame is one
+        parse, and what pytest shows is the same.
+        """
+        session = self._session
+        if session is not None and session.config.option.fulltrace:
+            return
+        traceback = excinfo.traceback
+        for index in range(len(traceback) - 1, -1, -1):
+            if not traceback[index].ishidden(excinfo):
+                excinfo.traceback = traceback[index:]
+                return
 
     @pytest.hookimpl(wrapper=True)
     def pytest_unconfigure(self, config: pytest.Config) -> Generator[None, None, None]:

@@ -32,7 +32,7 @@ from toolnexus_conformance.targets import (
 )
 
 from ._completeness import Completeness
-from ._interrupts import SigtermGuard
+from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
 from ._options import CONFORMANCE, TARGET, Settings, providers_from
 
@@ -125,7 +125,7 @@ class ConformanceSession:
 
     # -- interrupts and completeness ---------------------------------------------------
     #: SIGTERM raised as KeyboardInterrupt while the suites are on (``_interrupts``).
-    sigterm: SigtermGuard
+    sigterm: InterruptGuard
     #: What was meant to run and was not judged (``_completeness``); not on xdist workers.
     completeness: Completeness | None
 
@@ -135,7 +135,7 @@ class ConformanceSession:
         The guard goes in on every process, xdist workers included: a worker that
         dies of SIGTERM orphans its MCP servers as surely as a serial run does.
         """
-        self.sigterm = SigtermGuard()
+        self.sigterm = InterruptGuard()
         self.sigterm.install()
         config.pluginmanager.register(self.sigterm, "toolnexus-sigterm")
         self.completeness = None

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_toolnexus._interrupts import SigtermGuard
+from pytest_toolnexus._interrupts import InterruptGuard
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -28,7 +28,7 @@ def default_sigterm() -> Iterator[None]:
 
 @pytest.mark.usefixtures("default_sigterm")
 def test_sigterm_raises_keyboard_interrupt_once_installed() -> None:
-    guard = SigtermGuard()
+    guard = InterruptGuard()
     assert guard.install()
     try:
         with pytest.raises(KeyboardInterrupt, match="SIGTERM"):
@@ -43,7 +43,7 @@ def test_sigterm_raises_keyboard_interrupt_once_installed() -> None:
 
 @pytest.mark.usefixtures("default_sigterm")
 def test_a_sigterm_while_holding_is_noted_not_raised() -> None:
-    guard = SigtermGuard()
+    guard = InterruptGuard()
     assert guard.install()
     try:
         with guard.holding():
@@ -60,7 +60,7 @@ def test_a_handler_of_the_projects_is_never_replaced() -> None:
         pass
 
     signal.signal(signal.SIGTERM, theirs)
-    guard = SigtermGuard()
+    guard = InterruptGuard()
     assert not guard.install()
     guard.restore()
     assert signal.getsignal(signal.SIGTERM) is theirs
@@ -69,7 +69,7 @@ def test_a_handler_of_the_projects_is_never_replaced() -> None:
 @pytest.mark.usefixtures("default_sigterm")
 def test_an_ignored_sigterm_stays_ignored() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    assert not SigtermGuard().install()
+    assert not InterruptGuard().install()
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
 
 
@@ -78,7 +78,7 @@ def test_restore_leaves_a_handler_installed_after_ours_alone() -> None:
     def later(signum: int, frame: Any) -> None:
         pass
 
-    guard = SigtermGuard()
+    guard = InterruptGuard()
     assert guard.install()
     signal.signal(signal.SIGTERM, later)
     guard.restore()
@@ -88,7 +88,7 @@ def test_restore_leaves_a_handler_installed_after_ours_alone() -> None:
 @pytest.mark.usefixtures("default_sigterm")
 def test_nothing_is_installed_from_another_thread() -> None:
     installed: list[bool] = []
-    thread = threading.Thread(target=lambda: installed.append(SigtermGuard().install()))
+    thread = threading.Thread(target=lambda: installed.append(InterruptGuard().install()))
     thread.start()
     thread.join()
     assert installed == [False]
@@ -127,5 +127,47 @@ def pytest_sessionfinish(session):
         "--toolnexus-select", "TN1",
     )  # fmt: skip
     assert result.ret == pytest.ExitCode.OK
-    assert (pytester.path / "during.txt").read_text() == "SigtermGuard"
+    assert (pytester.path / "during.txt").read_text() == "InterruptGuard"
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+@pytest.mark.parametrize("full", [False, True], ids=["short", "full-trace"])
+def test_an_interrupt_is_rendered_from_the_frame_it_landed_in(
+    pytester: pytest.Pytester, full: bool
+) -> None:
+    pytester.makeconftest(
+        """
+from pathlib import Path
+
+import pytest
+from toolnexus_ref import tool
+
+
+@tool
+def add(a: int, b: int) -> int:
+    '''Add two integers.'''
+    return a + b
+
+
+def pytest_toolnexus_targets(config):
+    return [add]
+
+
+def pytest_runtest_call(item):
+    raise KeyboardInterrupt
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_keyboard_interrupt(excinfo):
+    (Path(__file__).parent / "frames.txt").write_text(str(len(excinfo.traceback)))
+"""
+    )
+    args = ["-p", "no:cacheprovider", "--toolnexus-conformance", "--toolnexus-only"]
+    result = pytester.runpytest(
+        *args, "--toolnexus-select", "TN101", *(["--full-trace"] if full else []),
+        no_reraise_ctrlc=True,
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*conftest.py:*: KeyboardInterrupt"])
+    frames = int((pytester.path / "frames.txt").read_text())
+    assert (frames > 1) if full else (frames == 1)
