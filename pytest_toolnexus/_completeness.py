@@ -117,7 +117,8 @@ class Completeness:
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         if self.guard.received is not None:
             self.note(self.guard.received)
-        elif not self._reasons:  # a worker's interrupt or crash already said why
+        elif not (self._reasons and type(excinfo.value).__module__.startswith("xdist")):
+            # xdist's own Interrupted follows a worker's interrupt or crash, said already.
             self.note(_describe(excinfo))
 
     @pytest.hookimpl(optionalhook=True)

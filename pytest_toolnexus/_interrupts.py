@@ -13,7 +13,9 @@ Python runs signal handlers); a project's own SIGTERM handler is left alone, and
 the previous handler is put back at unconfigure. A SIGTERM that arrives while the
 plugin is cleaning up (writing the report, closing targets, each step bounded) is
 held rather than raised, so that it cannot cut short the very cleanup it asks
-for; the run then ends with pytest's INTERRUPTED status.
+for; the run then ends with pytest's INTERRUPTED status unless it had already
+failed. An interrupt, from SIGTERM or Ctrl-C, is rendered from the frame it
+landed in (``InterruptGuard.pytest_keyboard_interrupt`` says why).
 
 Imports only the standard library and pytest.
 """
@@ -35,7 +37,8 @@ SIGTERM_NAME = "SIGTERM"
 
 
 class InterruptGuard:
-    """A pytest plugin object: installs the SIGTERM handler, holds it during cleanup, restores it."""
+    """A pytest plugin object: installs the SIGTERM handler, holds it during cleanup, restores
+    it, and keeps an interrupt's rendering to the frame it landed in."""
 
     def __init__(self) -> None:
         #: ``"SIGTERM"`` once one was received (raised or held).
@@ -68,10 +71,6 @@ class InterruptGuard:
         if signal.getsignal(signal.SIGTERM) == self._on_sigterm:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
-    @property
-    def installed(self) -> bool:
-        return self._installed
-
     def _on_sigterm(self, signum: int, frame: FrameType | None) -> None:
         self.received = SIGTERM_NAME
         if self._holding:
@@ -103,8 +102,8 @@ class InterruptGuard:
         explorations may still be parsing in other threads at that moment (hypothesis
         reads modules for constants), and CPython 3.11 keeps the ast module's
         recursion depth per interpreter, not per thread: the two together can fail
-        with "SystemError: AST constructor recursion depth mismatch", which replaces
-        pytest's INTERRUPTED status and summary with a traceback. One frame is one
+        with "SystemError: AST constructor recursion depth mismatch", which ends the
+        run with a traceback instead of pytest's INTERRUPTED status. One frame is one
         parse, and what pytest shows is the same.
         """
         session = self._session
