@@ -34,6 +34,8 @@ from toolnexus_conformance.targets import (
     parse_target,
 )
 
+from ._completeness import Completeness
+from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
 from ._options import CONFORMANCE, TARGET, Settings, providers_from
 
@@ -167,6 +169,26 @@ class ConformanceSession:
         except concurrent.futures.TimeoutError:
             early.cancel()
             raise TargetError(f"loading {spec.label!r} took longer than {limit:g}s") from None
+
+    # -- interrupts and completeness ---------------------------------------------------
+    #: SIGTERM raised as KeyboardInterrupt while the suites are on (``_interrupts``).
+    sigterm: InterruptGuard
+    #: What was meant to run and was not judged (``_completeness``); not on xdist workers.
+    completeness: Completeness | None
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        """Called once, as pytest registers this plugin (``pytest_configure`` is historic).
+
+        The guard goes in on every process, xdist workers included: a worker that
+        dies of SIGTERM orphans its MCP servers as surely as a serial run does.
+        """
+        self.sigterm = InterruptGuard()
+        self.sigterm.install()
+        config.pluginmanager.register(self.sigterm, "toolnexus-sigterm")
+        self.completeness = None
+        if not self._is_worker:
+            self.completeness = Completeness(config, self.sigterm)
+            config.pluginmanager.register(self.completeness, "toolnexus-completeness")
 
     # -- collection ------------------------------------------------------------------
     def _target_specs(self) -> list[Any]:
@@ -303,11 +325,16 @@ class ConformanceSession:
                 self.records.add(value)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self._is_worker or not len(self.records):
+        if self._is_worker:
+            return
+        incomplete = self.completeness.lines() if self.completeness is not None else []
+        if not len(self.records) and not incomplete:
             return
         terminalreporter.section("toolnexus conformance")
         for line in self.records.table():
             terminalreporter.write_line(line)
+        for line in incomplete:
+            terminalreporter.write_line(line, red=True, bold=line is incomplete[0])
         if self.settings.report:
             terminalreporter.write_line(f"report written to {self.settings.report}")
 
@@ -317,7 +344,9 @@ class ConformanceSession:
             if not path.is_absolute():
                 path = Path(str(self.config.invocation_params.dir)) / path
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.records.write_report(path)
+            state = self.completeness.state() if self.completeness is not None else None
+            with self.sigterm.holding():  # a half-written report would serve nobody
+                self.records.write_report(path, **(state.as_report() if state else {}))
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         for early in self._early.values():  # started at configure, never collected

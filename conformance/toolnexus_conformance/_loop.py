@@ -63,7 +63,8 @@ class BackgroundLoop:
 
         On timeout the coroutine is cancelled; if the loop does not even process the
         cancellation within a second it is blocked, so it is abandoned and the next
-        call gets a fresh loop. Either way ``LoopBlocked`` is raised.
+        call gets a fresh loop. Either way ``LoopBlocked`` is raised. A
+        ``KeyboardInterrupt`` in the waiting thread cancels ``coro`` too.
 
         With ``stall``, the loop is also probed while ``coro`` runs: a loop that runs
         no callback at all for ``stall`` seconds is blocked (``time.sleep`` inside an
@@ -71,13 +72,19 @@ class BackgroundLoop:
         """
         loop = self._ensure()
         future = asyncio.run_coroutine_threadsafe(coro, loop)
-        if stall is not None:
-            return self._watch(loop, future, timeout, stall)
         try:
-            return future.result(timeout)
-        except concurrent.futures.TimeoutError:
-            self._give_up(loop, future)
-            raise LoopBlocked(f"no answer within {timeout:g}s") from None
+            if stall is not None:
+                return self._watch(loop, future, timeout, stall)
+            try:
+                return future.result(timeout)
+            except concurrent.futures.TimeoutError:
+                self._give_up(loop, future)
+                raise LoopBlocked(f"no answer within {timeout:g}s") from None
+        except KeyboardInterrupt:
+            # The waiter was interrupted (Ctrl-C, SIGTERM): work nobody waits for must
+            # not go on calling tools while the run cleans up around it.
+            future.cancel()
+            raise
 
     def _watch(
         self,

@@ -5,6 +5,9 @@ boundaries under pytest-xdist and a serial run and a distributed one give the sa
 report. ``Records`` keeps them on disk as they arrive, with only their positions,
 the counts and the table's cells in memory, so a run of ten thousand tools does not
 hold a million dicts.
+
+Whether the run was complete (``complete``, ``interrupted``, ``not_judged``) is in
+no record: the caller, who knows what was meant to run, says so.
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ def build_report(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     try:
         return {
             "version": REPORT_VERSION,
+            # Checks run in-process to the end: nothing was left unjudged.
+            "complete": True,
+            "interrupted": None,
+            "not_judged": [],
             "results": [dict(r) for r in records],
             "summary": sink.summary(),
         }
@@ -140,10 +147,31 @@ class Records:
             "warnings": failed - self._errors,
         }
 
-    def write_report(self, path: Path) -> None:
-        """The JSON report, written record by record: never the whole report in memory."""
+    def write_report(
+        self,
+        path: Path,
+        *,
+        complete: bool = True,
+        interrupted: str | None = None,
+        not_judged: Sequence[str] = (),
+    ) -> None:
+        """The JSON report, written record by record: never the whole report in memory.
+
+        ``complete`` is false when the run stopped early (``interrupted`` says why:
+        ``"SIGTERM"``, ``"KeyboardInterrupt"``, ``"an xdist worker crashed: gw0"``) or
+        left items without a verdict (``not_judged``, their node ids). These keys come
+        before the results, so that a reader of a large report learns it first.
+        """
         with path.open("w", encoding="utf-8") as out:
-            out.write(f'{{\n  "version": {REPORT_VERSION},\n  "results": [')
+            out.write(f'{{\n  "version": {REPORT_VERSION},')
+            out.write(f'\n  "complete": {json.dumps(bool(complete))},')
+            out.write(f'\n  "interrupted": {json.dumps(interrupted, ensure_ascii=False)},')
+            out.write('\n  "not_judged": [')
+            for number, nodeid in enumerate(not_judged):
+                out.write(",\n    " if number else "\n    ")
+                out.write(json.dumps(nodeid, ensure_ascii=False))
+            out.write("\n  ]," if not_judged else "],")
+            out.write('\n  "results": [')
             for number, record in enumerate(self.sorted()):
                 out.write(",\n    " if number else "\n    ")
                 out.write(json.dumps(record, ensure_ascii=False))
