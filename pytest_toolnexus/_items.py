@@ -100,8 +100,8 @@ class CheckItem(pytest.Item):
         tool = getattr(self.subject, "display_name", "*")
         if len(self.checks) == 1:
             info = self.checks[0][0].info
-            return (self.subject.target, None, f"{tool}: {info.code} {info.title}")
-        return (self.subject.target, None, f"{tool}: {len(self.checks)} checks")
+            return (self.subject.target, 0, f"{tool}: {info.code} {info.title}")
+        return (self.subject.target, 0, f"{tool}: {len(self.checks)} checks")
 
 
 def _warn(verdict: Verdict) -> None:

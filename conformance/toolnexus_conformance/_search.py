@@ -249,6 +249,10 @@ def warm_generation(options: RunOptions) -> None:
             pass
         else:
             charmap()
+        # One search now, on one thread: hypothesis parses the loaded modules for
+        # constants on its first search, and Python 3.11's parser run from many
+        # threads at once fails (SystemError: AST constructor recursion depth mismatch).
+        warm_search(options)
         _warmed = True
 
 

@@ -239,3 +239,21 @@ def test_tool_granularity_gives_one_item_per_tool_and_the_same_report(
     tools_module.runpytest(*args, REPORT, "each.json")
     each = json.loads((tools_module.path / "each.json").read_text())
     assert json.loads((tools_module.path / "grouped.json").read_text()) == each
+
+
+def test_a_skip_mark_added_by_the_project_skips_the_item(tools_module: pytest.Pytester) -> None:
+    tools_module.makeconftest(
+        """
+import pytest
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "TN101" in item.nodeid:
+            item.add_marker(pytest.mark.skip(reason="not this one"))
+"""
+    )
+    result = tools_module.runpytest(*BASE, TARGET, "mytools:good", "-rs")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.no_fnmatch_line("*INTERNALERROR*")
+    result.stdout.fnmatch_lines(["*SKIPPED*not this one*"])
