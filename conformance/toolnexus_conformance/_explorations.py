@@ -111,6 +111,11 @@ class Explorations:
         return self._done[key]
 
     def _run(self, batch: list[_Plan]) -> None:
+        # Hypothesis fixes its default storage (``.hypothesis`` in the working
+        # directory) when first imported: here, not inside a scratch directory that is
+        # removed while hypothesis still writes there.
+        import hypothesis.configuration  # noqa: F401
+
         pending = batch
         while pending:
             # MCP tools run in their server's process: this process's directory stays put.
