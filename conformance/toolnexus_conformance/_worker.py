@@ -107,6 +107,7 @@ class _Worker:
         self.label = ""
         self.options: Any = None
         self.scratch = Path.cwd()
+        self.orphaned = False
 
     def reply(self, *message: Any) -> None:
         try:
@@ -115,8 +116,14 @@ class _Worker:
             pass  # the session is gone; ``serve`` notices on its next read
 
     def serve(self) -> None:
+        session = os.getppid()
         while True:
-            ready, _, _ = select.select([self.control], [], [], 0.02 if self.children else None)
+            ready, _, _ = select.select([self.control], [], [], 0.02 if self.children else 1.0)
+            if os.getppid() != session:
+                # The session died without closing us (SIGKILL): a datagram socket gives
+                # no end of file, so its death is seen here. Leave nothing behind.
+                self.orphaned = True
+                break
             if ready:
                 try:
                     data, fds, _, _ = socket.recv_fds(self.control, CONTROL_MAX, 4)
@@ -138,6 +145,11 @@ class _Worker:
         for pid in list(self.children):
             _kill_group(pid)
         self.reap()
+        if self.orphaned:
+            import shutil
+
+            os.chdir("/")
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     def reap(self) -> None:
         while self.children:

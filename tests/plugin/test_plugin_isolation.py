@@ -304,3 +304,65 @@ def test_a_tool_blocking_the_loop_leaves_the_session_where_it_was(
     assert _verdicts(report, "blocks_the_loop")["TN501"]["outcome"] == "failed"
     assert (pytester.path / "cwd-at-end.txt").read_text() == str(pytester.path)
     (pytester.path / "cwd-at-end.txt").unlink()
+
+
+SLOW = """
+import time
+from pathlib import Path
+
+from toolnexus_ref import ToolResult
+
+
+class Slow:
+    name = "slow"
+    description = "Says it started, then takes a minute to answer."
+    source = "custom"
+    input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
+
+    def execute(self, args, ctx=None):
+        Path(__file__).with_name("started").touch()
+        time.sleep(60)
+        return ToolResult.ok("late")
+
+
+tools = [Slow()]
+"""
+
+
+def test_a_session_killed_outright_leaves_no_worker_behind(
+    run: Any, pytester: pytest.Pytester
+) -> None:
+    """SIGKILL gives pytest no chance to clean up: the worker sees its session gone."""
+    import signal
+    import subprocess
+    import sys
+
+    pytester.makepyfile(slow=SLOW)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            CONFORMANCE,
+            ONLY,
+            TARGET,
+            "slow:tools",
+            "--toolnexus-execute",
+            "all",
+        ],
+        cwd=pytester.path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    started = pytester.path / "started"
+    deadline = time.monotonic() + 60
+    while not started.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert started.exists(), "the tool was never called"
+    process.send_signal(signal.SIGKILL)
+    process.wait(10)
+    started.unlink()
+    # The fixture then asserts that no process of the run is left (it waits up to 5 s:
+    # the worker looks for its session once a second) and that no scratch remains.
