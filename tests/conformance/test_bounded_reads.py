@@ -1,7 +1,7 @@
 """Reads of a tool's attributes are bounded: a property that never returns is a finding, not a hang.
 
-Each hostile property here waits on an event the test sets at teardown (or spins
-until then), so no abandoned thread outlives its test.
+Each hostile property here waits, or spins, on a ``Hold`` released at teardown, so
+no abandoned thread outlives its test.
 """
 
 from __future__ import annotations
@@ -31,27 +31,27 @@ from toolnexus_conformance._subject import (
     read_subject,
     read_subjects,
 )
+from toolnexus_conformance.corpus import Hold
 
 from toolnexus_ref import ToolAnnotations, ToolResult
 
 LIMIT = 0.3
-RELEASE = threading.Event()
+#: Re-armed at each release, so a spinner that has not yet looked still sees its own event set.
+HOLD = Hold()
 
 
 @pytest.fixture(autouse=True)
 def _release() -> Iterator[None]:
-    RELEASE.clear()
     yield
-    RELEASE.set()
+    HOLD.release()
 
 
 def _wait() -> None:
-    RELEASE.wait()
+    HOLD.wait()
 
 
 def _spin() -> None:
-    while not RELEASE.is_set():  # a busy loop in pure Python
-        pass
+    HOLD.spin()  # a busy loop in pure Python
 
 
 class Tool:
