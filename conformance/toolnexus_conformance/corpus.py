@@ -41,6 +41,7 @@ class Hold:
             pass
 
     def release(self) -> None:
+        """Let every read begun so far go; the ones begun after wait on a fresh event."""
         event, self._event = self._event, threading.Event()
         event.set()
 
