@@ -15,14 +15,14 @@ budget is spent, so a slow tool costs seconds, not examples times seconds.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from toolnexus_ref import BaseTool, ToolContext, annotations_of
+from toolnexus_ref import ToolContext
 
 from ._calls import CallOutcome
+from ._execution import code_on_loop
 from ._model import Skip
 from ._observation import Observation, Phase, Stream, properties_for
 from ._options import RunOptions
@@ -41,7 +41,7 @@ from ._search import (
     warm_generation,
     warmed,
 )
-from ._subject import ToolSubject
+from ._subject import ToolSubject, hints_of
 from ._workers import SearchWorkers
 
 __all__ = ["DEADLINE", "explore_tool", "is_async", "parts", "runs_on_loop"]
@@ -50,23 +50,17 @@ __all__ = ["DEADLINE", "explore_tool", "is_async", "parts", "runs_on_loop"]
 BATCH = 4
 
 
-def runs_on_loop(tool: Any, source: Any) -> bool:
+def runs_on_loop(tool: Any, source: Any = None) -> bool:
     """Whether the tool's own code runs on the event loop, where it could block it.
 
-    MCP tools only wait for their server; sync code runs in threads. Only an
-    in-process ``async def`` can stop the loop (``time.sleep`` inside it).
+    Given a ``ToolSubject``, the answer read with its declaration, in bounded time;
+    given a tool and its source, read now (``_execution.code_on_loop``).
     """
-    if source == "mcp":
-        return False
-    try:
-        marker = getattr(tool, "_is_async", None)
-        if isinstance(marker, bool):
-            return marker
-        if isinstance(tool, BaseTool):
-            return inspect.iscoroutinefunction(tool.run)
-    except Exception:
-        return True
-    return is_async(tool)
+    if isinstance(tool, ToolSubject):
+        if tool.on_loop is not None:
+            return tool.on_loop
+        tool, source = tool.tool, tool.source
+    return code_on_loop(tool, source)
 
 
 async def explore_tool(
@@ -117,7 +111,7 @@ async def _explore(env: Env, phases: frozenset[Phase]) -> None:
         streams.append(lambda: _stream(env, Stream.INVALID, invalid, with_no_context=False))
     timing = [p for p in (*TIMING, Phase.MCP_AFTER_CANCEL) if p in phases]
 
-    if annotations_of(env.subject.tool).read_only is True:
+    if hints_of(env.subject).read_only is True:
         # The tool says concurrent calls are harmless to it: make them all at once. A
         # timing verdict that contention could have caused is made again, alone, at
         # the end of the batch (``recheck``).
@@ -212,7 +206,7 @@ async def _stream(
         examples=options.examples,
         invalid=stream is Stream.INVALID,
         first=None if stream is Stream.INVALID else env.observation.simplest,
-        together=annotations_of(subject.tool).read_only is True,
+        together=hints_of(subject).read_only is True,
     )
     for name, result in zip(streams, results, strict=True):
         env.observation.streams[name] = result
@@ -233,7 +227,7 @@ def _result_key(outcome: CallOutcome) -> tuple[str, Any, Any]:
 
 async def _concurrent(env: Env) -> None:
     """Valid calls already made one by one, made again all at once; the answers must agree."""
-    hints = annotations_of(env.subject.tool)
+    hints = hints_of(env.subject)
     observation = env.observation
     if not (hints.read_only is True and hints.idempotent is True):
         observation.concurrent_skip = (

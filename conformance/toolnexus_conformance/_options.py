@@ -8,6 +8,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
+from ._reading import ATTRIBUTE_LIMIT
+
 __all__ = ["PROVIDERS", "ExecuteMode", "Provider", "RunOptions", "providers_named"]
 
 
@@ -91,6 +93,15 @@ class RunOptions:
     #: profiles do not run. ``None``, the default, declares nothing: every profile runs
     #: as a warning, OpenAI strict mode and Gemini ``parameters`` only when selected.
     providers: Collection[str] | None = None
+
+    @property
+    def attribute_limit(self) -> float:
+        """How long one read of a tool's declaration may go without returning.
+
+        ``_reading.ATTRIBUTE_LIMIT`` (5 s), or the call timeout when that is shorter:
+        an attribute is never given longer than a whole call.
+        """
+        return min(ATTRIBUTE_LIMIT, self.call_timeout)
 
     def __post_init__(self) -> None:
         if self.providers is not None:  # names are accepted, and checked, here

@@ -9,7 +9,6 @@ alone at the end of the batch (``recheck``), and only that quiet result counts.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import threading
 import time
 from collections.abc import Awaitable, Mapping
@@ -19,6 +18,7 @@ from typing import Any
 from toolnexus_ref import ToolContext
 
 from ._calls import CallOutcome, blocked_before, call_once, capture, describe, describe_error
+from ._execution import execute_is_async
 from ._observation import CancelDuring, Observation, Phase, TaskCancel
 from ._options import RunOptions
 from ._search import Call
@@ -52,10 +52,12 @@ def parts(value: Any) -> tuple[bool, Any, Any, Any]:
 
 
 def is_async(tool: Any) -> bool:
-    try:
-        return inspect.iscoroutinefunction(tool.execute)
-    except Exception:
-        return False
+    """Whether ``execute`` is ``async def``; for a ``ToolSubject``, as its bounded read found."""
+    if isinstance(tool, ToolSubject):
+        if tool.execute_async is not None:
+            return tool.execute_async
+        tool = tool.tool
+    return execute_is_async(tool)
 
 
 @dataclass(slots=True)
@@ -132,7 +134,7 @@ async def make_probes(env: Env, phases: list[Phase], *, together: bool = False) 
         probes.append(_cancel_during(env, watch=Phase.MCP_AFTER_CANCEL in phases))
     if Phase.DEADLINE in phases:
         probes.append(_deadline(env))
-    if Phase.TASK_CANCEL in phases and is_async(env.subject.tool):
+    if Phase.TASK_CANCEL in phases and is_async(env.subject):
         probes.append(_task_cancel(env))
     if together:
         await asyncio.gather(*probes)

@@ -6,16 +6,17 @@ tool its owner marked destructive or open-world (it reaches systems outside the
 machine) is called. Hints are read in every form authors write them
 (``annotations_of``); hints that cannot be read make a tool unsafe, never safe.
 Native, custom and skill tools without hints are the user's own Python and are called.
+The hints and an http tool's method are those read, in bounded time, with the
+declaration (``ToolSubject.hints``, ``ToolSubject.http_method``): deciding reads
+nothing of the tool again.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from toolnexus_ref import annotations_of
-
 from ._options import ExecuteMode, RunOptions
-from ._subject import ToolSubject
+from ._subject import MISSING, ToolSubject, hints_of
 
 __all__ = ["may_execute"]
 
@@ -25,7 +26,15 @@ _HOW = (
 )
 
 
-def _method(tool: Any) -> str | None:
+def _method(subject: ToolSubject) -> str | None:
+    if subject.http_method is not MISSING:
+        method: str | None = subject.http_method
+        return method
+    return _read_method(subject.tool)
+
+
+def _read_method(tool: Any) -> str | None:
+    """For a subject built without the bounded pass."""
     try:
         value = getattr(tool, "method", None)
     except Exception:  # a hostile attribute is no reason to call the tool
@@ -34,7 +43,7 @@ def _method(tool: Any) -> str | None:
 
 
 def _unsafe_reason(subject: ToolSubject) -> str | None:
-    hints = annotations_of(subject.tool)
+    hints = hints_of(subject)
     source = subject.source if isinstance(subject.source, str) else None
     if not hints.readable:
         return f"its safety hints cannot be read ({hints.unreadable})"
@@ -47,7 +56,7 @@ def _unsafe_reason(subject: ToolSubject) -> str | None:
     if source == "builtin" and hints.read_only is not True:
         return "it is a builtin tool that may write files or run commands (not marked read-only)"
     if source == "http":
-        method = _method(subject.tool)
+        method = _method(subject)
         if method != "GET":
             shown = method or "unknown"
             return f"it is an http tool whose method is {shown}, not GET"

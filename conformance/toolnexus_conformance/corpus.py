@@ -10,12 +10,40 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Entry", "load_corpus"]
+__all__ = ["Entry", "Hold", "load_corpus"]
+
+
+class Hold:
+    """What a corpus tool's never-returning read waits on, or spins on, until ``release``.
+
+    A test calls ``release`` once its run is over, so an abandoned read leaves with
+    it instead of holding a thread (and, for ``spin``, a CPU) for the rest of the
+    session. Releasing re-arms: a later read of the same tool hangs again.
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def wait(self) -> None:
+        """Block forever, as on a lock nobody releases."""
+        self._event.wait()
+
+    def spin(self) -> None:
+        """Loop forever in pure Python, never sleeping: ``while True: pass``, stoppable."""
+        event = self._event
+        while not event.is_set():
+            pass
+
+    def release(self) -> None:
+        """Let every read begun so far go; the ones begun after wait on a fresh event."""
+        event, self._event = self._event, threading.Event()
+        event.set()
 
 
 @dataclass(frozen=True)
@@ -35,6 +63,10 @@ class Entry:
     #: they run in: they are checked as the plugin checks such targets, in a worker
     #: process (``check_target``), with the corpus folder as the base directory.
     spec: str | None = None
+    #: For a tool whose reads never return: lets go of the threads they hold. Call it
+    #: once the entry's run is over, so an abandoned read (a busy loop) does not go on
+    #: costing the rest of the process; later reads of the tool hang again.
+    release: Callable[[], None] | None = None
 
 
 def _load_module(path: Path) -> Any:

@@ -111,15 +111,41 @@ def _has(value: object, attribute: str) -> bool:
     return True
 
 
+#: What ``_declared`` returns for an attribute neither the object nor its class declares.
+_ABSENT = object()
+
+
+def _declared(value: object, attribute: str) -> object:
+    """The attribute as the object or its class declares it, found without running any code.
+
+    A property comes back as the property, not called: telling whether something is
+    a tool must not run its properties, one of which may never return. ``_ABSENT``
+    when it is declared nowhere static (an object that answers through
+    ``__getattr__``, say), and then the caller has to ask the object itself.
+    """
+    try:
+        return inspect.getattr_static(value, attribute, _ABSENT)
+    except Exception:  # pragma: no cover - getattr_static runs none of the object's code
+        return _ABSENT
+
+
 def is_tool(value: object) -> bool:
     """A Tool by shape: a ``name`` and a callable ``execute`` (classes are not tools).
 
     Looser than ``isinstance(value, Tool)`` on purpose: an object that means to be a
     tool but lacks ``input_schema`` or ``source`` is still taken as one, so the
-    checks say what it lacks instead of the target failing to load.
+    checks say what it lacks instead of the target failing to load. Both attributes
+    are looked up where they are declared, without calling a property: an ``execute``
+    or ``name`` computed by one means to be a tool, and the checks read it, in
+    bounded time, later.
     """
-    if isinstance(value, type) or not _has(value, "name"):
+    if isinstance(value, type):
         return False
+    if _declared(value, "name") is _ABSENT and not _has(value, "name"):
+        return False
+    execute = _declared(value, "execute")
+    if execute is not _ABSENT:
+        return callable(execute) or hasattr(type(execute), "__get__")
     try:
         return callable(getattr(value, "execute", None))
     except BaseException:

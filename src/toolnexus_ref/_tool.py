@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from ._calling import exception_result, guard
 from ._context import ToolContext
@@ -84,6 +84,10 @@ _HINTS = (
 _UNSAFE_WHEN = {"read_only": False, "destructive": True, "idempotent": False, "open_world": True}
 
 
+#: Hints that say nothing, shared (the annotations are immutable).
+_NONE = ToolAnnotations()
+
+
 class _Unreadable(Exception):
     """A hint that cannot be read; the message says which and why."""
 
@@ -103,7 +107,7 @@ def annotations_of(tool: object) -> ToolAnnotations:
         if isinstance(declared, ToolAnnotations):
             hints = declared
         elif declared is None:
-            hints = ToolAnnotations()
+            hints = _NONE
         else:
             hints = _read(declared, "annotations", names=3)
         own = _read(tool, "the tool", names=2)
@@ -124,31 +128,34 @@ def _read(holder: object, where: str, *, names: int) -> ToolAnnotations:
     On the tool itself only the MCP spellings count (``names=2``): a bare attribute
     named ``read_only`` may mean something else there.
     """
+    mapping = isinstance(holder, Mapping)
     values: dict[str, bool | None] = {}
     for field_name, wire, sdk in _HINTS:
         values[field_name] = None
         for name in (wire, sdk, field_name)[:names]:
-            value = _lookup(holder, name, where)
+            value = _lookup(holder, name, where, mapping)
             if value is None:
                 continue
             if not isinstance(value, bool):
                 raise _Unreadable(f"{where} has {name} = {value!r}, not true or false")
             values[field_name] = value
             break
-    title = _lookup(holder, "title", where) if names == 3 else None
+    title = _lookup(holder, "title", where, mapping) if names == 3 else None
     return _hints(values, title if isinstance(title, str) else None)
 
 
-def _lookup(holder: object, name: str, where: str) -> object:
+def _lookup(holder: object, name: str, where: str, mapping: bool) -> object:
     try:
-        if isinstance(holder, Mapping):
-            return holder.get(name)
+        if mapping:
+            return cast("Mapping[str, object]", holder).get(name)
         return getattr(holder, name, None)
     except BaseException as exc:
         raise _Unreadable(f"reading {name} of {where} raised {type(exc).__name__}: {exc}") from exc
 
 
 def _less_safe(first: ToolAnnotations, second: ToolAnnotations) -> ToolAnnotations:
+    if second is _NONE:  # the common case: no hints on the tool itself
+        return first
     merged: dict[str, bool | None] = {}
     for field_name, unsafe in _UNSAFE_WHEN.items():
         a, b = getattr(first, field_name), getattr(second, field_name)
@@ -157,6 +164,8 @@ def _less_safe(first: ToolAnnotations, second: ToolAnnotations) -> ToolAnnotatio
 
 
 def _hints(values: Mapping[str, bool | None], title: str | None) -> ToolAnnotations:
+    if title is None and not any(value is not None for value in values.values()):
+        return _NONE  # one shared value: most tools say nothing, and building one is not free
     return ToolAnnotations(
         read_only=values["read_only"],
         destructive=values["destructive"],

@@ -35,6 +35,9 @@ EVIDENCE_ELSEWHERE = {
     "TN852": "tests/mcp",  # stdout noise and endless paging: fed hostile servers
     "TN752": "tests/mcp",  # no progress after a cancel: fed a server that keeps sending it
 }
+#: The bound on each read of a corpus tool's declaration. The hanging entries
+#: (corpus/bad/hanging.py) cost it once each; a healthy read takes microseconds.
+READ_LIMIT = 0.5
 #: A good tool may trip exactly one of these: OpenAI strict needs
 #: additionalProperties: false on every object (TN412), Gemini's parameters
 #: have no additionalProperties field (TN431). See conformance/corpus/good/tools.py.
@@ -70,11 +73,15 @@ def _run_folder(folder: str, live: bool, loop: BackgroundLoop) -> Iterator[Run]:
         index = counts.get(module, 0)
         counts[module] = index + 1
         target = f"{folder}/{module}[{index}]"
-        subjects = read_subjects([entry.tool, *entry.siblings], target)
-        execute = ExecuteMode.ALL if (live and entry.execute) else ExecuteMode.AUTO
-        verdicts = check_subjects(
-            subjects, target, select=codes, options=RunOptions(execute=execute), loop=loop
-        )
+        try:
+            subjects = read_subjects([entry.tool, *entry.siblings], target, limit=READ_LIMIT)
+            execute = ExecuteMode.ALL if (live and entry.execute) else ExecuteMode.AUTO
+            verdicts = check_subjects(
+                subjects, target, select=codes, options=RunOptions(execute=execute), loop=loop
+            )
+        finally:
+            if entry.release is not None:
+                entry.release()
         mine = {subjects[0].display_name, "*"}
         failed = {
             v.check.code: v.message

@@ -201,3 +201,115 @@ def test_properties_that_raise_system_exit_or_keyboard_interrupt_are_findings(
     assert outcomes[("healthy", "TN601")] == "passed"
     assert outcomes[("tool[0]", "TN601")] == "passed"
     assert outcomes[("interrupting", "TN201")] == "failed"
+
+
+NEVER_RETURN = '''
+import threading
+
+from toolnexus_ref import ToolResult, tool
+
+NEVER = threading.Event()
+
+
+class WaitingName:
+    description = "Its name property waits on an event nobody sets."
+    source = "custom"
+    input_schema = {"type": "object", "properties": {}}
+
+    @property
+    def name(self):
+        NEVER.wait()
+
+    def execute(self, args, ctx=None):
+        return ToolResult.ok("x")
+
+
+class WaitingSchema:
+    name = "waiting_schema"
+    description = "Its input_schema property waits on an event nobody sets."
+    source = "custom"
+
+    @property
+    def input_schema(self):
+        NEVER.wait()
+
+    def execute(self, args, ctx=None):
+        return ToolResult.ok("x")
+
+
+class SpinningDescription:
+    name = "spinning_description"
+    source = "custom"
+    input_schema = {"type": "object", "properties": {}}
+
+    @property
+    def description(self):
+        while True:
+            pass
+
+    def execute(self, args, ctx=None):
+        return ToolResult.ok("x")
+
+
+@tool
+def healthy(n: int) -> int:
+    """Return n."""
+    return n
+
+
+tools = [WaitingName(), WaitingSchema(), SpinningDescription(), healthy]
+'''
+
+
+def test_properties_that_never_return_are_findings_and_the_session_ends(
+    pytester: pytest.Pytester,
+) -> None:
+    """Waits nobody ends and a busy loop: each read is bounded by the call timeout (0.5 s here).
+
+    Finding the tools in the module reads no property (the name that never returns
+    included); reading the declarations is bounded, the neighbour read on a fresh thread.
+    """
+    pytester.makepyfile(never_return=NEVER_RETURN)
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        CONFORMANCE,
+        ONLY,
+        TARGET,
+        "never_return:tools",
+        SELECT,
+        "TN1,TN2,TN3,TN601",
+        "--toolnexus-call-timeout",
+        "0.5",
+        "--toolnexus-examples",
+        "3",
+        REPORT,
+        "report.json",
+        timeout=120,
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "INTERNALERROR" not in result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["found:  the name cannot be read: reading 'name' did not return within 0.5s"]
+    )
+    report = json.loads((pytester.path / "report.json").read_text())
+    records = {(r["tool"], r["check"]): r for r in report["results"]}
+    found = {
+        ("tool[0]", "TN101"): "the name cannot be read: reading 'name' did not return within 0.5s",
+        ("waiting_schema", "TN301"): "the input schema cannot be read: reading 'input_schema'"
+        " did not return within 0.5s",
+        ("spinning_description", "TN201"): "the description cannot be read: reading"
+        " 'description' did not return within 0.5s",
+    }
+    for key, message in found.items():
+        assert records[key]["outcome"] == "failed", records[key]
+        assert records[key]["message"] == message
+    # Nothing after the hung read was read: not its hints either, so it is not called.
+    for hostile in ("tool[0]", "waiting_schema", "spinning_description"):
+        skipped = records[(hostile, "TN601")]
+        assert skipped["outcome"] == "skipped"
+        assert "its safety hints cannot be read (they were not read: reading" in skipped["message"]
+    # The neighbour, read on a fresh thread, is judged in full, live check included.
+    mine = {check: r["outcome"] for (tool, check), r in records.items() if tool == "healthy"}
+    assert "TN601" in mine
+    assert set(mine.values()) == {"passed"}, mine

@@ -15,6 +15,7 @@ from toolnexus_ref import (
     as_tools,
     as_tools_async,
     import_object,
+    is_tool,
     tool,
 )
 from toolnexus_ref.mcp.serve_cli import load_tools
@@ -147,6 +148,51 @@ def test_a_raising_factory_is_reported_with_its_exception() -> None:
 def test_items_that_are_no_tools_stay_for_the_checks_to_judge() -> None:
     junk = object()
     assert as_tools([add, junk]) == [add, junk]
+
+
+class _Computed:
+    """A tool whose name and execute are properties; reading either one is recorded."""
+
+    def __init__(self) -> None:
+        self.read: list[str] = []
+
+    @property
+    def name(self) -> str:
+        self.read.append("name")
+        return "computed"
+
+    @property
+    def execute(self) -> Any:
+        self.read.append("execute")
+        return lambda args, ctx=None: None
+
+
+class _Proxy:
+    """A tool that answers through ``__getattr__``: it must be asked."""
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute == "name":
+            return "proxy"
+        if attribute == "execute":
+            return lambda args, ctx=None: None
+        raise AttributeError(attribute)
+
+
+class _NotCallable:
+    name = "not_callable"
+    execute = None
+
+
+def test_telling_a_tool_runs_none_of_its_properties() -> None:
+    """A property may never return: finding the tools must not be the read that hangs."""
+    computed = _Computed()
+    proxy = _Proxy()
+    assert is_tool(computed)
+    assert computed.read == []
+    assert as_tools([computed, proxy]) == [computed, proxy]
+    assert computed.read == []
+    assert is_tool(proxy)
+    assert not is_tool(_NotCallable())
 
 
 def test_the_toolkit_uses_the_rule_and_still_refuses_junk_by_position() -> None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolnexus_conformance.corpus import Entry
+from toolnexus_conformance.corpus import Entry, Hold
 
 from toolnexus_ref import ToolResult
 
@@ -73,6 +73,21 @@ class AnnotationsPropertyRaises(_Marks):
         raise RuntimeError("annotations are computed remotely and the remote is gone")
 
 
+#: What the hints that never return wait on; the tests release it after each run.
+HOLD = Hold()
+
+
+class AnnotationsNeverReturn(_Marks):
+    """Hints computed by a call that never answers: unreadable, so never safe."""
+
+    name = "annotations_never_return"
+
+    @property
+    def annotations(self) -> Any:
+        HOLD.wait()
+        return {"readOnlyHint": True}
+
+
 class OpenWorld(_Marks):
     name = "open_world"
     description = "Post a message to the team's chat (a safety corpus tool)."
@@ -86,4 +101,9 @@ CORPUS = [
     Entry(HintPropertyRaises(), note="a hint property that raises"),
     Entry(AnnotationsPropertyRaises(), note="an annotations property that raises"),
     Entry(OpenWorld(), note="open-world (openWorldHint: true)"),
+    Entry(
+        AnnotationsNeverReturn(),
+        note="an annotations property that never returns",
+        release=HOLD.release,
+    ),
 ]

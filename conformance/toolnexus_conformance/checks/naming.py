@@ -81,7 +81,7 @@ def own_name(subject: ToolSubject) -> str:
     why="The model calls a tool by its name; a tool without a readable string name cannot be "
     "offered to any model, and hosts that read it crash or drop the tool.",
     fix="Give the tool a `name` attribute holding a non-empty `str`, and make sure reading it "
-    "never raises.",
+    "returns at once and never raises.",
     reference=_CONTRACT,
 )
 def name_is_string(subject: ToolSubject, options: RunOptions) -> Iterator[Finding]:
