@@ -249,7 +249,9 @@ class ConformanceSession:
         target_node = ToolCollector.from_parent(session, name=name, nodeid=name)
         subjects: list[ToolSubject] = []
         if loaded is not None:
-            subjects = read_subjects(loaded.tools, label, loaded.extras or None)
+            subjects = read_subjects(
+                loaded.tools, label, loaded.extras or None, limit=self.options.attribute_limit
+            )
         judges: Judges = self.explorations
         if worker is not None and self.isolated is not None:
             self.isolated.add(label, worker, subjects)

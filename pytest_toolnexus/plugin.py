@@ -7,8 +7,6 @@ requests one.
 
 from __future__ import annotations
 
-from collections.abc import Generator
-
 import pytest
 
 from ._options import add_options, read_settings
@@ -41,24 +39,6 @@ def pytest_configure(config: pytest.Config) -> None:
     from ._session import ConformanceSession
 
     config.pluginmanager.register(ConformanceSession(config, settings), "toolnexus-conformance")
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_collection_modifyitems(config: pytest.Config) -> Generator[None, None, None]:
-    """Collection reads every tool's declaration: bound each read by the session's options.
-
-    The bound (``RunOptions.attribute_limit``: 5 s, or the call timeout when that is
-    shorter) reaches the reads, made deeper down, through ``attribute_limit``.
-    """
-    session = config.pluginmanager.get_plugin("toolnexus-conformance")
-    options = getattr(session, "options", None)
-    if options is None:
-        yield
-        return
-    from toolnexus_conformance._reading import attribute_limit
-
-    with attribute_limit(options.attribute_limit):
-        yield
 
 
 def pytest_ignore_collect(collection_path: object, config: pytest.Config) -> bool | None:

@@ -158,7 +158,7 @@ class Explorations:
             key = id(plan.subject)
             if key in self._done:
                 return
-            on_loop = runs_on_loop(plan.subject.tool, plan.subject.source)
+            on_loop = runs_on_loop(plan.subject)
             if on_loop:
                 async with turns, slots:
                     self._on_loop_now = key
@@ -177,7 +177,7 @@ class Explorations:
             observation = self._done.get(id(plan.subject))
             if observation is not None and observation.recheck is not None:
                 recheck, observation.recheck = observation.recheck, None
-                if runs_on_loop(plan.subject.tool, plan.subject.source):
+                if runs_on_loop(plan.subject):
                     self._on_loop_now = id(plan.subject)
                 try:
                     await recheck()

@@ -223,8 +223,9 @@ def check_tools(
     ``tools`` is one tool, an iterable of tools, or anything with a ``tools``
     attribute (a toolkit).
     """
+    options = options or RunOptions()
     return check_subjects(
-        read_subjects(as_tool_list(tools, target=target), target),
+        read_subjects(as_tool_list(tools, target=target), target, limit=options.attribute_limit),
         target,
         select=select,
         ignore=ignore,
@@ -268,7 +269,9 @@ def check_target(
             loaded = asyncio.run(load_target(target, base_dir=base_dir))
         except (WorkerError, TargetError) as exc:
             return _load_failed(target.label, str(exc), select, ignore, options)
-        subjects = read_subjects(loaded.tools, target.label, loaded.extras or None)
+        subjects = read_subjects(
+            loaded.tools, target.label, loaded.extras or None, limit=options.attribute_limit
+        )
         isolated = IsolatedExplorations(options)
         isolated.add(target.label, worker, subjects)
         return check_subjects(

@@ -320,7 +320,13 @@ def _judge(
     _calls.IN_WORKER = True
     _calls.ON_CALL = _watcher(channel)
     extra = worker.extras[index] if index < len(worker.extras) else None
-    subject = read_subject(worker.tools[index], worker.label, index=index, extra=extra)
+    subject = read_subject(
+        worker.tools[index],
+        worker.label,
+        index=index,
+        extra=extra,
+        limit=worker.options.attribute_limit,
+    )
     if subject.display_name != name.split("#")[0] and not name.startswith("tool["):
         raise RuntimeError(
             f"tool {index} of the target is {subject.display_name!r} in the worker process but"

@@ -17,7 +17,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from ._subject import extra_of
+from ._subject import extras_of
 
 __all__ = ["LoadedTarget", "TargetError", "TargetKind", "TargetSpec", "load_target", "parse_target"]
 
@@ -143,8 +143,7 @@ async def _load_python(spec: TargetSpec, base_dir: Path | None) -> LoadedTarget:
 
 
 def _loaded(label: str, tools: list[Any]) -> LoadedTarget:
-    extras = [extra_of(tool) for tool in tools]
-    return LoadedTarget(label, tools, extras)
+    return LoadedTarget(label, tools, extras_of(tools))
 
 
 def _import(spec: str, base_dir: Path | None) -> Any:
