@@ -71,6 +71,15 @@ class ConformanceSession:
         self.isolated: IsolatedExplorations | None = None
         if settings.isolation == "process" and hasattr(os, "fork"):
             self.isolated = IsolatedExplorations(self.options, prefetch=prefetch)
+        elif settings.isolation == "process":
+            config.issue_config_time_warning(
+                pytest.PytestConfigWarning(
+                    "toolnexus: this platform has no os.fork, so the tools of Python targets"
+                    " are called in pytest's own process (as --toolnexus-isolation none): a"
+                    " tool that exits or crashes ends the run"
+                ),
+                stacklevel=2,
+            )
         self._workers: list[TargetWorker] = []
         self._early: dict[str, concurrent.futures.Future[LoadedTarget]] = {}
         self._early_workers: dict[str, concurrent.futures.Future[TargetWorker]] = {}

@@ -366,3 +366,22 @@ def test_a_session_killed_outright_leaves_no_worker_behind(
     started.unlink()
     # The fixture then asserts that no process of the run is left (it waits up to 5 s:
     # the worker looks for its session once a second) and that no scratch remains.
+
+
+def test_without_fork_the_run_says_tools_are_called_in_process(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(os, "fork")
+    result = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        CONFORMANCE,
+        ONLY,
+        TARGET,
+        "toolnexus_ref.examples:toolkit",
+        "--toolnexus-select",
+        "TN606",
+        "-rs",
+    )
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*no os.fork*called in pytest's own process*"])
