@@ -119,6 +119,7 @@ class TargetWorker:
         self._gone = threading.Event()
         self._restarts = 0
         self._closed = False
+        self._load_timeout = 60.0
 
     # -- the worker process --------------------------------------------------------------
     def start(self) -> None:
@@ -150,7 +151,10 @@ class TargetWorker:
         """Import the target in the worker; its number of tools, or ``WorkerError`` saying why not."""
         if self._process is None:
             self.start()
-        path = [str(Path(p).resolve()) if p else p for p in sys.path]
+        self._load_timeout = timeout
+        # The worker runs elsewhere: this process's relative entries ("" is its working
+        # directory, where a project's own modules are found) are made absolute.
+        path = [str(Path(p or os.curdir).resolve()) for p in sys.path]
         base = str(self.base_dir) if self.base_dir is not None else None
         message = ("load", self.spec, self.label, base, path, self.options, self.modules)
         self._send(pickle.dumps(message))
@@ -234,7 +238,7 @@ class TargetWorker:
             self._restarts += 1
             self._stop_process()
             self.start()
-            self.load(60.0)
+            self.load(self._load_timeout)
 
     def _stop_process(self) -> int | None:
         process, self._process = self._process, None
