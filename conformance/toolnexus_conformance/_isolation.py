@@ -90,6 +90,8 @@ class _Job:
     pid: int | None = None
     status: int | None = None
     error: str | None = None
+    #: The worker process (its start count) the job was sent to.
+    generation: int = 0
 
 
 class TargetWorker:
@@ -109,6 +111,8 @@ class TargetWorker:
         self.modules = list(modules)
         self.scratch = Path(tempfile.mkdtemp(prefix="toolnexus-worker-"))
         self.tools = 0
+        #: Threads the worker had after the import: a fork copies only the forking one.
+        self.threads = 1
         self._ids = itertools.count()
         self._jobs: dict[int, _Job] = {}
         self._lock = threading.Lock()
@@ -120,6 +124,7 @@ class TargetWorker:
         self._restarts = 0
         self._closed = False
         self._load_timeout = 60.0
+        self._generation = 0
 
     # -- the worker process --------------------------------------------------------------
     def start(self) -> None:
@@ -141,10 +146,15 @@ class TargetWorker:
             theirs.close()
             log.close()
         self._control = ours
-        self._loaded.clear()
-        self._gone.clear()
+        # Fresh events per worker process: a listener of an earlier one, seeing it
+        # gone, must not mark this one gone.
+        self._loaded, self._gone = threading.Event(), threading.Event()
+        self._generation += 1
         threading.Thread(
-            target=self._listen, args=(ours, self._process), name="toolnexus-worker", daemon=True
+            target=self._listen,
+            args=(ours, self._process, self._loaded, self._gone, self._generation),
+            name="toolnexus-worker",
+            daemon=True,
         ).start()
 
     def load(self, timeout: float) -> int:
@@ -177,6 +187,7 @@ class TargetWorker:
             self._stop_process()
             raise WorkerError(str(reply[1]))
         self.tools = int(reply[1])
+        self.threads = int(reply[2]) if len(reply) > 2 else 1
         return self.tools
 
     def _send(self, data: bytes, fds: Sequence[int] = ()) -> None:
@@ -188,7 +199,14 @@ class TargetWorker:
         except OSError as exc:
             raise WorkerError(f"the worker process is gone ({exc})") from None
 
-    def _listen(self, control: socket.socket, process: subprocess.Popen[bytes]) -> None:
+    def _listen(
+        self,
+        control: socket.socket,
+        process: subprocess.Popen[bytes],
+        loaded: threading.Event,
+        gone: threading.Event,
+        generation: int,
+    ) -> None:
         # A datagram socket has no end of file: a worker that died is seen by polling it.
         control.settimeout(0.1)
         while True:
@@ -206,7 +224,7 @@ class TargetWorker:
             kind = message[0]
             if kind in ("loaded", "load-error"):
                 self._load_reply = message
-                self._loaded.set()
+                loaded.set()
                 continue
             job = self._jobs.get(message[1])
             if job is None:
@@ -221,17 +239,19 @@ class TargetWorker:
                 job.error = message[2]
                 job.started.set()
                 job.exited.set()
-        self._gone.set()
         for job in list(self._jobs.values()):  # nobody will say how they ended now
-            job.started.set()
-            job.exited.set()
+            if job.generation == generation:
+                job.started.set()
+                job.exited.set()
+        gone.set()
 
     def _ensure(self) -> None:
         """A worker that died (not a tool's process: the worker) is started and loaded again."""
         with self._lock:
             if self._closed:
                 raise WorkerError("the worker was closed")
-            if self._process is not None and not self._gone.is_set():
+            alive = self._process is not None and self._process.poll() is None
+            if alive and not self._gone.is_set():
                 return
             if self._restarts >= RESTARTS:
                 raise WorkerError(f"the worker process died {RESTARTS} times; not restarted")
@@ -284,7 +304,7 @@ class TargetWorker:
         except WorkerError as exc:
             return ToolJudgement(error=f"the worker process cannot run this tool: {exc}")
         job_id = next(self._ids)
-        job = _Job()
+        job = _Job(generation=self._generation)
         self._jobs[job_id] = job
         ours, theirs = socket.socketpair()
         try:
@@ -381,6 +401,13 @@ class TargetWorker:
         if job.pid is not None:
             _kill_group(job.pid)
         job.exited.wait(EXIT_WAIT)
+        if self.threads > 1:
+            # Honest about our share: a lock one of those threads held at the fork stays
+            # held in the tool's process, and would stop it just the same.
+            why += (
+                f" (the target started {self.threads - 1} thread(s) at import, which a tool's"
+                " forked process does not have: a lock one of them held would stop it too)"
+            )
         return ToolJudgement(ended=f"{why}; it was killed", last_call=last_call)
 
     def _tool_output(self, index: int, job: _Job) -> str:

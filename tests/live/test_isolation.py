@@ -1,0 +1,95 @@
+"""The worker process itself: what it tells the session, and how it survives its own death."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from toolnexus_conformance._isolation import IsolatedExplorations, TargetWorker
+from toolnexus_conformance._model import Outcome
+from toolnexus_conformance._options import ExecuteMode, RunOptions
+from toolnexus_conformance._runner import applicable_checks, check_target, plan, run_check
+from toolnexus_conformance._subject import read_subjects
+from toolnexus_conformance.targets import load_target, parse_target
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="isolation needs os.fork")
+
+OPTIONS = RunOptions(execute=ExecuteMode.ALL, examples=3, grace=0.3, call_timeout=1.0)
+
+THREADED = """
+import re
+import threading
+
+from toolnexus_ref import ToolResult
+
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+
+
+class Gil:
+    name = "gil"
+    description = "Holds the GIL with a regular expression that backtracks for ever."
+    source = "custom"
+    input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
+
+    def execute(self, args, ctx=None):
+        re.match(r"(a|aa)+$", "a" * 200 + "b")
+        return ToolResult.ok("unreachable")
+
+
+tools = [Gil()]
+"""
+
+
+def test_a_freeze_in_a_target_that_started_threads_says_so(tmp_path: Path) -> None:
+    """The fork copies one thread: a finding that could be the missing threads' says it."""
+    (tmp_path / "threaded_tools.py").write_text(THREADED)
+    verdicts = check_target(
+        "threaded_tools:tools", base_dir=tmp_path, select=["TN606"], options=OPTIONS
+    )
+    [verdict] = [v for v in verdicts if v.check.code == "TN606"]
+    assert verdict.outcome is Outcome.FAILED
+    assert "the tool froze its process" in verdict.message
+    assert "started 1 thread(s) at import" in verdict.message
+
+
+def test_relative_path_entries_reach_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``""`` on sys.path is pytest's working directory, not the worker's scratch."""
+    (tmp_path / "here_tools.py").write_text(
+        "from toolnexus_ref.examples import toolkit\ntools = toolkit\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", ["", *sys.path])
+    verdicts = check_target("here_tools:tools", select=["TN001", "TN606"], options=OPTIONS)
+    assert {v.outcome for v in verdicts} == {Outcome.PASSED}
+
+
+def test_a_worker_that_dies_between_tools_is_started_again() -> None:
+    spec = "toolnexus_ref.examples:toolkit"
+    worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS)
+    try:
+        worker.load(60)
+        loaded = asyncio.run(load_target(parse_target(spec)))
+        subjects = read_subjects(loaded.tools, spec)
+        isolated = IsolatedExplorations(OPTIONS, prefetch=False)
+        isolated.add(spec, worker, subjects)
+        [tn606] = [c for c in applicable_checks(select=["TN606"])]
+        for subject in subjects:
+            plan(isolated, subject, [tn606], group=spec)
+        first = run_check(tn606, subjects[0], OPTIONS, explorations=isolated)
+        assert first.outcome is Outcome.PASSED
+        process = worker._process
+        assert process is not None
+        os.killpg(process.pid, signal.SIGKILL)  # the worker itself, not a tool's process
+        process.wait(10)
+        later = [run_check(tn606, s, OPTIONS, explorations=isolated) for s in subjects[1:]]
+        assert [v.outcome for v in later] == [Outcome.PASSED] * len(later), [
+            v.message for v in later
+        ]
+    finally:
+        worker.close()
