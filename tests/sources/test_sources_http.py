@@ -176,6 +176,13 @@ tools = [
         timeout=5,
     ),
     http_tool(
+        name="whoami",
+        description="Echo the Authorization header the tool sent.",
+        url=BASE + "/whoami",
+        headers={"Authorization": "Bearer ${TOOLNEXUS_TEST_TOKEN}"},
+        input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+    ),
+    http_tool(
         name="add_note",
         description="Add a note.",
         method="POST",
@@ -201,6 +208,9 @@ def test_through_the_plugin_gets_are_judged_posts_skipped_and_secrets_never_repo
     skipped = [r for r in run.records if r["tool"] == "add_note" and r["check"] == "TN601"]
     assert skipped[0]["outcome"] == "skipped"
     assert "whose method is POST, not GET" in skipped[0]["message"]
+    # The echo comes back from the tool's own process masked: no output carries it.
+    assert "TN601" in run.live_passed("whoami")
     report = (pytester.path / "report.json").read_text(encoding="utf-8")
     assert SECRET not in report
     assert SECRET not in run.result.stdout.str()
+    assert SECRET not in run.result.stderr.str()
