@@ -106,7 +106,9 @@ class TargetWorker:
         options: RunOptions,
         modules: Sequence[str] = (),
     ) -> None:
-        self.spec, self.label, self.base_dir = spec, label, base_dir
+        self.spec, self.label = spec, label
+        # The worker runs in a directory of its own: a relative base means this one's.
+        self.base_dir = Path(base_dir).resolve() if base_dir is not None else None
         self.options = options
         self.modules = list(modules)
         self.scratch = Path(tempfile.mkdtemp(prefix="toolnexus-worker-"))

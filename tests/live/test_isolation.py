@@ -69,6 +69,20 @@ def test_relative_path_entries_reach_the_worker(
     assert {v.outcome for v in verdicts} == {Outcome.PASSED}
 
 
+def test_a_relative_base_directory_is_this_processs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "based_tools.py").write_text(
+        "from toolnexus_ref.examples import toolkit\ntools = toolkit\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    verdicts = check_target(
+        "based_tools:tools", base_dir=Path("project"), select=["TN001", "TN606"], options=OPTIONS
+    )
+    assert {v.outcome for v in verdicts} == {Outcome.PASSED}
+
+
 def test_a_worker_that_dies_between_tools_is_started_again() -> None:
     spec = "toolnexus_ref.examples:toolkit"
     worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS)
