@@ -360,6 +360,10 @@ class ServerConnection:
         shown = "unknown" if code is None else str(code)
         # The stderr of this crash: what came after the oldest call still in flight.
         since = min(self._call_marks.values(), default=self._last_mark)
+        if not process.stderr_tail(since=since).strip():
+            # Nothing after the calls in flight: the server's last words came before the
+            # oldest of them was sent (a call made while the crash was being written).
+            since = 0
         self._fail(f"server exited (code {shown})", stderr_since=since)
 
     @property
