@@ -233,26 +233,33 @@ tools = [make(i) for i in range({count})]
 """
 
 
+def _write_tools(folder: str, count: int) -> None:
+    (Path(folder) / "bench_xdist_tools.py").write_text(XDIST_TOOLS.replace("{count}", str(count)))
+
+
+def _live_suite(target: str) -> list[str]:
+    """The plugin's live suite on ``target``, as a pytest command line."""
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        target,
+        "--toolnexus-select",
+        ",".join(LIVE),
+    ]
+
+
 def xdist(repeat: int, count: int = 200) -> None:
     print(f"4. pytest, a {count}-tool live target, serial and under pytest-xdist")
     with tempfile.TemporaryDirectory() as folder:
-        (Path(folder) / "bench_xdist_tools.py").write_text(
-            XDIST_TOOLS.replace("{count}", str(count))
-        )
-        base = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--toolnexus-conformance",
-            "--toolnexus-only",
-            "--toolnexus-target",
-            "bench_xdist_tools:tools",
-            "--toolnexus-select",
-            ",".join(LIVE),
-        ]
+        _write_tools(folder, count)
+        base = _live_suite("bench_xdist_tools:tools")
         variants = {"serial": base, "-n 2": [*base, "-n", "2"]}
         walls: dict[str, list[float]] = {name: [] for name in variants}
         for _ in range(repeat):
@@ -269,27 +276,12 @@ def xdist(repeat: int, count: int = 200) -> None:
 def isolation(repeat: int, count: int = 200) -> None:
     print("5. isolation: a worker process (a process per tool) against pytest's own process")
     with tempfile.TemporaryDirectory() as folder:
-        (Path(folder) / "bench_xdist_tools.py").write_text(
-            XDIST_TOOLS.replace("{count}", str(count))
-        )
+        _write_tools(folder, count)
         for label, target in (
             ("example toolkit", "toolnexus_ref.examples:toolkit"),
             (f"{count}-tool target", "bench_xdist_tools:tools"),
         ):
-            base = [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                "--toolnexus-conformance",
-                "--toolnexus-only",
-                "--toolnexus-target",
-                target,
-                "--toolnexus-select",
-                ",".join(LIVE),
-            ]
+            base = _live_suite(target)
             variants = {
                 "in-process": [*base, "--toolnexus-isolation", "none"],
                 "worker process": [*base, "--toolnexus-isolation", "process"],

@@ -10,10 +10,10 @@ known by name, the loop is replaced, and the rest of the group carries on.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Container, Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ._calls import scratch_cwd
 from ._explorer import explore_tool, runs_on_loop
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ._model import Finding
     from ._registry import Check
 
-__all__ = ["Explorations", "Judges", "tool_limit"]
+__all__ = ["Explorations", "Judges", "batch_of", "tool_limit"]
 
 
 class Judges(Protocol):
@@ -38,6 +38,39 @@ class Judges(Protocol):
     ) -> None: ...
 
     def judge(self, check: Check, subject: ToolSubject) -> tuple[Finding, ...]: ...
+
+
+class _Planned(Protocol):
+    group: str
+
+
+P = TypeVar("P", bound=_Planned)
+
+
+def batch_of(
+    key: int,
+    plans: Mapping[int, P],
+    done: Container[int],
+    prefetch: bool | Callable[[], set[int]],
+) -> list[P]:
+    """The plan asked for, then (with prefetch) the unexplored rest of its group.
+
+    ``prefetch`` is ``False`` (the one tool), ``True`` (its whole group) or a function
+    giving the ids of the tools wanted now (under xdist, those of the queued items).
+    """
+    plan = plans[key]
+    batch = [plan]
+    if prefetch:
+        wanted = prefetch() if callable(prefetch) else None
+        batch += [
+            p
+            for k, p in plans.items()
+            if k != key
+            and p.group == plan.group
+            and k not in done
+            and (wanted is None or k in wanted)
+        ]
+    return batch
 
 
 def tool_limit(options: RunOptions) -> float:
@@ -93,21 +126,9 @@ class Explorations:
         found = self._done.get(key)
         if found is not None:
             return found
-        plan = self._plans.get(key)
-        if plan is None:
+        if key not in self._plans:
             raise KeyError(f"no exploration was planned for {subject.display_name!r}")
-        batch = [plan]
-        if self.prefetch:
-            wanted = self.prefetch() if callable(self.prefetch) else None
-            batch += [
-                p
-                for k, p in self._plans.items()
-                if k != key
-                and p.group == plan.group
-                and k not in self._done
-                and (wanted is None or k in wanted)
-            ]
-        self._run(batch)
+        self._run(batch_of(key, self._plans, self._done, self.prefetch))
         return self._done[key]
 
     def _run(self, batch: list[_Plan]) -> None:

@@ -35,10 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._explorations import batch_of
 from ._model import Finding, Skip
 from ._options import RunOptions
 from ._subject import ToolSubject
-from ._worker import CONTROL_MAX, FrameReader
+from ._worker import CONTROL_MAX, FrameReader, kill_group
 
 __all__ = ["PROCESS_CHECK", "IsolatedExplorations", "TargetWorker", "ToolJudgement"]
 
@@ -269,7 +270,7 @@ class TargetWorker:
             control.close()
         if process is None:
             return None
-        _kill_group(process.pid)
+        kill_group(process.pid)
         try:
             return process.wait(EXIT_WAIT)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL was ignored?
@@ -294,7 +295,7 @@ class TargetWorker:
                     pass
             for job in list(self._jobs.values()):
                 if job.pid is not None and not job.exited.is_set():
-                    _kill_group(job.pid)
+                    kill_group(job.pid)
             self._stop_process()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
@@ -401,7 +402,7 @@ class TargetWorker:
 
     def _kill(self, job: _Job, last_call: str | None, why: str) -> ToolJudgement:
         if job.pid is not None:
-            _kill_group(job.pid)
+            kill_group(job.pid)
         job.exited.wait(EXIT_WAIT)
         if self.threads > 1:
             # Honest about our share: a lock one of those threads held at the fork stays
@@ -433,13 +434,6 @@ def _ending(status: int | None) -> str:
     except ValueError:
         name = f"signal {-status}"
     return f"killed by {name}"
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 # -- the observations of isolated targets -------------------------------------------------
@@ -501,20 +495,9 @@ class IsolatedExplorations:
         found = self._done.get(key)
         if found is not None:
             return found
-        plan = self._plans.get(key)
-        if plan is None:
+        if key not in self._plans:
             raise KeyError(f"no exploration was planned for {subject.display_name!r}")
-        batch = [plan]
-        if self.prefetch:
-            wanted = self.prefetch() if callable(self.prefetch) else None
-            batch += [
-                p
-                for k, p in self._plans.items()
-                if k != key
-                and p.group == plan.group
-                and k not in self._done
-                and (wanted is None or k in wanted)
-            ]
+        batch = batch_of(key, self._plans, self._done, self.prefetch)
         width = max(1, min(len(batch), self.options.concurrency))
         with ThreadPoolExecutor(width, thread_name_prefix="toolnexus-watch") as pool:
             for done, judgement in zip(batch, pool.map(self._explore, batch), strict=True):

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Channel", "FrameReader", "main"]
+__all__ = ["Channel", "FrameReader", "kill_group", "main"]
 
 #: The largest control message (a datagram); explore requests are a few hundred bytes.
 CONTROL_MAX = 1 << 16
@@ -143,7 +143,7 @@ class _Worker:
                         os.close(fd)
             self.reap()
         for pid in list(self.children):
-            _kill_group(pid)
+            kill_group(pid)
         self.reap()
         if self.orphaned:
             import shutil
@@ -257,7 +257,8 @@ def _prepare(options: Any, modules: list[str]) -> None:
     gc.freeze()
 
 
-def _kill_group(pid: int) -> None:
+def kill_group(pid: int) -> None:
+    """SIGKILL a process group; one already gone is no error."""
     try:
         os.killpg(pid, signal.SIGKILL)
     except OSError:
