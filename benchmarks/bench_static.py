@@ -42,10 +42,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "conformance")]
 
-from toolnexus_conformance._loop import BackgroundLoop  # noqa: E402
 from toolnexus_conformance._registry import load_catalog  # noqa: E402
 from toolnexus_conformance._runner import check_subjects  # noqa: E402
 from toolnexus_conformance._subject import read_subjects  # noqa: E402
+from toolnexus_conformance.live._loop import BackgroundLoop  # noqa: E402
 
 SOURCES = ["native", "http", "custom", "skill", "builtin", "mcp", "a2a"]
 LEAVES: list[dict[str, Any]] = [

@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from toolnexus_conformance._explorations import Explorations, Judges
-from toolnexus_conformance._isolation import IsolatedExplorations, TargetWorker, WorkerError
-from toolnexus_conformance._loop import BackgroundLoop
 from toolnexus_conformance._model import Scope, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import Check
 from toolnexus_conformance._report import Records
 from toolnexus_conformance._runner import applicable_checks, applies, plan, run_check
 from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
+from toolnexus_conformance.live._explorations import Explorations, Judges
+from toolnexus_conformance.live._loop import BackgroundLoop
+from toolnexus_conformance.process._isolation import IsolatedExplorations, TargetWorker, WorkerError
 from toolnexus_conformance.targets import (
     SPEC_FORMS,
     LoadedTarget,
@@ -401,7 +401,7 @@ def _example_database(config: pytest.Config) -> Path | Literal[False]:
 def _warm_generation(options: RunOptions) -> None:
     """Import and warm the argument generator (hypothesis, jsonschema) off the main thread."""
     try:
-        from toolnexus_conformance._search import warm_generation
+        from toolnexus_conformance.live._search import warm_generation
 
         warm_generation(options)
     except Exception:  # the real import, later, reports it

@@ -18,11 +18,12 @@ if TYPE_CHECKING:
     from ._assertions import assert_conforms, failures
     from ._explain import explain
     from ._model import Category, CheckInfo, Fail, Finding, Outcome, Scope, Severity, Skip, Verdict
-    from ._options import PROVIDERS, ExecuteMode, Provider, RunOptions
+    from ._options import PROVIDERS, ExecuteMode, Provider, RunOptions, ToolArguments
     from ._registry import CATALOG, check, load_catalog
     from ._report import build_report, render_table
-    from ._runner import check_target, check_tools
+    from ._runner import check_tools
     from .arguments import InvalidArgs, UnsupportedSchema, args_for, invalid_args_for, values_for
+    from .process._target import check_target
     from .targets import TargetError, load_target, parse_target
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "Outcome",
     "Provider",
     "RunOptions",
+    "ToolArguments",
     "Scope",
     "Severity",
     "Skip",
@@ -69,10 +71,12 @@ _HOMES: dict[str, str] = {
         "._model",
     ),
     "Verdict": "._model",
-    **dict.fromkeys(("PROVIDERS", "ExecuteMode", "Provider", "RunOptions"), "._options"),
+    **dict.fromkeys(
+        ("PROVIDERS", "ExecuteMode", "Provider", "RunOptions", "ToolArguments"), "._options"
+    ),
     **dict.fromkeys(("CATALOG", "check", "load_catalog"), "._registry"),
     **dict.fromkeys(("build_report", "render_table"), "._report"),
-    "check_target": "._runner",
+    "check_target": ".process._target",
     "check_tools": "._runner",
     **dict.fromkeys(
         ("InvalidArgs", "UnsupportedSchema", "args_for", "invalid_args_for", "values_for"),

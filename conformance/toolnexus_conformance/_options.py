@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+import fnmatch
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ._reading import ATTRIBUTE_LIMIT
 
-__all__ = ["PROVIDERS", "ExecuteMode", "Provider", "RunOptions", "providers_named"]
+__all__ = [
+    "PROVIDERS",
+    "ExecuteMode",
+    "Provider",
+    "RunOptions",
+    "ToolArguments",
+    "providers_named",
+]
 
 
 class ExecuteMode(StrEnum):
@@ -61,6 +69,20 @@ def providers_named(names: str | Iterable[str]) -> frozenset[Provider]:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolArguments:
+    """Arguments a user gives for one tool, tried before the generated ones.
+
+    A tool that needs a real path, id or key is otherwise judged almost only on its
+    error path. Plain data, so it crosses into the process that calls the tool.
+    """
+
+    #: Whole argument objects, each called as given.
+    examples: tuple[Mapping[str, Any], ...] = ()
+    #: Values per top-level property, mixed into that property's generated stream.
+    values: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class RunOptions:
     #: Warnings fail, and invalid arguments accepted by a tool become errors.
     strict: bool = False
@@ -93,6 +115,23 @@ class RunOptions:
     #: profiles do not run. ``None``, the default, declares nothing: every profile runs
     #: as a warning, OpenAI strict mode and Gemini ``parameters`` only when selected.
     providers: Collection[str] | None = None
+    #: The user's arguments per tool, keyed as ``allow`` is: a tool name or
+    #: ``target::name``, either of which may be a glob (``fnmatch``).
+    arguments: Mapping[str, ToolArguments] = field(default_factory=dict)
+
+    def arguments_for(self, target: str, name: str) -> ToolArguments:
+        """The user's arguments for a tool, every matching key merged (exact keys last)."""
+        examples: list[Mapping[str, Any]] = []
+        values: dict[str, tuple[Any, ...]] = {}
+        qualified = f"{target}::{name}"
+        for key in sorted(self.arguments, key=lambda k: (k in (name, qualified), k)):
+            if not (fnmatch.fnmatchcase(name, key) or fnmatch.fnmatchcase(qualified, key)):
+                continue
+            given = self.arguments[key]
+            examples.extend(given.examples)
+            for prop, more in given.values.items():
+                values[prop] = (*values.get(prop, ()), *more)
+        return ToolArguments(tuple(examples), values)
 
     @property
     def attribute_limit(self) -> float:

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from toolnexus_conformance._explorer import is_async, runs_on_loop
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._reading import (
     ATTRIBUTE_LIMIT,
@@ -32,6 +31,7 @@ from toolnexus_conformance._subject import (
     read_subjects,
 )
 from toolnexus_conformance.corpus import Hold
+from toolnexus_conformance.live._explorer import is_async, runs_on_loop
 
 from toolnexus_ref import ToolAnnotations, ToolResult
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from toolnexus_conformance._loop import BackgroundLoop
 from toolnexus_conformance._model import CheckInfo, Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import load_catalog
 from toolnexus_conformance._runner import check_subjects
 from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.corpus import Entry, load_corpus
+from toolnexus_conformance.live._loop import BackgroundLoop
 
 CORPUS = Path(__file__).resolve().parents[2] / "conformance" / "corpus"
 #: Whether the live suites are part of the evidence (see the module docstring).

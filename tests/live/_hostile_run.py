@@ -13,10 +13,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _corpus import LIVE, live_entries
-from toolnexus_conformance._loop import BackgroundLoop
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._runner import check_subjects
 from toolnexus_conformance._subject import read_subjects
+from toolnexus_conformance.live._loop import BackgroundLoop
 
 
 def main() -> None:

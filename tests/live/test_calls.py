@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from toolnexus_conformance._calls import CallOutcome, call_once, describe, scratch_cwd, show
+from toolnexus_conformance.live._calls import CallOutcome, call_once, describe, scratch_cwd, show
 
 from toolnexus_ref import ToolContext, ToolResult
 

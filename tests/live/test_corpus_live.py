@@ -12,9 +12,10 @@ from _corpus import CORPUS, LIVE, live_entries
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import load_catalog
-from toolnexus_conformance._runner import check_subjects, check_target
+from toolnexus_conformance._runner import check_subjects
 from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.corpus import Entry
+from toolnexus_conformance.process._target import check_target
 
 OPTIONS = RunOptions(execute=ExecuteMode.ALL, examples=10, grace=0.5, call_timeout=2.0)
 HERE = Path(__file__).parent

@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from toolnexus_conformance._isolation import IsolatedExplorations, TargetWorker
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
-from toolnexus_conformance._runner import applicable_checks, check_target, plan, run_check
+from toolnexus_conformance._runner import applicable_checks, plan, run_check
 from toolnexus_conformance._subject import read_subjects
+from toolnexus_conformance.process._isolation import IsolatedExplorations, TargetWorker
+from toolnexus_conformance.process._target import check_target
 from toolnexus_conformance.targets import load_target, parse_target
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="isolation needs os.fork")

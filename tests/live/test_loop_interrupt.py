@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from toolnexus_conformance._loop import BackgroundLoop
+from toolnexus_conformance.live._loop import BackgroundLoop
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 

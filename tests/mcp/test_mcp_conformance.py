@@ -11,11 +11,11 @@ import mcp_types as types
 import pytest
 from _mcp_testing import PYTHON, SERVERS, START, server_command
 from mcp.server.lowlevel import Server
-from toolnexus_conformance._loop import BackgroundLoop
 from toolnexus_conformance._model import Outcome, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._runner import check_subjects
 from toolnexus_conformance._subject import read_subjects
+from toolnexus_conformance.live._loop import BackgroundLoop
 
 from toolnexus_ref.mcp import McpSource, open_in_memory, open_servers, open_stdio
 from toolnexus_ref.mcp._config import ServerConfig

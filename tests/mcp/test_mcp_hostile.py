@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 from _mcp_testing import PYTHON, server_command
-from toolnexus_conformance._loop import BackgroundLoop
 from toolnexus_conformance._model import Outcome, Verdict
 from toolnexus_conformance._runner import check_subjects
 from toolnexus_conformance._subject import read_subjects
+from toolnexus_conformance.live._loop import BackgroundLoop
 
 from toolnexus_ref.mcp import McpSource, open_mcp_json
 from toolnexus_ref.mcp._connection import MAX_PAGES, MAX_TOOLS

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 
 import pytest
 from _mcp_testing import START, server_command
-from toolnexus_conformance._loop import BackgroundLoop
 from toolnexus_conformance._model import Outcome, Verdict
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._runner import check_subjects
 from toolnexus_conformance._subject import read_subjects
+from toolnexus_conformance.live._loop import BackgroundLoop
 
 from toolnexus_ref import ToolContext
 from toolnexus_ref.mcp import McpSource, open_stdio

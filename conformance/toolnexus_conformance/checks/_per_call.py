@@ -6,10 +6,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from toolnexus_conformance._model import Finding, Skip
-from toolnexus_conformance._observation import Observation, Phase, Stream, per_call
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
-from toolnexus_conformance._search import Judge
+from toolnexus_conformance.live._observation import Observation, Phase, Stream, per_call
+from toolnexus_conformance.live._search import Judge
 
 __all__ = ["stream_check"]
 

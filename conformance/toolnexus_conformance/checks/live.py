@@ -14,13 +14,13 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 
-from toolnexus_conformance._calls import CallOutcome, describe, describe_error, show
-from toolnexus_conformance._explorer import parts
 from toolnexus_conformance._model import Category, Finding, Severity, Skip
-from toolnexus_conformance._observation import Observation, Phase, Stream
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
-from toolnexus_conformance._search import Call
+from toolnexus_conformance.live._calls import CallOutcome, describe, describe_error, show
+from toolnexus_conformance.live._explorer import parts
+from toolnexus_conformance.live._observation import Observation, Phase, Stream
+from toolnexus_conformance.live._search import Call
 
 from ._per_call import stream_check
 
@@ -277,7 +277,7 @@ def valid_calls_succeed(observation: Observation, options: RunOptions) -> Iterab
     needs=[Phase.VALID],
 )
 def call_keeps_process(observation: Observation, options: RunOptions) -> Iterable[Finding]:
-    from toolnexus_conformance import _calls
+    from toolnexus_conformance.live import _calls
 
     if not _calls.IN_WORKER:
         raise Skip(

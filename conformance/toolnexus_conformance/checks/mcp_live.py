@@ -12,13 +12,13 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toolnexus_conformance._calls import CallOutcome
-from toolnexus_conformance._explorer import parts
 from toolnexus_conformance._model import Category, Fail, Finding, Severity, Skip
-from toolnexus_conformance._observation import Observation, Phase, Stream
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
-from toolnexus_conformance._search import Call
+from toolnexus_conformance.live._calls import CallOutcome
+from toolnexus_conformance.live._explorer import parts
+from toolnexus_conformance.live._observation import Observation, Phase, Stream
+from toolnexus_conformance.live._search import Call
 
 from ._per_call import stream_check
 from .mcp import MCP

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from toolnexus_conformance._calls import CallOutcome, describe, show
-from toolnexus_conformance._explorer import DEADLINE, parts
 from toolnexus_conformance._model import Category, Finding, Severity, Skip
-from toolnexus_conformance._observation import Observation, Phase
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
-from toolnexus_conformance._search import Call
+from toolnexus_conformance.live._calls import CallOutcome, describe, show
+from toolnexus_conformance.live._explorer import DEADLINE, parts
+from toolnexus_conformance.live._observation import Observation, Phase
+from toolnexus_conformance.live._search import Call
 
 __all__ = [
     "call_answers",

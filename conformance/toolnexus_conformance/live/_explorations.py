@@ -15,17 +15,17 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from .._options import RunOptions
+from .._subject import ToolSubject
 from ._calls import scratch_cwd
 from ._explorer import explore_tool, runs_on_loop
 from ._loop import BackgroundLoop, LoopBlocked
 from ._observation import Observation, Phase
-from ._options import RunOptions
-from ._subject import ToolSubject
 from ._workers import SearchWorkers, shared_workers
 
 if TYPE_CHECKING:
-    from ._model import Finding
-    from ._registry import Check
+    from .._model import Finding
+    from .._registry import Check
 
 __all__ = ["Explorations", "Judges", "batch_of", "tool_limit"]
 

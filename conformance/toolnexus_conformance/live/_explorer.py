@@ -21,13 +21,14 @@ from typing import Any
 
 from toolnexus_ref import ToolContext
 
+from .._execution import code_on_loop
+from .._model import Skip
+from .._options import RunOptions
+from .._safety import may_execute
+from .._subject import ToolSubject, hints_of
 from ._calls import CallOutcome
-from ._execution import code_on_loop
-from ._model import Skip
 from ._observation import Observation, Phase, Stream, properties_for
-from ._options import RunOptions
 from ._probes import DEADLINE, TIMING, Env, is_async, make_probes, parts, recheck
-from ._safety import may_execute
 from ._search import (
     BUILD_LIMIT,
     WARM_LIMIT,
@@ -41,7 +42,6 @@ from ._search import (
     warm_generation,
     warmed,
 )
-from ._subject import ToolSubject, hints_of
 from ._workers import SearchWorkers
 
 __all__ = ["DEADLINE", "explore_tool", "is_async", "parts", "runs_on_loop"]

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from ._model import Skip
+from .._model import Skip
+from .._subject import ToolSubject
 from ._search import Call, Failure, Judge, Property, SearchResult
-from ._subject import ToolSubject
 
 __all__ = [
     "PROPERTIES",

@@ -17,12 +17,12 @@ from typing import Any
 
 from toolnexus_ref import ToolContext
 
+from .._execution import execute_is_async
+from .._options import RunOptions
+from .._subject import ToolSubject
 from ._calls import CallOutcome, blocked_before, call_once, capture, describe, describe_error
-from ._execution import execute_is_async
 from ._observation import CancelDuring, Observation, Phase, TaskCancel
-from ._options import RunOptions
 from ._search import Call
-from ._subject import ToolSubject
 from ._workers import SearchWorkers
 
 __all__ = ["DEADLINE", "TIMING", "Env", "is_async", "parts", "make_probes", "recheck"]

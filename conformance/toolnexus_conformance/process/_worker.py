@@ -1,7 +1,7 @@
 """The worker process: a Python target imported once, each tool explored in a process of its own.
 
 The session starts one worker per Python target (``_isolation.TargetWorker``) as
-``python -m toolnexus_conformance._worker FD``. The worker imports the target,
+``python -m toolnexus_conformance.process._worker FD``. The worker imports the target,
 warms the argument generator and the catalog, and waits. For each tool it forks
 a child, which explores that one tool, judges its live checks, sends the
 verdicts back over a socket of its own and ends. Whatever a tool does to its
@@ -26,7 +26,6 @@ import pickle
 import select
 import signal
 import socket
-import struct
 import sys
 import threading
 import time
@@ -34,67 +33,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Channel", "FrameReader", "kill_group", "main"]
+from ._frames import CONTROL_MAX, Channel, kill_group
 
-#: The largest control message (a datagram); explore requests are a few hundred bytes.
-CONTROL_MAX = 1 << 16
+__all__ = ["main"]
+
 #: How often a child says it is alive, from a thread of its own.
 HEARTBEAT = 0.25
-_LENGTH = struct.Struct("!I")
 #: The clock of the worker's own bounds, taken before any tool can replace ``time.monotonic``.
 _monotonic = time.monotonic
-
-
-class Channel:
-    """Frames out on a stream socket; safe to use from several threads."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self._sock = sock
-        self._lock = threading.Lock()
-
-    def send(self, message: Any) -> None:
-        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-        with self._lock:
-            self._sock.sendall(_LENGTH.pack(len(data)) + data)
-
-
-class FrameReader:
-    """Frames in from a stream socket, with a timeout per read."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self._sock = sock
-        self._buffer = bytearray()
-
-    def next(self, timeout: float) -> Any:
-        """The next frame; ``TimeoutError`` if none within ``timeout``, ``EOFError`` at the end."""
-        end = _monotonic() + timeout
-        while True:
-            frame = self._take()
-            if frame is not None:
-                return pickle.loads(frame)
-            left = end - _monotonic()
-            if left <= 0:
-                raise TimeoutError
-            self._sock.settimeout(left)
-            try:
-                chunk = self._sock.recv(1 << 20)
-            except TimeoutError:
-                raise
-            except OSError as exc:
-                raise EOFError(str(exc)) from None
-            if not chunk:
-                raise EOFError("the socket was closed")
-            self._buffer += chunk
-
-    def _take(self) -> bytes | None:
-        if len(self._buffer) < _LENGTH.size:
-            return None
-        (length,) = _LENGTH.unpack_from(self._buffer)
-        if len(self._buffer) < _LENGTH.size + length:
-            return None
-        frame = bytes(self._buffer[_LENGTH.size : _LENGTH.size + length])
-        del self._buffer[: _LENGTH.size + length]
-        return frame
 
 
 # -- the worker ----------------------------------------------------------------------
@@ -179,7 +125,7 @@ class _Worker:
         try:
             import asyncio
 
-            from .targets import TargetKind, TargetSpec, load_target
+            from ..targets import TargetKind, TargetSpec, load_target
 
             loaded = asyncio.run(
                 load_target(
@@ -190,7 +136,7 @@ class _Worker:
             self.tools, self.extras = loaded.tools, list(loaded.extras)
             _prepare(options, modules)
         except BaseException as exc:  # SystemExit at import included: the session reports it
-            from .targets import TargetError
+            from ..targets import TargetError
 
             if isinstance(exc, TargetError):
                 self.reply("load-error", str(exc))
@@ -237,8 +183,9 @@ def _prepare(options: Any, modules: list[str]) -> None:
 
     from toolnexus_ref import secrets  # noqa: F401
 
-    from . import _explorations, _runner, _search
-    from ._registry import load_catalog
+    from .. import _runner
+    from .._registry import load_catalog
+    from ..live import _explorations, _search
 
     _search.warm_generation(options)
     load_catalog()
@@ -255,14 +202,6 @@ def _prepare(options: Any, modules: list[str]) -> None:
     # collector's sight, a collection there does not touch (and so copy) all of it.
     gc.collect()
     gc.freeze()
-
-
-def kill_group(pid: int) -> None:
-    """SIGKILL a process group; one already gone is no error."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 # -- one tool's process -----------------------------------------------------------------
@@ -308,12 +247,12 @@ def _judge(
 ) -> dict[str, tuple[str, str, list[tuple[Any, ...]]]]:
     import tempfile
 
-    from . import _calls
-    from ._explorations import Explorations
-    from ._loop import BackgroundLoop
-    from ._registry import load_catalog
-    from ._runner import plan, run_check
-    from ._subject import read_subject
+    from .._registry import load_catalog
+    from .._runner import plan, run_check
+    from .._subject import read_subject
+    from ..live import _calls
+    from ..live._explorations import Explorations
+    from ..live._loop import BackgroundLoop
 
     os.chdir(folder)
     os.environ["PWD"] = str(folder)
@@ -352,7 +291,7 @@ def _judge(
 
 
 def _watcher(channel: Channel) -> Callable[[str, Any], None]:
-    from ._calls import describe
+    from ..live._calls import describe
 
     def watch(event: str, args: Any) -> None:
         try:
@@ -368,7 +307,7 @@ def _plain(value: Any) -> Any:
     try:
         pickle.dumps(value)
     except Exception:
-        from ._calls import describe
+        from ..live._calls import describe
 
         return describe(value)
     return value

@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._explorations import batch_of
-from ._model import Finding, Skip
-from ._options import RunOptions
-from ._subject import ToolSubject
-from ._worker import CONTROL_MAX, FrameReader, kill_group
+from .._model import Finding, Skip
+from .._options import RunOptions
+from .._subject import ToolSubject
+from ..live._explorations import batch_of
+from ._frames import CONTROL_MAX, FrameReader, kill_group
 
 __all__ = ["PROCESS_CHECK", "IsolatedExplorations", "TargetWorker", "ToolJudgement"]
 
@@ -136,7 +136,12 @@ class TargetWorker:
         env = dict(os.environ, PWD=str(self.scratch))
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "toolnexus_conformance._worker", str(theirs.fileno())],
+                [
+                    sys.executable,
+                    "-m",
+                    "toolnexus_conformance.process._worker",
+                    str(theirs.fileno()),
+                ],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -329,10 +334,10 @@ class TargetWorker:
             self._jobs.pop(job_id, None)
 
     def _watch(self, job: _Job, reader: FrameReader, index: int) -> ToolJudgement:
-        from ._calls import UNWIND
-        from ._explorations import tool_limit
-        from ._search import BUILD_LIMIT
-        from ._workers import WALL_FACTOR
+        from ..live._calls import UNWIND
+        from ..live._explorations import tool_limit
+        from ..live._search import BUILD_LIMIT
+        from ..live._workers import WALL_FACTOR
 
         options = self.options
         silence = options.call_timeout + options.grace + SILENCE_SLACK

@@ -32,9 +32,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._model import Finding, Skip
+from .._options import RunOptions
 from ._calls import CallOutcome, describe
-from ._model import Finding, Skip
-from ._options import RunOptions
 from ._workers import SearchWorkers
 
 if TYPE_CHECKING:
@@ -238,7 +238,7 @@ def warm_generation(options: RunOptions) -> None:
         _keep_storage(options)  # first: importing the generator may already build the table
         from toolnexus_ref._validation import validator_for
 
-        from . import arguments  # noqa: F401
+        from .. import arguments  # noqa: F401
 
         # jsonschema and its format checkers load on the first validation: now, once.
         validator_for({"type": "object"}).is_valid({})

@@ -1,0 +1,14 @@
+"""The process side: where a target's code runs when it is not pytest's process.
+
+A map of the room. ``_isolation`` is the session's half: ``TargetWorker`` starts
+and watches one worker process per Python target, ``IsolatedExplorations`` hands
+it tools to explore and turns what comes back (or a process that died) into
+verdicts. ``_worker`` is the worker's half, run as ``python -m
+toolnexus_conformance.process._worker``: it imports the target once and forks a
+process per tool, which explores and judges that tool through the runner's public
+``plan``/``run_check`` functions. ``_target`` is ``check_target``, the same
+isolated run for scripts.
+
+Arrows point one way: this room imports the runner and the live engine; neither
+imports it back (the pytest plugin and ``check_target`` are its only callers).
+"""
