@@ -71,8 +71,12 @@ class BackgroundLoop:
         ``async def`` tool) and is abandoned at once, long before ``timeout``.
         """
         loop = self._ensure()
-        future = asyncio.run_coroutine_threadsafe(coro, loop)
+        # The future exists before the loop can start ``coro``: an interrupt that the
+        # coroutine itself provokes (a signal sent the moment it starts) may land while
+        # this thread is still submitting it, and must still find something to cancel.
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
         try:
+            loop.call_soon_threadsafe(_start, loop, coro, future)
             if stall is not None:
                 return self._watch(loop, future, timeout, stall)
             try:
@@ -144,3 +148,35 @@ class BackgroundLoop:
         except (concurrent.futures.TimeoutError, RuntimeError):
             return  # blocked: leave it to die with the process
         loop.call_soon_threadsafe(loop.stop)
+
+
+def _start(
+    loop: asyncio.AbstractEventLoop,
+    coro: Coroutine[Any, Any, T],
+    future: concurrent.futures.Future[T],
+) -> None:
+    """Run ``coro`` as a task whose outcome is ``future``'s, as ``run_coroutine_threadsafe`` does.
+
+    ``future`` stays pending while the task runs, so cancelling it cancels the task.
+    """
+    if future.cancelled():
+        coro.close()  # cancelled before it started: it never runs
+        return
+    task = loop.create_task(coro)
+
+    def settle(done: asyncio.Task[T]) -> None:
+        if done.cancelled():
+            future.cancel()
+        elif future.set_running_or_notify_cancel():
+            exc = done.exception()
+            if exc is not None:
+                future.set_exception(exc)
+            else:
+                future.set_result(done.result())
+
+    def cancel_task(done: concurrent.futures.Future[T]) -> None:
+        if done.cancelled():
+            loop.call_soon_threadsafe(task.cancel)
+
+    task.add_done_callback(settle)
+    future.add_done_callback(cancel_task)
