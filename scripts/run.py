@@ -83,7 +83,6 @@ def main() -> int:
         print(__doc__)
         return 2
     setup()
-    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     return commands[sys.argv[1]](sys.argv[2:])
 
 
