@@ -19,6 +19,13 @@ settings.register_profile(
 settings.register_profile("dev", deadline=None, max_examples=50)
 settings.load_profile(os.environ.get("TOOLNEXUS_HYPOTHESIS_PROFILE", "ci"))
 
+#: langsmith (a dependency of langchain-core, a test dependency) registers a pytest
+#: plugin that roughly doubles every pytest start; the sessions our tests start in
+#: subprocesses do not load it (the suite's own session skips it through addopts).
+os.environ["PYTEST_ADDOPTS"] = " ".join(
+    filter(None, [os.environ.get("PYTEST_ADDOPTS", ""), "-p no:langsmith_plugin"])
+)
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _user_cache_outside_projects(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
