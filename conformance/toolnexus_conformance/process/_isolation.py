@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .._model import Finding, Skip
-from .._options import RunOptions
+from .._options import RunOptions, ToolArguments
 from .._subject import ToolSubject
 from ..live._explorations import batch_of
 from ._frames import CONTROL_MAX, FrameReader, kill_group
@@ -305,8 +305,19 @@ class TargetWorker:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
     # -- one tool -------------------------------------------------------------------------
-    def explore(self, index: int, name: str, codes: Sequence[str]) -> ToolJudgement:
-        """Explore tool ``index`` in a process of its own and judge ``codes`` there. Never raises."""
+    def explore(
+        self,
+        index: int,
+        name: str,
+        codes: Sequence[str],
+        arguments: ToolArguments | None = None,
+    ) -> ToolJudgement:
+        """Explore tool ``index`` in a process of its own and judge ``codes`` there. Never raises.
+
+        ``arguments`` are the user's for this tool, known only after the worker loaded
+        (a conftest hook answers at collection): they travel with the request, and
+        replace the load-time options' in the tool's process. ``None`` keeps those.
+        """
         try:
             self._ensure()
         except WorkerError as exc:
@@ -318,7 +329,8 @@ class TargetWorker:
         try:
             try:
                 self._send(
-                    pickle.dumps(("explore", job_id, index, name, list(codes))), [theirs.fileno()]
+                    pickle.dumps(("explore", job_id, index, name, list(codes), arguments)),
+                    [theirs.fileno()],
                 )
             finally:
                 theirs.close()
@@ -516,7 +528,10 @@ class IsolatedExplorations:
                 error=f"the target gave {worker.tools} tools in the worker process: this tool"
                 " has no counterpart there"
             )
-        return worker.explore(plan.index, plan.subject.display_name, sorted(plan.codes))
+        subject = plan.subject
+        name = subject.name if isinstance(subject.name, str) else subject.display_name
+        arguments = self.options.arguments_for(plan.group, name)
+        return worker.explore(plan.index, subject.display_name, sorted(plan.codes), arguments)
 
 
 def _first_line(text: str) -> str:
