@@ -50,6 +50,7 @@ class ConformanceSession:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
+        arguments = _file_arguments(config, settings)  # a bad file stops the run before it starts
         self.loop = BackgroundLoop()
         self.options = RunOptions(
             strict=settings.strict,
@@ -62,7 +63,7 @@ class ConformanceSession:
             concurrency=settings.concurrency,
             example_database=_example_database(config),
             providers=providers_from(settings).get("providers"),
-            arguments=_file_arguments(config, settings),
+            arguments=arguments,
         )
         #: ``(target, tool name)`` of every tool collected, and the targets that did not load.
         self._collected: list[tuple[str, str]] = []
