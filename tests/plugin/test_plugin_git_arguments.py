@@ -1,0 +1,123 @@
+"""A real MCP server whose tools need a real repository: ``mcp-server-git``, over stdio.
+
+Without arguments every valid call names a path that is no repository, so the
+read-only git tools are judged on their error path alone (TN605 fails: every call
+returned an error). With a conftest hook giving a repository the session made
+(``git init`` and a commit, in ``pytest_configure``), they reach their success path.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import sys
+from typing import Any
+
+import pytest
+from _explorer_gate import EXPLORER_READS_ARGUMENTS
+
+from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, SELECT, TARGET
+
+pytestmark = [
+    pytest.mark.skipif(
+        importlib.util.find_spec("mcp_server_git") is None,
+        reason="mcp-server-git is not installed: pip install -e '.[mcp,test]'",
+    ),
+    pytest.mark.skipif(shutil.which("git") is None, reason="git is not on PATH"),
+]
+
+#: The tools mcp-server-git marks read-only, which --toolnexus-execute auto calls.
+READ_ONLY = (
+    "git_status",
+    "git_diff_unstaged",
+    "git_diff_staged",
+    "git_diff",
+    "git_log",
+    "git_show",
+    "git_branch",
+)
+
+CONFTEST = """
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+REPOSITORY = pytest.StashKey[str]()
+
+
+def pytest_configure(config):
+    folder = tempfile.TemporaryDirectory(prefix="git-arguments-")
+    config.add_cleanup(folder.cleanup)
+    repo = Path(folder.name) / "repo"
+    repo.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(repo)]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    (repo / "README.md").write_text("hello\\n")
+    subprocess.run([*git, "add", "README.md"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "first"], check=True)
+    config.stash[REPOSITORY] = str(repo)
+
+
+EXTRA = {"git_diff": {"target": "HEAD"}, "git_show": {"revision": "HEAD"},
+         "git_branch": {"branch_type": "local"}}
+
+
+def pytest_toolnexus_arguments(config, target, tool):
+    name = tool.split("_", 1)[1] if tool.startswith("mcp-") else tool
+    if not name.startswith("git_"):
+        return None
+    repo = config.stash[REPOSITORY]
+    return {
+        "examples": [{"repo_path": repo, **EXTRA.get(name, {})}],
+        "values": {"repo_path": [repo]},
+    }
+"""
+
+
+def _run(pytester: pytest.Pytester) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        CONFORMANCE,
+        ONLY,
+        TARGET,
+        f"stdio:{sys.executable} -m mcp_server_git",
+        SELECT,
+        "TN605",
+        "--toolnexus-seed",
+        "1",
+        "--toolnexus-examples",
+        "3",
+        REPORT,
+        "report.json",
+        timeout=180,
+    )
+    report = json.loads((pytester.path / "report.json").read_text())
+    verdicts = {r["tool"].split("_", 1)[1]: r for r in report["results"] if r["check"] == "TN605"}
+    return result, verdicts
+
+
+def test_without_arguments_git_tools_are_judged_on_their_error_path(
+    pytester: pytest.Pytester,
+) -> None:
+    result, verdicts = _run(pytester)
+    for tool in READ_ONLY:
+        assert verdicts[tool]["outcome"] == "failed", result.stdout.str()
+        assert "returned an error" in verdicts[tool]["message"]
+    # Tools that write are not called under --toolnexus-execute auto.
+    assert verdicts["git_commit"]["outcome"] == "skipped"
+
+
+@pytest.mark.skipif(
+    not EXPLORER_READS_ARGUMENTS, reason="the explorer does not call users' arguments yet"
+)
+def test_with_a_repository_from_the_hook_git_tools_succeed(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CONFTEST)
+    result, verdicts = _run(pytester)
+    for tool in READ_ONLY:
+        assert verdicts[tool]["outcome"] == "passed", (tool, result.stdout.str())
+    assert "toolnexus:arguments" not in result.stdout.str()
+    assert verdicts["git_commit"]["outcome"] == "skipped"
