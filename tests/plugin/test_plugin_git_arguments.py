@@ -2,16 +2,18 @@
 
 Without arguments every valid call names a path that is no repository, so the
 read-only git tools are judged on their error path alone (TN605 fails: every call
-returned an error). With a conftest hook giving a repository the session made
-(``git init`` and a commit, in ``pytest_configure``), they reach their success path.
+returned an error). With the conftest ``docs/conformance.md`` shows (a hook giving a
+repository made in ``pytest_configure``), they reach their success path.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,43 +40,16 @@ READ_ONLY = (
     "git_branch",
 )
 
-CONFTEST = """
-import subprocess
-import tempfile
-from pathlib import Path
-
-import pytest
-
-REPOSITORY = pytest.StashKey[str]()
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "conformance.md"
 
 
-def pytest_configure(config):
-    folder = tempfile.TemporaryDirectory(prefix="git-arguments-")
-    config.add_cleanup(folder.cleanup)
-    repo = Path(folder.name) / "repo"
-    repo.mkdir()
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(repo)]
-    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
-    (repo / "README.md").write_text("hello\\n")
-    subprocess.run([*git, "add", "README.md"], check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "first"], check=True)
-    config.stash[REPOSITORY] = str(repo)
-
-
-EXTRA = {"git_diff": {"target": "HEAD"}, "git_show": {"revision": "HEAD"},
-         "git_branch": {"branch_type": "local"}}
-
-
-def pytest_toolnexus_arguments(config, target, tool):
-    name = tool.split("_", 1)[1] if tool.startswith("mcp-") else tool
-    if not name.startswith("git_"):
-        return None
-    repo = config.stash[REPOSITORY]
-    return {
-        "examples": [{"repo_path": repo, **EXTRA.get(name, {})}],
-        "values": {"repo_path": [repo]},
-    }
-"""
+def _docs_conftest() -> str:
+    """The conftest the docs show for this example: the test runs what the reader copies."""
+    text = DOCS.read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(# conftest\.py\n.*?)^```", text, re.DOTALL | re.MULTILINE)
+    found = [b for b in blocks if "def pytest_toolnexus_arguments" in b and "mcp-git" in b]
+    assert len(found) == 1, "docs/conformance.md shows the mcp-server-git conftest once"
+    return str(found[0])
 
 
 def _run(pytester: pytest.Pytester) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
@@ -115,7 +90,7 @@ def test_without_arguments_git_tools_are_judged_on_their_error_path(
     not EXPLORER_READS_ARGUMENTS, reason="the explorer does not call users' arguments yet"
 )
 def test_with_a_repository_from_the_hook_git_tools_succeed(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(CONFTEST)
+    pytester.makeconftest(_docs_conftest())
     result, verdicts = _run(pytester)
     for tool in READ_ONLY:
         assert verdicts[tool]["outcome"] == "passed", (tool, result.stdout.str())
