@@ -43,6 +43,9 @@ from ._options import ARGUMENTS, CONFORMANCE, TARGET, Settings, providers_from
 
 __all__ = ["ConformanceSession"]
 
+#: How many tool names the error about arguments that match no tool lists.
+LISTED_TOOLS = 100
+
 
 class ConformanceSession:
     """A pytest plugin object living for one session."""
@@ -321,6 +324,8 @@ class ConformanceSession:
         lost = _arguments.unmatched_keys(self.options.arguments, self._collected, self._unloaded)
         if lost:
             names = sorted({f"{target}::{name}" for target, name in self._collected})
+            if len(names) > LISTED_TOOLS:
+                names[LISTED_TOOLS:] = [f"... and {len(names) - LISTED_TOOLS} more"]
             problems.append(
                 f"{ARGUMENTS}: {len(lost)} key(s) match no tool of any target:"
                 f" {', '.join(map(repr, lost))}. A key is a tool name or target::name, either"
@@ -335,7 +340,8 @@ class ConformanceSession:
                 self.isolated.options = self.options
         if not problems:
             return []
-        name = "toolnexus:arguments"
+        # Not "toolnexus:...": that prefix marks the check items the report expects verdicts of.
+        name = "toolnexus-arguments"
         return [
             _arguments.ArgumentsItem.from_parent(session, name=name, nodeid=name, problems=problems)
         ]

@@ -152,7 +152,7 @@ def test_file_arguments_reach_the_process_that_explores_the_tool(
     }, result.stdout.str()
     # A tool no key names gets nothing, and keys that match something are no error.
     assert seen(report, "ping") == {"failed": "SEEN examples=[] values={}"}
-    assert "toolnexus:arguments" not in result.stdout.str()
+    assert "toolnexus-arguments" not in result.stdout.str()
 
 
 def test_ini_key_is_relative_to_rootdir_and_accepts_yaml(project: pytest.Pytester) -> None:
@@ -226,7 +226,7 @@ def test_hook_that_raises_fails_one_item_and_the_checks_still_run(project: pytes
     )
     result, report = run(project)
     out = result.stdout.str()
-    assert "FAILED toolnexus:arguments" in out
+    assert "FAILED toolnexus-arguments" in out
     assert (
         "pytest_toolnexus_arguments(target='mytools:tools', tool='ping') raised RuntimeError: no database"
         in out
@@ -258,8 +258,9 @@ def test_a_key_matching_no_tool_fails_one_item_listing_the_tools(project: pytest
     result, report = run(project, ARGUMENTS, "args.toml")
     out = result.stdout.str()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert "FAILED toolnexus:arguments" in out
+    assert "FAILED toolnexus-arguments" in out
     assert "2 key(s) match no tool of any target: 'get_usr', 'other::get_user'" in out
+    assert report["complete"] is True, report["not_judged"]
     assert "mytools:tools::get_user" in out
     assert "mytools:tools::ping" in out
     # The run went on: every tool was judged, the matching key given to its tool.
@@ -283,6 +284,6 @@ def test_a_tool_needing_a_real_id_succeeds_only_with_it(project: pytest.Pytester
 def test_unchanged_without_arguments(project: pytest.Pytester) -> None:
     """No file, no hook: no arguments item, and the probe sees nothing."""
     result, report = run(project)
-    assert "toolnexus:arguments" not in result.stdout.str()
+    assert "toolnexus-arguments" not in result.stdout.str()
     assert seen(report, "get_user") == {"failed": "SEEN examples=[] values={}"}
     assert Path(project.path / "report.json").exists()

@@ -94,5 +94,5 @@ def test_with_a_repository_from_the_hook_git_tools_succeed(pytester: pytest.Pyte
     result, verdicts = _run(pytester)
     for tool in READ_ONLY:
         assert verdicts[tool]["outcome"] == "passed", (tool, result.stdout.str())
-    assert "toolnexus:arguments" not in result.stdout.str()
+    assert "toolnexus-arguments" not in result.stdout.str()
     assert verdicts["git_commit"]["outcome"] == "skipped"
