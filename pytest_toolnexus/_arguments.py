@@ -216,7 +216,9 @@ def from_hook(
         where = f"pytest_toolnexus_arguments(target={target!r}, tool={tool!r})"
         try:
             results = hook(config=config, target=target, tool=tool)
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # pytest.skip() and sys.exit() too: a problem, not the end
             problems.append(f"{where} raised {type(exc).__name__}: {exc}")
             continue
         key = f"{escape_key(target)}::{escape_key(tool)}"

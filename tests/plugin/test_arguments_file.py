@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
@@ -12,6 +13,7 @@ from pytest_toolnexus._arguments import (
     ArgumentsError,
     draw_values,
     escape_key,
+    from_hook,
     merge,
     read_file,
     tool_arguments,
@@ -135,3 +137,38 @@ def test_unmatched_keys() -> None:
     assert unmatched_keys(keys, tools) == ["get_usr", "t3::ping", "t1::ping"]
     # A target that did not load may hold the tool: its own finding says why.
     assert unmatched_keys(keys, tools, unloaded=["t3"]) == ["t1::ping"]
+
+
+def test_from_hook_merges_every_implementation_and_keeps_going_past_problems(
+    pytester: pytest.Pytester,
+) -> None:
+    class Plugin:
+        @pytest.hookimpl
+        def pytest_toolnexus_arguments(self, config: Any, target: str, tool: str) -> Any:
+            if tool == "skips":
+                pytest.skip("no database")
+            if tool == "exits":
+                raise SystemExit(3)
+            if tool == "bad":
+                return {"examples": [{"a": 1}], "value": {}}
+            if tool == "t[1]":
+                return ToolArguments(({"a": 1},))
+            return None
+
+    class Strategies:
+        @pytest.hookimpl
+        def pytest_toolnexus_arguments(self, config: Any, target: str, tool: str) -> Any:
+            return {"values": {"v": st.just(5)}} if tool == "t[1]" else None
+
+    config = pytester.parseconfigure()
+    config.pluginmanager.register(Plugin())
+    config.pluginmanager.register(Strategies())
+    tools = [("tg", n) for n in ("skips", "exits", "bad", "t[1]", "none")]
+    found, problems = from_hook(config, tools, count=3, seed=1)
+    assert list(found) == ["tg::t[[]1]"]
+    options = RunOptions(arguments=found)
+    assert options.arguments_for("tg", "t[1]") == ToolArguments(({"a": 1},), {"v": (5,)})
+    assert problems[0].endswith("tool='skips') raised Skipped: no database")
+    assert problems[1].endswith("tool='exits') raised SystemExit: 3")
+    assert "tool='bad'): unknown key(s) 'value'" in problems[2]
+    assert len(problems) == 3
