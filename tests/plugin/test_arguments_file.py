@@ -172,3 +172,15 @@ def test_from_hook_merges_every_implementation_and_keeps_going_past_problems(
     assert problems[1].endswith("tool='exits') raised SystemExit: 3")
     assert "tool='bad'): unknown key(s) 'value'" in problems[2]
     assert len(problems) == 3
+
+
+def test_the_docs_example_file_reads(tmp_path: Path) -> None:
+    docs = Path(__file__).resolve().parents[2] / "docs" / "conformance.md"
+    text = docs.read_text(encoding="utf-8")
+    block = text.split("```toml\n# toolnexus-arguments.toml\n", 1)[1].split("```", 1)[0]
+    found = read(tmp_path, "toolnexus-arguments.toml", block, INVOICE_API_KEY="k")
+    assert found["get_user"].values == {"user_id": ("u-1001", "u-1002")}
+    assert found["fetch_invoice"].values == {"api_key": ("k",)}
+    assert found["stdio:python -m my_server::*search*"].examples == (
+        {"query": "readme", "root": "/project/docs"},
+    )
