@@ -146,8 +146,10 @@ class ConformanceSession:
         from toolnexus_conformance._registry import CATALOG
 
         modules = sorted({c.run.__module__ for c in CATALOG if c.info.live})
+        # Each explore request carries its tool's arguments: the load message need not.
+        options = dataclasses.replace(self.options, arguments={})
         worker = TargetWorker(
-            spec.value, spec.label, base_dir=base_dir, options=self.options, modules=modules
+            spec.value, spec.label, base_dir=base_dir, options=options, modules=modules
         )
         self._workers.append(worker)
         future: concurrent.futures.Future[TargetWorker] = concurrent.futures.Future()

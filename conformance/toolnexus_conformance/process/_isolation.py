@@ -60,6 +60,9 @@ STUCK_SLACK = 2.0
 IDLE_SLACK = 10.0
 #: The most times a worker that died (not a tool's process: the worker itself) is restarted.
 RESTARTS = 3
+#: The largest explore request, the user's arguments for the tool included: one
+#: datagram on the control socket, read whole by the worker.
+ARGUMENTS_MAX = CONTROL_MAX - 1024
 #: The tail of a dead process's output quoted in its finding.
 OUTPUT_TAIL = 1500
 
@@ -323,15 +326,18 @@ class TargetWorker:
         except WorkerError as exc:
             return ToolJudgement(error=f"the worker process cannot run this tool: {exc}")
         job_id = next(self._ids)
+        request = pickle.dumps(("explore", job_id, index, name, list(codes), arguments))
+        if len(request) > ARGUMENTS_MAX:
+            return ToolJudgement(
+                error=f"the arguments given for this tool take {len(request)} bytes to send;"
+                f" at most {ARGUMENTS_MAX} cross to the process that calls it"
+            )
         job = _Job(generation=self._generation)
         self._jobs[job_id] = job
         ours, theirs = socket.socketpair()
         try:
             try:
-                self._send(
-                    pickle.dumps(("explore", job_id, index, name, list(codes), arguments)),
-                    [theirs.fileno()],
-                )
+                self._send(request, [theirs.fileno()])
             finally:
                 theirs.close()
             job.started.wait(START_LIMIT)
