@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from toolnexus_conformance import PROVIDERS as PROVIDER_NAMES
@@ -10,6 +11,7 @@ from toolnexus_conformance import RunOptions
 
 __all__ = [
     "ALLOW",
+    "ARGUMENTS",
     "CONCURRENCY",
     "CONFORMANCE",
     "EXAMPLES",
@@ -48,6 +50,7 @@ SEED = "--toolnexus-seed"
 PROVIDERS = "--toolnexus-providers"
 ISOLATION = "--toolnexus-isolation"
 LOAD_TIMEOUT = "--toolnexus-load-timeout"
+ARGUMENTS = "--toolnexus-arguments"
 
 EXECUTE_MODES = ("auto", "all", "none")
 ISOLATION_MODES = ("process", "none")
@@ -206,6 +209,14 @@ def add_options(parser: pytest.Parser) -> None:
         f" (default {DEFAULT_LOAD_TIMEOUT:g}).",
     )
     group.addoption(
+        ARGUMENTS,
+        default=None,
+        dest="toolnexus_arguments",
+        metavar="PATH",
+        help="a TOML, YAML or JSON file of arguments per tool, called before the generated"
+        " ones, so tools that need a real path or id reach their success path.",
+    )
+    group.addoption(
         REPORT,
         default=None,
         dest="toolnexus_report",
@@ -236,6 +247,9 @@ def add_options(parser: pytest.Parser) -> None:
         "toolnexus_isolation", "process | none: where Python targets are called", default=""
     )
     parser.addini("toolnexus_load_timeout", "bound on loading one target", default="")
+    parser.addini(
+        "toolnexus_arguments", "file of arguments per tool (relative to rootdir)", default=""
+    )
 
 
 @dataclass(frozen=True)
@@ -258,6 +272,8 @@ class Settings:
     #: ``process``: Python targets are imported and called in a worker process.
     isolation: str = "process"
     load_timeout: float = DEFAULT_LOAD_TIMEOUT
+    #: The file of the user's arguments per tool, resolved; ``None`` when none is named.
+    arguments: Path | None = None
 
 
 def _codes(values: list[str]) -> tuple[str, ...]:
@@ -364,4 +380,14 @@ def read_settings(config: pytest.Config) -> Settings:
         providers=_providers(config),
         isolation=isolation,
         load_timeout=load_timeout,
+        arguments=_arguments_file(config),
     )
+
+
+def _arguments_file(config: pytest.Config) -> Path | None:
+    """The command line's path is relative to where pytest was run; the ini key's to rootdir."""
+    given = str(config.getoption("toolnexus_arguments") or "")
+    if given:
+        return Path(str(config.invocation_params.dir)) / given
+    raw = str(config.getini("toolnexus_arguments") or "").strip()
+    return Path(str(config.rootpath)) / raw if raw else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import os
 import threading
 from collections.abc import Awaitable, Generator
@@ -34,12 +35,16 @@ from toolnexus_conformance.targets import (
     parse_target,
 )
 
+from . import _arguments
 from ._completeness import Completeness
 from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
-from ._options import CONFORMANCE, TARGET, Settings, providers_from
+from ._options import ARGUMENTS, CONFORMANCE, TARGET, Settings, providers_from
 
 __all__ = ["ConformanceSession"]
+
+#: How many tool names the error about arguments that match no tool lists.
+LISTED_TOOLS = 100
 
 
 class ConformanceSession:
@@ -48,6 +53,7 @@ class ConformanceSession:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
+        arguments = _file_arguments(config, settings)  # a bad file stops the run before it starts
         self.loop = BackgroundLoop()
         self.options = RunOptions(
             strict=settings.strict,
@@ -60,7 +66,11 @@ class ConformanceSession:
             concurrency=settings.concurrency,
             example_database=_example_database(config),
             providers=providers_from(settings).get("providers"),
+            arguments=arguments,
         )
+        #: ``(target, tool name)`` of every tool collected, and the targets that did not load.
+        self._collected: list[tuple[str, str]] = []
+        self._unloaded: list[str] = []
         self.records = Records()
         self._loaded: list[LoadedTarget] = []
         self._is_worker = hasattr(config, "workerinput")
@@ -136,8 +146,10 @@ class ConformanceSession:
         from toolnexus_conformance._registry import CATALOG
 
         modules = sorted({c.run.__module__ for c in CATALOG if c.info.live})
+        # Each explore request carries its tool's arguments: the load message need not.
+        options = dataclasses.replace(self.options, arguments={})
         worker = TargetWorker(
-            spec.value, spec.label, base_dir=base_dir, options=self.options, modules=modules
+            spec.value, spec.label, base_dir=base_dir, options=options, modules=modules
         )
         self._workers.append(worker)
         future: concurrent.futures.Future[TargetWorker] = concurrent.futures.Future()
@@ -241,6 +253,7 @@ class ConformanceSession:
             if count:
                 label = f"{label}#{count + 1}"
             new.extend(self._target_nodes(session, t_index, label, loaded, load_error, worker))
+        new.extend(self._give_arguments(session))
         items.extend(new)
         session.testscollected += len(new)  # pytest counts only what its collectors report
 
@@ -261,6 +274,9 @@ class ConformanceSession:
             subjects = read_subjects(
                 loaded.tools, label, loaded.extras or None, limit=self.options.attribute_limit
             )
+        if load_error is not None:
+            self._unloaded.append(label)
+        self._collected.extend((label, _tool_name(s)) for s in subjects)
         judges: Judges = self.explorations
         if worker is not None and self.isolated is not None:
             self.isolated.add(label, worker, subjects)
@@ -296,6 +312,41 @@ class ConformanceSession:
             else:
                 items.extend(self._item(tool_node, [pair], subject) for pair in mine)
         return items
+
+    def _give_arguments(self, session: pytest.Session) -> list[pytest.Item]:
+        """The hook's arguments joined to the file's, before any tool is explored.
+
+        Explorations start when the first check runs, so the options replaced here are
+        the ones every exploration reads; a Python target's worker gets each tool's
+        arguments with its explore request. Problems become one failing item.
+        """
+        given, problems = _arguments.from_hook(
+            self.config, self._collected, count=self.options.examples, seed=self.options.seed
+        )
+        lost = _arguments.unmatched_keys(self.options.arguments, self._collected, self._unloaded)
+        if lost:
+            names = sorted({f"{target}::{name}" for target, name in self._collected})
+            if len(names) > LISTED_TOOLS:
+                names[LISTED_TOOLS:] = [f"... and {len(names) - LISTED_TOOLS} more"]
+            problems.append(
+                f"{ARGUMENTS}: {len(lost)} key(s) match no tool of any target:"
+                f" {', '.join(map(repr, lost))}. A key is a tool name or target::name, either"
+                " may be a glob; the tools are:\n  " + ("\n  ".join(names) or "(none)")
+            )
+        if given:
+            self.options = dataclasses.replace(
+                self.options, arguments=_arguments.merge(self.options.arguments, given)
+            )
+            self.explorations.options = self.options
+            if self.isolated is not None:
+                self.isolated.options = self.options
+        if not problems:
+            return []
+        # Not "toolnexus:...": that prefix marks the check items the report expects verdicts of.
+        name = "toolnexus-arguments"
+        return [
+            _arguments.ArgumentsItem.from_parent(session, name=name, nodeid=name, problems=problems)
+        ]
 
     def _item(
         self,
@@ -380,6 +431,21 @@ class ConformanceSession:
 
 async def _await(awaitable: Awaitable[None]) -> None:
     await awaitable
+
+
+def _tool_name(subject: ToolSubject) -> str:
+    """The name users key arguments by: the declared one, else the display id."""
+    return subject.name if isinstance(subject.name, str) else subject.display_name
+
+
+def _file_arguments(config: pytest.Config, settings: Settings) -> dict[str, Any]:
+    """The ``--toolnexus-arguments`` file's arguments; a file that is not right stops the run."""
+    if settings.arguments is None:
+        return {}
+    try:
+        return _arguments.read_file(settings.arguments, rootdir=Path(str(config.rootpath)))
+    except _arguments.ArgumentsError as exc:
+        raise pytest.UsageError(f"{ARGUMENTS} (ini toolnexus_arguments): {exc}") from None
 
 
 def _hypothesis_seed(config: pytest.Config) -> int | None:

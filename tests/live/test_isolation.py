@@ -108,3 +108,25 @@ def test_a_worker_that_dies_between_tools_is_started_again() -> None:
         ]
     finally:
         worker.close()
+
+
+def test_arguments_too_large_for_an_explore_request_are_refused_clearly() -> None:
+    from toolnexus_conformance._options import ToolArguments
+    from toolnexus_conformance.process._isolation import ARGUMENTS_MAX
+
+    spec = "toolnexus_ref.examples:toolkit"
+    worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS)
+    try:
+        worker.load(60)
+        name = asyncio.run(load_target(parse_target(spec))).tools[0].name
+        small = ToolArguments(({"x": "y"},))
+        judged = worker.explore(0, name, ["TN606"], small)
+        assert judged.error is None
+        assert judged.results["TN606"][0] == "passed"
+        large = ToolArguments(({"x": "y" * ARGUMENTS_MAX},))
+        refused = worker.explore(0, name, ["TN606"], large)
+        assert refused.error is not None
+        assert "the arguments given for this tool take" in refused.error
+        assert worker.explore(0, name, ["TN606"]).error is None  # the worker is still there
+    finally:
+        worker.close()

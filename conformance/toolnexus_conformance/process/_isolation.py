@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from .._model import Finding, Skip
-from .._options import RunOptions
+from .._options import RunOptions, ToolArguments
 from .._subject import ToolSubject
 from ..live._explorations import batch_of
 from ._frames import CONTROL_MAX, FrameReader, kill_group
@@ -60,6 +60,9 @@ STUCK_SLACK = 2.0
 IDLE_SLACK = 10.0
 #: The most times a worker that died (not a tool's process: the worker itself) is restarted.
 RESTARTS = 3
+#: The largest explore request, the user's arguments for the tool included: one
+#: datagram on the control socket, read whole by the worker.
+ARGUMENTS_MAX = CONTROL_MAX - 1024
 #: The tail of a dead process's output quoted in its finding.
 OUTPUT_TAIL = 1500
 
@@ -305,21 +308,36 @@ class TargetWorker:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
     # -- one tool -------------------------------------------------------------------------
-    def explore(self, index: int, name: str, codes: Sequence[str]) -> ToolJudgement:
-        """Explore tool ``index`` in a process of its own and judge ``codes`` there. Never raises."""
+    def explore(
+        self,
+        index: int,
+        name: str,
+        codes: Sequence[str],
+        arguments: ToolArguments | None = None,
+    ) -> ToolJudgement:
+        """Explore tool ``index`` in a process of its own and judge ``codes`` there. Never raises.
+
+        ``arguments`` are the user's for this tool, known only after the worker loaded
+        (a conftest hook answers at collection): they travel with the request, and
+        replace the load-time options' in the tool's process. ``None`` keeps those.
+        """
         try:
             self._ensure()
         except WorkerError as exc:
             return ToolJudgement(error=f"the worker process cannot run this tool: {exc}")
         job_id = next(self._ids)
+        request = pickle.dumps(("explore", job_id, index, name, list(codes), arguments))
+        if len(request) > ARGUMENTS_MAX:
+            return ToolJudgement(
+                error=f"the arguments given for this tool take {len(request)} bytes to send;"
+                f" at most {ARGUMENTS_MAX} cross to the process that calls it"
+            )
         job = _Job(generation=self._generation)
         self._jobs[job_id] = job
         ours, theirs = socket.socketpair()
         try:
             try:
-                self._send(
-                    pickle.dumps(("explore", job_id, index, name, list(codes))), [theirs.fileno()]
-                )
+                self._send(request, [theirs.fileno()])
             finally:
                 theirs.close()
             job.started.wait(START_LIMIT)
@@ -516,7 +534,10 @@ class IsolatedExplorations:
                 error=f"the target gave {worker.tools} tools in the worker process: this tool"
                 " has no counterpart there"
             )
-        return worker.explore(plan.index, plan.subject.display_name, sorted(plan.codes))
+        subject = plan.subject
+        name = subject.name if isinstance(subject.name, str) else subject.display_name
+        arguments = self.options.arguments_for(plan.group, name)
+        return worker.explore(plan.index, subject.display_name, sorted(plan.codes), arguments)
 
 
 def _first_line(text: str) -> str:

@@ -205,7 +205,15 @@ def _prepare(options: Any, modules: list[str]) -> None:
 
 
 # -- one tool's process -----------------------------------------------------------------
-def _child(worker: _Worker, fd: int, job: int, index: int, name: str, codes: list[str]) -> None:
+def _child(
+    worker: _Worker,
+    fd: int,
+    job: int,
+    index: int,
+    name: str,
+    codes: list[str],
+    arguments: Any = None,
+) -> None:
     """Explore tool ``index`` and send its verdicts; then end with everything it started."""
     os.setpgid(0, 0)  # a group of its own: the session kills it with whatever it spawned
     channel = Channel(socket.socket(fileno=fd))
@@ -217,7 +225,7 @@ def _child(worker: _Worker, fd: int, job: int, index: int, name: str, codes: lis
     os.close(log)
     _beat(channel)
     try:
-        channel.send(("result", _judge(worker, channel, folder, index, name, codes)))
+        channel.send(("result", _judge(worker, channel, folder, index, name, codes, arguments)))
     except BaseException as exc:  # our own failure: say so, never blame the tool
         channel.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
@@ -243,7 +251,13 @@ def _beat(channel: Channel) -> None:
 
 
 def _judge(
-    worker: _Worker, channel: Channel, folder: Path, index: int, name: str, codes: list[str]
+    worker: _Worker,
+    channel: Channel,
+    folder: Path,
+    index: int,
+    name: str,
+    codes: list[str],
+    arguments: Any = None,
 ) -> dict[str, tuple[str, str, list[tuple[Any, ...]]]]:
     import tempfile
 
@@ -275,7 +289,7 @@ def _judge(
     subject.display_name = name
     catalog = {c.code: c for c in load_catalog()}
     checks = [catalog[code] for code in codes if code in catalog]
-    options = worker.options
+    options = _with_arguments(worker.options, arguments)
     loop = BackgroundLoop()
     explorations = Explorations(options, loop, prefetch=False)
     plan(explorations, subject, checks, group=worker.label)
@@ -288,6 +302,20 @@ def _judge(
         if code not in catalog:
             results[code] = ("skipped", f"check {code} is not known in the worker process", [])
     return results
+
+
+def _with_arguments(options: Any, arguments: Any) -> Any:
+    """The options this one tool is explored with: the session's arguments for it, if sent.
+
+    The process explores one tool, so its arguments are keyed ``*``: whichever name
+    the explorer asks by, it gets these.
+    """
+    if arguments is None:
+        return options
+    import dataclasses
+
+    given = {"*": arguments} if arguments.examples or arguments.values else {}
+    return dataclasses.replace(options, arguments=given)
 
 
 def _watcher(channel: Channel) -> Callable[[str, Any], None]:
