@@ -52,7 +52,7 @@ def error_reply(wire: WireFormat, reply: ErrorReply) -> HTTPReply:
     return _json_reply(reply.status, body, headers)
 
 
-def handle(fake: FakeLLM, method: str, path: str, body: bytes) -> HTTPReply:
+def handle(fake: FakeLLM, method: str, path: str, body: bytes, *, query: str = "") -> HTTPReply:
     found = route(path)
     if found is None or method.upper() != "POST":
         return _json_reply(404, {"error": {"message": f"FakeLLM serves no {method} {path}"}})
