@@ -98,7 +98,15 @@ def aiohttp_mock(fake: FakeLLM, hosts: tuple[str, ...]) -> Iterator[Any]:
 
     async def respond(url: Any, **kwargs: Any) -> Any:
         method = str(kwargs.get("method") or "POST")
-        reply = handle(fake, method, url.path, _body(kwargs), query=url.query_string)
+        reply = handle(
+            fake,
+            method,
+            url.path,
+            _body(kwargs),
+            query=url.query_string,
+            headers=dict(kwargs.get("headers") or {}),
+            origin=str(url.origin()),
+        )
         if reply.hang is not None:
             limit = _read_timeout(kwargs)
             await asyncio.sleep(min(reply.hang, limit if limit is not None else reply.hang))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from toolnexus_ref.wire import Message, Request, ToolCallPart, ToolDecl, ToolResultPart, Turn
 
 from ._behaviours import Adversarial, Behaviour, FunctionBehaviour, SchemaDriven, Script, Verdict
+from ._cassette import Replay
 from ._refusals import refusal_for
 from ._replies import (
     AUTO_ID,
@@ -212,17 +213,16 @@ class FakeLLM:
         if not isinstance(turn, Turn):
             return reply
         turn = self._named(turn)
-        if isinstance(self.behaviour, Script | FunctionBehaviour):
+        if isinstance(self.behaviour, Script | FunctionBehaviour | Replay):
             shaped = apply_settings(turn, request)
             if isinstance(shaped, Violation):
-                message = (
-                    f"FakeLLM: scripted reply for request #{number} breaks the request's "
-                    f"{shaped.rule} rule: {shaped.message}. A real model cannot answer so; "
-                    "fix the script."
-                )
                 self.violations.append((number, shaped.rule, shaped.message))
-                return ErrorReply(400, message, rule=shaped.rule)
-            turn = shaped
+                return ErrorReply(
+                    400, _violation_message(self.behaviour, number, shaped), rule=shaped.rule
+                )
+            if not isinstance(self.behaviour, Replay):
+                # a recorded reply was shaped by the real model already: judge, never reshape
+                turn = shaped
         if turn.usage == ESTIMATED:
             turn = replace(turn, usage=estimate_usage(request, turn))
         return TruncatedReply(turn, reply.keep) if isinstance(reply, TruncatedReply) else turn
@@ -249,6 +249,12 @@ class FakeLLM:
             self.refusals.append((len(self.requests), rule, message))
             self.replies.append(reply)
             return reply
+
+    def observe(self, request: Request, reply: Turn | ErrorReply) -> None:
+        """Record an exchange someone else answered (the real API, while recording)."""
+        with self._lock:
+            self.requests.append(request)
+            self.replies.append(reply)
 
     def conversation(self, response_id: str) -> tuple[Message, ...] | None:
         """The conversation a served Responses reply ended (for ``previous_response_id``)."""
@@ -397,6 +403,23 @@ class FakeLLM:
                 for r, reply in zip(self.requests, self.replies, strict=True)
             ],
         }
+
+
+def _violation_message(behaviour: Behaviour, number: int, violation: Violation) -> str:
+    if not isinstance(behaviour, Replay):
+        return (
+            f"FakeLLM: scripted reply for request #{number} breaks the request's "
+            f"{violation.rule} rule: {violation.message}. A real model cannot answer so; "
+            "fix the script."
+        )
+    vanished = ""
+    if violation.rule == "tool_not_offered":
+        vanished = f" Tool {violation.message.split(chr(39))[1]!r} vanished from the agent."
+    return (
+        f"FakeLLM replay: the cassette's reply to request #{number} breaks the request's "
+        f"{violation.rule} rule: {violation.message}.{vanished} The agent changed since "
+        "the recording; re-record the cassette (pytest --toolnexus-record=all) or edit it."
+    )
 
 
 def _is_behaviour(value: object) -> bool:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from toolnexus_ref.wire import Request, WireError, route
 
+from ._record import Recording
 from ._replies import ErrorReply, HangReply, TruncatedReply
 
 if TYPE_CHECKING:
@@ -52,7 +54,19 @@ def error_reply(wire: WireFormat, reply: ErrorReply) -> HTTPReply:
     return _json_reply(reply.status, body, headers)
 
 
-def handle(fake: FakeLLM, method: str, path: str, body: bytes, *, query: str = "") -> HTTPReply:
+def handle(
+    fake: FakeLLM,
+    method: str,
+    path: str,
+    body: bytes,
+    *,
+    query: str = "",
+    headers: Mapping[str, str] | None = None,
+    origin: str | None = None,
+) -> HTTPReply:
+    """``origin`` is where the request was sent (respx mode), for a recording fake."""
+    if isinstance(fake.behaviour, Recording):
+        return _recorded(fake, fake.behaviour, method, path, body, query, headers, origin)
     found = route(path)
     if found is None or method.upper() != "POST":
         return _json_reply(404, {"error": {"message": f"FakeLLM serves no {method} {path}"}})
@@ -107,6 +121,32 @@ def handle(fake: FakeLLM, method: str, path: str, body: bytes, *, query: str = "
         raw = json.dumps(payload).encode()
         return HTTPReply(200, {"content-type": "application/json"}, [raw[: len(raw) // 2]])
     return replace(_json_reply(200, payload), delay=served.delay)
+
+
+def _recorded(
+    fake: FakeLLM,
+    recording: Recording,
+    method: str,
+    path: str,
+    body: bytes,
+    query: str,
+    headers: Mapping[str, str] | None,
+    origin: str | None,
+) -> HTTPReply:
+    """Forward to the real API, answer with what it said, keep the turn."""
+    try:
+        url = recording.origin_for(path, origin) + path + (f"?{query}" if query else "")
+        status, got, payload = recording.forward(method, url, body, dict(headers or {}))
+    except (OSError, ValueError) as exc:
+        message = f"FakeLLM recording could not reach the real API: {exc}"
+        recording.errors.append(message)
+        return _json_reply(502, {"error": {"message": message}})
+    request, turn = recording.keep(path, body, status, payload)
+    if request is not None:
+        text = payload.decode("utf-8", "replace")[:500]
+        fake.observe(request, turn if turn is not None else ErrorReply(status, text))
+    kept = {k.lower(): v for k, v in got.items() if k.lower() in ("content-type", "retry-after")}
+    return HTTPReply(status, kept, [payload])
 
 
 def _reply_id(provider: str, n: int) -> str:

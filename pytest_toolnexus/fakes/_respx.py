@@ -99,7 +99,16 @@ def mount_respx(fake: FakeLLM, router: Any, *, hosts: tuple[str, ...] = HOSTS) -
     import httpx
 
     def respond(request: httpx.Request) -> httpx.Response:
-        reply = handle(fake, request.method, request.url.path, request.read())
+        url = request.url
+        reply = handle(
+            fake,
+            request.method,
+            url.path,
+            request.read(),
+            query=url.query.decode(),
+            headers=request.headers,
+            origin=f"{url.scheme}://{url.netloc.decode()}",
+        )
         if reply.hang is not None:
             # the client gives up at its own read timeout: wait that long, then time out
             timeout = (request.extensions.get("timeout") or {}).get("read")
