@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
+from unittest.mock import patch
 
 from ._http import handle
 
@@ -132,7 +133,17 @@ def aiohttp_mock(fake: FakeLLM, hosts: tuple[str, ...]) -> Iterator[Any]:
         )
 
     served = _host_pattern(hosts)
-    with aioresponses() as mock:
+    mock = aioresponses()
+    # aioresponses patches with autospec, which fails on a method already patched (a
+    # fake.respx() inside another) and costs more than the rest of the set-up: a plain
+    # function does, and the innermost fake serves while it is active
+    intercept = mock._request_mock
+
+    async def request(self: Any, method: str, url: Any, *args: Any, **kwargs: Any) -> Any:
+        return await intercept(self, method, url, *args, **kwargs)
+
+    mock.patcher = patch("aiohttp.client.ClientSession._request", new=request)
+    with mock:
         for method in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"):
             mock.add(served, method=method, callback=_with_method(respond, method), repeat=True)
             mock.add(re.compile(".*"), method=method, callback=refuse, repeat=True)
@@ -143,8 +154,6 @@ def aiohttp_mock(fake: FakeLLM, hosts: tuple[str, ...]) -> Iterator[Any]:
 def _refuse_all(hosts: tuple[str, ...]) -> Iterator[None]:
     """Without ``aioresponses`` the fake cannot answer aiohttp clients; it still keeps
     them off the network, and says what to install."""
-    from unittest import mock
-
     from aiohttp import ClientConnectionError
 
     async def refuse(self: Any, method: str, url: Any, *args: Any, **kwargs: Any) -> Any:
@@ -154,7 +163,7 @@ def _refuse_all(hosts: tuple[str, ...]) -> Iterator[None]:
             "aioresponses (pip install 'pytest-toolnexus[aiohttp]'), or use fake.serve()."
         )
 
-    with mock.patch("aiohttp.client.ClientSession._request", refuse):
+    with patch("aiohttp.client.ClientSession._request", refuse):
         yield
 
 

@@ -128,3 +128,23 @@ def test_without_aioresponses_aiohttp_is_refused_not_sent(
         asyncio.run(_ask(_respx_client()))
     assert "needs aioresponses" in str(info.value)
     assert escapes == []
+
+
+def test_an_inner_respx_serves_aiohttp_while_active_and_the_outer_one_after() -> None:
+    async def ask() -> str:
+        async with aiohttp.ClientSession() as session:
+            body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+            url = "https://api.openai.com/v1/chat/completions"
+            async with session.post(url, json=body) as response:
+                data = await response.json()
+                return str(data["choices"][0]["message"]["content"])
+
+    outer, inner = FakeLLM([text("outer")]), FakeLLM([text("inner")])
+    request = aiohttp.ClientSession._request
+    with outer.respx():
+        with inner.respx():
+            assert asyncio.run(ask()) == "inner"
+        assert asyncio.run(ask()) == "outer"
+    assert aiohttp.ClientSession._request is request
+    outer.verify()
+    inner.verify()
