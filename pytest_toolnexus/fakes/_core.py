@@ -97,7 +97,7 @@ class FakeLLM:
         self.violations: list[tuple[int, str, str]] = []
         self._lock = threading.RLock()
         self._calls = 0
-        self._conversations: dict[str, tuple[Message, ...]] = {}
+        self._conversations: dict[str, tuple[tuple[Message, ...], tuple[ToolDecl, ...]]] = {}
 
     def __repr__(self) -> str:
         return f"<FakeLLM {type(self.behaviour).__name__} requests={len(self.requests)} strict={self.strict}>"
@@ -240,12 +240,18 @@ class FakeLLM:
         return replace(turn, tool_calls=tuple(calls))
 
     def refuse(
-        self, request: Request, rule: str, message: str, *, param: str | None = None
+        self,
+        request: Request,
+        rule: str,
+        message: str,
+        *,
+        param: str | None = None,
+        status: int = 400,
     ) -> ErrorReply:
         """Record ``request`` as refused by the provider (no reply consumed)."""
         with self._lock:
             self.requests.append(request)
-            reply = ErrorReply(400, message, param=param, rule=rule)
+            reply = ErrorReply(status, message, param=param, rule=rule)
             self.refusals.append((len(self.requests), rule, message))
             self.replies.append(reply)
             return reply
@@ -256,14 +262,19 @@ class FakeLLM:
             self.requests.append(request)
             self.replies.append(reply)
 
-    def conversation(self, response_id: str) -> tuple[Message, ...] | None:
-        """The conversation a served Responses reply ended (for ``previous_response_id``)."""
+    def conversation(
+        self, response_id: str
+    ) -> tuple[tuple[Message, ...], tuple[ToolDecl, ...]] | None:
+        """The conversation a served reply ended and the tools it offered, for a request
+        that continues from it (``previous_response_id``, an Anthropic thread)."""
         with self._lock:
             return self._conversations.get(response_id)
 
-    def remember(self, response_id: str, messages: tuple[Message, ...]) -> None:
+    def remember(
+        self, response_id: str, messages: tuple[Message, ...], tools: tuple[ToolDecl, ...] = ()
+    ) -> None:
         with self._lock:
-            self._conversations[response_id] = messages
+            self._conversations[response_id] = (messages, tools)
 
     def next_id(self) -> int:
         with self._lock:

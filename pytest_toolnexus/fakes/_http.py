@@ -11,6 +11,7 @@ from toolnexus_ref.wire import Request, WireError, route
 
 from ._record import Recording
 from ._replies import ErrorReply, HangReply, TruncatedReply
+from ._threads import Continued, continued, remembers
 
 if TYPE_CHECKING:
     from toolnexus_ref.wire import WireFormat
@@ -85,18 +86,18 @@ def handle(
         shell = Request(model, (), (), False, row.name, given)
         message = f"FakeLLM could not parse the request: {exc}"
         return error_reply(wire, fake.refuse(shell, "malformed_request", message))
-    previous = data.get("previous_response_id") if row.name == "responses" else None
-    if previous is not None:
-        history = fake.conversation(str(previous))
-        if history is None:
-            refused = fake.refuse(
-                request,
-                "previous_response_not_found",
-                f"Previous response with id '{previous}' not found.",
-                param="previous_response_id",
-            )
-            return error_reply(wire, refused)
-        request = replace(request, messages=(*history, *request.messages))
+    whole = continued(fake, row.name, data, request)
+    if isinstance(whole, Continued):
+        refused = fake.refuse(
+            request, whole.rule, whole.message, param=whole.param, status=whole.status
+        )
+        answer = error_reply(wire, refused)
+        if row.name == "anthropic":  # the SDK reads what to do from error.details
+            shown = json.loads(answer.body)
+            shown["error"]["details"] = {"error_code": whole.rule}
+            answer.chunks = [json.dumps(shown).encode()]
+        return answer
+    request = whole
     served = fake.serve_request(request)
     reply, n = served.reply, served.number
     if isinstance(reply, HangReply):
@@ -105,9 +106,9 @@ def handle(
         return replace(error_reply(wire, reply), delay=served.delay)
     turn = reply.turn if isinstance(reply, TruncatedReply) else reply
     id = _reply_id(row.name, n)
-    if row.name == "responses" and data.get("store") is not False:
-        # as the API does: only a stored response can be continued
-        fake.remember(id, (*request.messages, turn.as_message()))
+    if remembers(row.name, data):
+        # as the API does: only a stored response (a thread's reply) can be continued
+        fake.remember(id, (*request.messages, turn.as_message()), request.tools)
     if request.stream:
         events = wire.stream_events(
             turn, model=request.model, id=id, fragment=fake.fragment, request=data
