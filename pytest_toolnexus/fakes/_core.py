@@ -13,6 +13,7 @@ from toolnexus_ref.wire import Message, Request, ToolCallPart, ToolDecl, ToolRes
 
 from ._behaviours import Adversarial, Behaviour, FunctionBehaviour, SchemaDriven, Script, Verdict
 from ._cassette import Replay
+from ._embeddings import DEFAULT_DIMENSIONS, hashed_vector
 from ._refusals import refusal_for
 from ._replies import (
     AUTO_ID,
@@ -98,6 +99,11 @@ class FakeLLM:
         self._lock = threading.RLock()
         self._calls = 0
         self._conversations: dict[str, tuple[tuple[Message, ...], tuple[ToolDecl, ...]]] = {}
+        #: the length of an embedding no request sets a length for
+        self.dimensions = DEFAULT_DIMENSIONS
+        #: every text an embeddings endpoint was asked to embed, in order
+        self.embedded: list[str] = []
+        self._vectors: dict[str, list[float]] = {}
 
     def __repr__(self) -> str:
         return f"<FakeLLM {type(self.behaviour).__name__} requests={len(self.requests)} strict={self.strict}>"
@@ -307,6 +313,22 @@ class FakeLLM:
             raise ProviderError(0, "the stream ended early (fake truncated reply)", provider="fake")
         assert isinstance(reply, Turn)
         return reply
+
+    # -- embeddings -------------------------------------------------------------------
+    def embedding(self, text: str, vector: Sequence[float]) -> FakeLLM:
+        """Script the vector ``text`` gets (else a unit vector seeded by the text)."""
+        self._vectors[text] = [float(v) for v in vector]
+        return self
+
+    def embed(self, text: str, dimensions: int | None = None) -> list[float]:
+        """The vector for ``text``: the scripted one, else a deterministic unit vector of
+        ``dimensions`` (default ``fake.dimensions``). Recorded in ``embedded``."""
+        with self._lock:
+            self.embedded.append(text)
+            scripted = self._vectors.get(text)
+        if scripted is not None:
+            return list(scripted)
+        return hashed_vector(text, dimensions or self.dimensions)
 
     # -- transports -----------------------------------------------------------------
     def respx(self) -> FakeRouter:

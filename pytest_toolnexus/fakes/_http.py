@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from toolnexus_ref.wire import Request, WireError, route
 
+from ._endpoints import endpoint
 from ._record import Recording
 from ._replies import ErrorReply, HangReply, TruncatedReply
 from ._threads import Continued, continued, remembers
@@ -70,6 +71,13 @@ def handle(
         return _recorded(fake, fake.behaviour, method, path, body, query, headers, origin)
     found = route(path)
     if found is None or method.upper() != "POST":
+        try:
+            answer = endpoint(fake, method, path, json.loads(body) if body else None)
+        except (ValueError, WireError) as exc:
+            message = f"FakeLLM could not parse the {method} {path} request: {exc}"
+            return _json_reply(400, {"error": {"message": message}})
+        if answer is not None:
+            return answer
         return _json_reply(404, {"error": {"message": f"FakeLLM serves no {method} {path}"}})
     row = found.provider
     wire = row.wire
