@@ -170,3 +170,43 @@ def test_an_unknown_endpoint_gets_a_json_404_and_a_bad_body_a_json_400() -> None
     assert "FakeLLM serves no GET /api/nothing" in missing.json()["error"]["message"]
     assert bad.status_code == 400
     assert "'input' must be a string or a list" in bad.json()["error"]["message"]
+
+
+def test_anthropic_structured_output_binds_the_script() -> None:
+    from pydantic import BaseModel
+
+    class Answer(BaseModel):
+        value: int
+
+    good = FakeLLM([text('{"value": 5}')])
+    with good.respx():
+        client = anthropic.Anthropic(api_key="x", max_retries=0)
+        parsed = client.messages.parse(
+            model="claude-x",
+            max_tokens=50,
+            messages=[{"role": "user", "content": "2 + 3?"}],
+            output_format=Answer,
+        )
+    assert parsed.parsed_output == Answer(value=5)
+    good.verify()
+    assert good.last_request.settings.response_format == "json_schema"
+
+    bad = FakeLLM([text('{"value": "five"}')])
+    with bad.respx(), pytest.raises(anthropic.BadRequestError, match="fix the script"):
+        anthropic.Anthropic(api_key="x", max_retries=0).messages.create(
+            model="claude-x",
+            max_tokens=50,
+            messages=[{"role": "user", "content": "2 + 3?"}],
+            output_config={
+                "format": {
+                    "type": "json_schema",
+                    "schema": {
+                        "type": "object",
+                        "properties": {"value": {"type": "integer"}},
+                        "required": ["value"],
+                        "additionalProperties": False,
+                    },
+                }
+            },
+        )
+    assert [rule for _, rule, _ in bad.violations] == ["response_format"]
