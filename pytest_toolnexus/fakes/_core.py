@@ -218,7 +218,7 @@ class FakeLLM:
         turn = reply.turn if isinstance(reply, TruncatedReply) else reply
         if not isinstance(turn, Turn):
             return reply
-        turn = self._named(turn)
+        turn = self._named(turn, request.provider)
         if isinstance(self.behaviour, Script | FunctionBehaviour | Replay):
             shaped = apply_settings(turn, request)
             if isinstance(shaped, Violation):
@@ -233,15 +233,17 @@ class FakeLLM:
             turn = replace(turn, usage=estimate_usage(request, turn))
         return TruncatedReply(turn, reply.keep) if isinstance(reply, TruncatedReply) else turn
 
-    def _named(self, turn: Turn) -> Turn:
-        """Calls built without an id get ``call_<n>``, counted per fake."""
+    def _named(self, turn: Turn, provider: str) -> Turn:
+        """Calls built without an id get ``call_<n>`` (``toolu_fake<n>`` over Anthropic,
+        as its ids start), counted per fake."""
+        prefix = "toolu_fake" if provider == "anthropic" else "call_"
         if not any(c.id == AUTO_ID for c in turn.tool_calls):
             return turn
         calls = []
         for c in turn.tool_calls:
             if c.id == AUTO_ID:
                 self._calls += 1
-                c = ToolCallPart(f"call_{self._calls}", c.name, c.arguments)
+                c = ToolCallPart(f"{prefix}{self._calls}", c.name, c.arguments)
             calls.append(c)
         return replace(turn, tool_calls=tuple(calls))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from toolnexus_ref.wire import Request, WireError, route
 
@@ -15,9 +15,9 @@ from ._replies import ErrorReply, HangReply, TruncatedReply
 from ._threads import Continued, continued, remembers
 
 if TYPE_CHECKING:
-    from toolnexus_ref.wire import WireFormat
+    from toolnexus_ref.wire import Provider, WireFormat
 
-    from ._core import FakeLLM
+    from ._core import FakeLLM, Served
 
 __all__ = ["HTTPReply", "handle"]
 
@@ -107,6 +107,23 @@ def handle(
         return answer
     request = whole
     served = fake.serve_request(request)
+    answer = _chat_reply(fake, row, wire, data, request, served)
+    # the id the SDKs expose as ``_request_id``, for logs that quote it
+    answer.headers[_REQUEST_ID.get(row.name, "x-request-id")] = f"req_fake{served.number}"
+    return answer
+
+
+_REQUEST_ID = {"anthropic": "request-id"}
+
+
+def _chat_reply(
+    fake: FakeLLM,
+    row: Provider,
+    wire: WireFormat,
+    data: dict[str, Any],
+    request: Request,
+    served: Served,
+) -> HTTPReply:
     reply, n = served.reply, served.number
     if isinstance(reply, HangReply):
         return HTTPReply(200, hang=reply.limit)

@@ -210,3 +210,30 @@ def test_anthropic_structured_output_binds_the_script() -> None:
             },
         )
     assert [rule for _, rule, _ in bad.violations] == ["response_format"]
+
+
+def test_request_ids_and_provider_shaped_call_ids() -> None:
+    from pytest_toolnexus.fakes import tool_calls
+
+    fake = FakeLLM([tool_calls(("add", {"a": 1, "b": 2})), text("hi"), error_reply()])
+    tools = [{"name": "add", "description": "Add.", "input_schema": {"type": "object"}}]
+    with fake.respx():
+        claude = anthropic.Anthropic(api_key="x", max_retries=0)
+        called = claude.messages.create(
+            model="c", max_tokens=10, tools=tools, messages=[{"role": "user", "content": "add"}]
+        )
+        gpt = openai.OpenAI(api_key="x", max_retries=0)
+        said = gpt.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+        with pytest.raises(openai.RateLimitError) as info:
+            gpt.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+    assert called._request_id == "req_fake1"
+    assert called.content[0].id == "toolu_fake1"  # type: ignore[union-attr]
+    assert said._request_id == "req_fake2"
+    assert info.value.request_id == "req_fake3"
+    fake.strict = False  # the call was never answered: not the point here
+
+
+def error_reply() -> Any:
+    from pytest_toolnexus.fakes import error
+
+    return error(429, "slow down", retry_after=0)
