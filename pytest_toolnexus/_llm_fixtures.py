@@ -72,6 +72,7 @@ def fake_llm(request: pytest.FixtureRequest) -> Iterator[FakeLLM]:
             fake = FakeLLM(recording, **options)
         else:
             fake = FakeLLM.replay(path, **options)
+    request.node.stash[_FAKE] = fake
     yield fake
     if request.node.stash.get(_SETTLED, False):
         return  # the test already failed or xfailed; do not bury its outcome under ours
@@ -82,6 +83,8 @@ def fake_llm(request: pytest.FixtureRequest) -> Iterator[FakeLLM]:
 
 
 _SETTLED = pytest.StashKey[bool]()
+_FAKE = pytest.StashKey[Any]()
+_TRANSPORTS = ("fake_llm_respx", "fake_llm_server")
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -89,7 +92,27 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     if report.when == "call" and (report.failed or hasattr(report, "wasxfail")):
         item.stash[_SETTLED] = True
+        hint = _unreached_hint(item)
+        if hint and report.failed:
+            report.sections.append(("fake_llm", hint))
     return report
+
+
+def _unreached_hint(item: pytest.Item) -> str | None:
+    """A test that failed without its fake ever being asked, and without a fixture that
+    serves the fake to a client, most likely sent its requests elsewhere (the client's
+    only word then is "Connection error.")."""
+    fake = item.stash.get(_FAKE, None)
+    names = getattr(item, "fixturenames", ())
+    if fake is None or fake.requests or any(n in names for n in _TRANSPORTS):
+        return None
+    return (
+        "fake_llm received no request, and this test uses neither fixture that serves it "
+        "to a client: a client's 'Connection error.' means its requests went elsewhere. "
+        "Add fake_llm_respx (clients at the providers' default hosts) or fake_llm_server "
+        "(give the client base_url=fake_llm_server.openai_base_url, .anthropic_base_url, "
+        ".gemini_base_url or .ollama_base_url)."
+    )
 
 
 @pytest.fixture(scope="session")
