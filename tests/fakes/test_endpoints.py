@@ -237,3 +237,24 @@ def error_reply() -> Any:
     from pytest_toolnexus.fakes import error
 
     return error(429, "slow down", retry_after=0)
+
+
+def test_n_choices_and_logprobs_when_asked() -> None:
+    fake = FakeLLM([text("Hello there world"), text("plain")])
+    with fake.respx():
+        client = openai.OpenAI(api_key="x", max_retries=0)
+        many = client.chat.completions.create(
+            model="m",
+            messages=[{"role": "user", "content": "x"}],
+            n=2,
+            logprobs=True,
+            top_logprobs=1,
+        )
+        one = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+    assert [c.index for c in many.choices] == [0, 1]
+    assert {c.message.content for c in many.choices} == {"Hello there world"}
+    tokens = many.choices[0].logprobs.content  # type: ignore[union-attr]
+    assert "".join(t.token for t in tokens or []) == "Hello there world"
+    assert len(one.choices) == 1
+    assert one.choices[0].logprobs is None
+    fake.verify()
