@@ -223,6 +223,15 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="write a JSON report with one record per target, tool and check.",
     )
+    group.addoption(
+        "--toolnexus-record",
+        default="none",
+        choices=("none", "once", "all"),
+        dest="toolnexus_record",
+        help="cassettes of the fake_llm fixture (toolnexus_llm(cassette=...)): none replays"
+        " only (default), once records the missing ones against the real API, all records"
+        " every one again.",
+    )
     parser.addini("toolnexus_targets", "conformance targets, one per line", type="linelist")
     parser.addini("toolnexus_select", "checks to run (codes, prefixes, categories)", type="args")
     parser.addini("toolnexus_ignore", "checks to skip (codes, prefixes, categories)", type="args")

@@ -25,7 +25,7 @@ from ._behaviours import (
 )
 from ._cassette import Cassette, Replay, conversation_shape
 from ._core import FakeLLM
-from ._record import Recorder
+from ._record import Recorder, Recording
 from ._refusals import RULES, Refusal
 from ._replies import (
     DelayedReply,
@@ -61,6 +61,7 @@ __all__ = [
     "HangReply",
     "MountedFake",
     "Recorder",
+    "Recording",
     "Refusal",
     "Replay",
     "Reply",

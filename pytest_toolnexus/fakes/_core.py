@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 from toolnexus_ref.wire import Message, Request, ToolCallPart, ToolDecl, ToolResultPart, Turn
 
 from ._behaviours import Adversarial, Behaviour, FunctionBehaviour, SchemaDriven, Script, Verdict
+from ._cassette import Replay
+from ._embeddings import DEFAULT_DIMENSIONS, hashed_vector
 from ._refusals import refusal_for
 from ._replies import (
     AUTO_ID,
@@ -96,7 +98,12 @@ class FakeLLM:
         self.violations: list[tuple[int, str, str]] = []
         self._lock = threading.RLock()
         self._calls = 0
-        self._conversations: dict[str, tuple[Message, ...]] = {}
+        self._conversations: dict[str, tuple[tuple[Message, ...], tuple[ToolDecl, ...]]] = {}
+        #: the length of an embedding no request sets a length for
+        self.dimensions = DEFAULT_DIMENSIONS
+        #: every text an embeddings endpoint was asked to embed, in order
+        self.embedded: list[str] = []
+        self._vectors: dict[str, list[float]] = {}
 
     def __repr__(self) -> str:
         return f"<FakeLLM {type(self.behaviour).__name__} requests={len(self.requests)} strict={self.strict}>"
@@ -211,53 +218,71 @@ class FakeLLM:
         turn = reply.turn if isinstance(reply, TruncatedReply) else reply
         if not isinstance(turn, Turn):
             return reply
-        turn = self._named(turn)
-        if isinstance(self.behaviour, Script | FunctionBehaviour):
+        turn = self._named(turn, request.provider)
+        if isinstance(self.behaviour, Script | FunctionBehaviour | Replay):
             shaped = apply_settings(turn, request)
             if isinstance(shaped, Violation):
-                message = (
-                    f"FakeLLM: scripted reply for request #{number} breaks the request's "
-                    f"{shaped.rule} rule: {shaped.message}. A real model cannot answer so; "
-                    "fix the script."
-                )
                 self.violations.append((number, shaped.rule, shaped.message))
-                return ErrorReply(400, message, rule=shaped.rule)
-            turn = shaped
+                return ErrorReply(
+                    400, _violation_message(self.behaviour, number, shaped), rule=shaped.rule
+                )
+            if not isinstance(self.behaviour, Replay):
+                # a recorded reply was shaped by the real model already: judge, never reshape
+                turn = shaped
         if turn.usage == ESTIMATED:
             turn = replace(turn, usage=estimate_usage(request, turn))
         return TruncatedReply(turn, reply.keep) if isinstance(reply, TruncatedReply) else turn
 
-    def _named(self, turn: Turn) -> Turn:
-        """Calls built without an id get ``call_<n>``, counted per fake."""
+    def _named(self, turn: Turn, provider: str) -> Turn:
+        """Calls built without an id get ``call_<n>`` (``toolu_fake<n>`` over Anthropic,
+        as its ids start), counted per fake."""
+        prefix = "toolu_fake" if provider == "anthropic" else "call_"
         if not any(c.id == AUTO_ID for c in turn.tool_calls):
             return turn
         calls = []
         for c in turn.tool_calls:
             if c.id == AUTO_ID:
                 self._calls += 1
-                c = ToolCallPart(f"call_{self._calls}", c.name, c.arguments)
+                c = ToolCallPart(f"{prefix}{self._calls}", c.name, c.arguments)
             calls.append(c)
         return replace(turn, tool_calls=tuple(calls))
 
     def refuse(
-        self, request: Request, rule: str, message: str, *, param: str | None = None
+        self,
+        request: Request,
+        rule: str,
+        message: str,
+        *,
+        param: str | None = None,
+        status: int = 400,
     ) -> ErrorReply:
         """Record ``request`` as refused by the provider (no reply consumed)."""
         with self._lock:
             self.requests.append(request)
-            reply = ErrorReply(400, message, param=param, rule=rule)
+            reply = ErrorReply(status, message, param=param, rule=rule)
             self.refusals.append((len(self.requests), rule, message))
             self.replies.append(reply)
             return reply
 
-    def conversation(self, response_id: str) -> tuple[Message, ...] | None:
-        """The conversation a served Responses reply ended (for ``previous_response_id``)."""
+    def observe(self, request: Request, reply: Turn | ErrorReply) -> None:
+        """Record an exchange someone else answered (the real API, while recording)."""
+        with self._lock:
+            self.requests.append(request)
+            self.replies.append(reply)
+
+    def conversation(
+        self, response_id: str
+    ) -> tuple[tuple[Message, ...], tuple[ToolDecl, ...]] | None:
+        """The conversation a served reply ended and the tools it offered, for a request
+        that continues from it (``previous_response_id``, an Anthropic thread)."""
         with self._lock:
             return self._conversations.get(response_id)
 
-    def remember(self, response_id: str, messages: tuple[Message, ...]) -> None:
+    def remember(
+        self, response_id: str, messages: tuple[Message, ...], tools: tuple[ToolDecl, ...] = ()
+    ) -> None:
         with self._lock:
-            self._conversations[response_id] = messages
+            self._conversations[response_id] = (messages, tools)
 
     def next_id(self) -> int:
         with self._lock:
@@ -290,6 +315,22 @@ class FakeLLM:
             raise ProviderError(0, "the stream ended early (fake truncated reply)", provider="fake")
         assert isinstance(reply, Turn)
         return reply
+
+    # -- embeddings -------------------------------------------------------------------
+    def embedding(self, text: str, vector: Sequence[float]) -> FakeLLM:
+        """Script the vector ``text`` gets (else a unit vector seeded by the text)."""
+        self._vectors[text] = [float(v) for v in vector]
+        return self
+
+    def embed(self, text: str, dimensions: int | None = None) -> list[float]:
+        """The vector for ``text``: the scripted one, else a deterministic unit vector of
+        ``dimensions`` (default ``fake.dimensions``). Recorded in ``embedded``."""
+        with self._lock:
+            self.embedded.append(text)
+            scripted = self._vectors.get(text)
+        if scripted is not None:
+            return list(scripted)
+        return hashed_vector(text, dimensions or self.dimensions)
 
     # -- transports -----------------------------------------------------------------
     def respx(self) -> FakeRouter:
@@ -397,6 +438,23 @@ class FakeLLM:
                 for r, reply in zip(self.requests, self.replies, strict=True)
             ],
         }
+
+
+def _violation_message(behaviour: Behaviour, number: int, violation: Violation) -> str:
+    if not isinstance(behaviour, Replay):
+        return (
+            f"FakeLLM: scripted reply for request #{number} breaks the request's "
+            f"{violation.rule} rule: {violation.message}. A real model cannot answer so; "
+            "fix the script."
+        )
+    vanished = ""
+    if violation.rule == "tool_not_offered":
+        vanished = f" Tool {violation.message.split(chr(39))[1]!r} vanished from the agent."
+    return (
+        f"FakeLLM replay: the cassette's reply to request #{number} breaks the request's "
+        f"{violation.rule} rule: {violation.message}.{vanished} The agent changed since "
+        "the recording; re-record the cassette (pytest --toolnexus-record=all) or edit it."
+    )
 
 
 def _is_behaviour(value: object) -> bool:

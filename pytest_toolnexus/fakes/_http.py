@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from toolnexus_ref.wire import Request, WireError, route
 
+from ._endpoints import endpoint
+from ._record import Recording
 from ._replies import ErrorReply, HangReply, TruncatedReply
+from ._threads import Continued, continued, remembers
 
 if TYPE_CHECKING:
-    from toolnexus_ref.wire import WireFormat
+    from toolnexus_ref.wire import Provider, WireFormat
 
-    from ._core import FakeLLM
+    from ._core import FakeLLM, Served
 
 __all__ = ["HTTPReply", "handle"]
 
@@ -52,9 +56,28 @@ def error_reply(wire: WireFormat, reply: ErrorReply) -> HTTPReply:
     return _json_reply(reply.status, body, headers)
 
 
-def handle(fake: FakeLLM, method: str, path: str, body: bytes) -> HTTPReply:
+def handle(
+    fake: FakeLLM,
+    method: str,
+    path: str,
+    body: bytes,
+    *,
+    query: str = "",
+    headers: Mapping[str, str] | None = None,
+    origin: str | None = None,
+) -> HTTPReply:
+    """``origin`` is where the request was sent (respx mode), for a recording fake."""
+    if isinstance(fake.behaviour, Recording):
+        return _recorded(fake, fake.behaviour, method, path, body, query, headers, origin)
     found = route(path)
     if found is None or method.upper() != "POST":
+        try:
+            answer = endpoint(fake, method, path, json.loads(body) if body else None)
+        except (ValueError, WireError) as exc:
+            message = f"FakeLLM could not parse the {method} {path} request: {exc}"
+            return _json_reply(400, {"error": {"message": message}})
+        if answer is not None:
+            return answer
         return _json_reply(404, {"error": {"message": f"FakeLLM serves no {method} {path}"}})
     row = found.provider
     wire = row.wire
@@ -71,19 +94,36 @@ def handle(fake: FakeLLM, method: str, path: str, body: bytes) -> HTTPReply:
         shell = Request(model, (), (), False, row.name, given)
         message = f"FakeLLM could not parse the request: {exc}"
         return error_reply(wire, fake.refuse(shell, "malformed_request", message))
-    previous = data.get("previous_response_id") if row.name == "responses" else None
-    if previous is not None:
-        history = fake.conversation(str(previous))
-        if history is None:
-            refused = fake.refuse(
-                request,
-                "previous_response_not_found",
-                f"Previous response with id '{previous}' not found.",
-                param="previous_response_id",
-            )
-            return error_reply(wire, refused)
-        request = replace(request, messages=(*history, *request.messages))
+    whole = continued(fake, row.name, data, request)
+    if isinstance(whole, Continued):
+        refused = fake.refuse(
+            request, whole.rule, whole.message, param=whole.param, status=whole.status
+        )
+        answer = error_reply(wire, refused)
+        if row.name == "anthropic":  # the SDK reads what to do from error.details
+            shown = json.loads(answer.body)
+            shown["error"]["details"] = {"error_code": whole.rule}
+            answer.chunks = [json.dumps(shown).encode()]
+        return answer
+    request = whole
     served = fake.serve_request(request)
+    answer = _chat_reply(fake, row, wire, data, request, served)
+    # the id the SDKs expose as ``_request_id``, for logs that quote it
+    answer.headers[_REQUEST_ID.get(row.name, "x-request-id")] = f"req_fake{served.number}"
+    return answer
+
+
+_REQUEST_ID = {"anthropic": "request-id"}
+
+
+def _chat_reply(
+    fake: FakeLLM,
+    row: Provider,
+    wire: WireFormat,
+    data: dict[str, Any],
+    request: Request,
+    served: Served,
+) -> HTTPReply:
     reply, n = served.reply, served.number
     if isinstance(reply, HangReply):
         return HTTPReply(200, hang=reply.limit)
@@ -91,9 +131,9 @@ def handle(fake: FakeLLM, method: str, path: str, body: bytes) -> HTTPReply:
         return replace(error_reply(wire, reply), delay=served.delay)
     turn = reply.turn if isinstance(reply, TruncatedReply) else reply
     id = _reply_id(row.name, n)
-    if row.name == "responses" and data.get("store") is not False:
-        # as the API does: only a stored response can be continued
-        fake.remember(id, (*request.messages, turn.as_message()))
+    if remembers(row.name, data):
+        # as the API does: only a stored response (a thread's reply) can be continued
+        fake.remember(id, (*request.messages, turn.as_message()), request.tools)
     if request.stream:
         events = wire.stream_events(
             turn, model=request.model, id=id, fragment=fake.fragment, request=data
@@ -107,6 +147,32 @@ def handle(fake: FakeLLM, method: str, path: str, body: bytes) -> HTTPReply:
         raw = json.dumps(payload).encode()
         return HTTPReply(200, {"content-type": "application/json"}, [raw[: len(raw) // 2]])
     return replace(_json_reply(200, payload), delay=served.delay)
+
+
+def _recorded(
+    fake: FakeLLM,
+    recording: Recording,
+    method: str,
+    path: str,
+    body: bytes,
+    query: str,
+    headers: Mapping[str, str] | None,
+    origin: str | None,
+) -> HTTPReply:
+    """Forward to the real API, answer with what it said, keep the turn."""
+    try:
+        url = recording.origin_for(path, origin) + path + (f"?{query}" if query else "")
+        status, got, payload = recording.forward(method, url, body, dict(headers or {}))
+    except (OSError, ValueError) as exc:
+        message = f"FakeLLM recording could not reach the real API: {exc}"
+        recording.errors.append(message)
+        return _json_reply(502, {"error": {"message": message}})
+    request, turn = recording.keep(path, body, status, payload)
+    if request is not None:
+        text = payload.decode("utf-8", "replace")[:500]
+        fake.observe(request, turn if turn is not None else ErrorReply(status, text))
+    kept = {k.lower(): v for k, v in got.items() if k.lower() in ("content-type", "retry-after")}
+    return HTTPReply(status, kept, [payload])
 
 
 def _reply_id(provider: str, n: int) -> str:

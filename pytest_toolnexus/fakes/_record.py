@@ -21,7 +21,7 @@ from toolnexus_ref.wire import WireError, route
 from ._base_urls import BaseUrls
 from ._cassette import Cassette
 
-__all__ = ["Recorder"]
+__all__ = ["Recorder", "Recording"]
 
 #: Request headers that belong to the hop, not to the request.
 _HOP = {"host", "content-length", "connection", "accept-encoding", "transfer-encoding"}
@@ -132,3 +132,82 @@ class Recorder(BaseUrls):
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+class Recording:
+    """The behaviour of a fake that records: each request goes to the real API
+    unchanged (its key included, in memory only), the answer comes back unchanged, and
+    the conversation's shape with the parsed reply goes into the cassette, written by
+    ``save()``. ``upstream`` is the API's origin; without it a request goes to the host
+    it was sent to (respx mode), or to the provider's default host (loopback mode)."""
+
+    def __init__(self, path: str | Path, *, upstream: str | None = None, timeout: float = 120.0):
+        self.path = Path(path)
+        self.upstream = upstream.rstrip("/") if upstream else None
+        self.timeout = timeout
+        self.cassette = Cassette()
+        self.errors: list[str] = []
+
+    def next(self, request: Any) -> None:
+        return None  # never asked: handle() forwards instead
+
+    def pending(self) -> list[str]:
+        return list(self.errors)
+
+    def origin_for(self, path: str, origin: str | None) -> str:
+        if self.upstream:
+            return self.upstream
+        if origin:
+            return origin
+        found = route(path)
+        if found is None:
+            raise ValueError(f"no upstream for {path}: give toolnexus_llm(upstream=...)")
+        base = found.provider.base_url
+        scheme, _, rest = base.partition("://")
+        return f"{scheme}://{rest.split('/', 1)[0]}"
+
+    def forward(
+        self, method: str, url: str, body: bytes, headers: dict[str, str]
+    ) -> tuple[int, dict[str, str], bytes]:
+        """One exchange with the real API, through urllib: respx and aioresponses patch
+        httpx and aiohttp, so the forwarded request is not served by the fake itself."""
+        import urllib.error
+        import urllib.request
+
+        sent = {k: v for k, v in headers.items() if k.lower() not in _HOP}
+        data = body if method.upper() not in ("GET", "HEAD") else None
+        request = urllib.request.Request(url, data=data, headers=sent, method=method.upper())
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return response.status, dict(response.headers.items()), response.read()
+        except urllib.error.HTTPError as exc:
+            return exc.code, dict(exc.headers.items()), exc.read()
+
+    def keep(self, path: str, body: bytes, status: int, payload: bytes) -> tuple[Any, Any]:
+        """The exchange as (request, turn); the turn goes into the cassette. Either is
+        ``None`` for what is not a model turn (another endpoint, an error answer)."""
+        found = route(path)
+        if found is None:
+            return None, None
+        wire = found.provider.wire
+        try:
+            request = wire.parse_request(json.loads(body), model=found.model, stream=found.stream)
+        except (ValueError, WireError) as exc:
+            self.errors.append(f"{path}: could not read the request: {exc}")
+            return None, None
+        if status >= 400:
+            return request, None
+        try:
+            if request.stream:
+                turn = wire.read_stream(payload.decode("utf-8").splitlines())
+            else:
+                turn = wire.parse_response(json.loads(payload))
+        except (ValueError, WireError) as exc:
+            self.errors.append(f"{path}: could not read the reply: {exc}")
+            return request, None
+        self.cassette.add(request, turn)
+        return request, turn
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.cassette.save(self.path)

@@ -99,7 +99,16 @@ def mount_respx(fake: FakeLLM, router: Any, *, hosts: tuple[str, ...] = HOSTS) -
     import httpx
 
     def respond(request: httpx.Request) -> httpx.Response:
-        reply = handle(fake, request.method, request.url.path, request.read())
+        url = request.url
+        reply = handle(
+            fake,
+            request.method,
+            url.path,
+            request.read(),
+            query=url.query.decode(),
+            headers=request.headers,
+            origin=f"{url.scheme}://{url.netloc.decode()}",
+        )
         if reply.hang is not None:
             # the client gives up at its own read timeout: wait that long, then time out
             timeout = (request.extensions.get("timeout") or {}).get("read")
@@ -125,14 +134,16 @@ def mount_respx(fake: FakeLLM, router: Any, *, hosts: tuple[str, ...] = HOSTS) -
 
 @contextmanager
 def respx_mock(fake: FakeLLM, *, hosts: tuple[str, ...] = HOSTS) -> Iterator[Any]:
-    """Serve ``fake`` at the providers' hosts to httpx and httpx2 clients alike; any
-    other request fails (nothing leaves the machine)."""
+    """Serve ``fake`` at the providers' hosts to httpx, httpx2 and aiohttp clients
+    alike; any other request fails (nothing leaves the machine)."""
     import respx
+
+    from ._aiohttp import aiohttp_mock
 
     mocker = _register_httpcore2_mocker()
     router = respx.MockRouter(assert_all_called=False, assert_all_mocked=True)
     mount_respx(fake, router, hosts=hosts)
-    with router:
+    with router, aiohttp_mock(fake, hosts):
         if mocker is None:
             yield router
             return

@@ -36,12 +36,18 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
 
     def do_POST(self) -> None:
+        self._serve("POST")
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def _serve(self, method: str) -> None:
         length = int(self.headers.get("content-length") or 0)
         if length > _MAX_BODY:
             self.send_error(413, "request body too large")
             return
         body = self.rfile.read(length) if length else b""
-        path = self.path.split("?", 1)[0]
+        path, _, query = self.path.partition("?")
         fake, path = self.server.resolve(path)
         if fake is None:
             self._send(
@@ -52,7 +58,7 @@ class _Handler(BaseHTTPRequestHandler):
                 )
             )
             return
-        reply = handle(fake, "POST", path, body)
+        reply = handle(fake, method, path, body, query=query, headers=dict(self.headers.items()))
         if reply.hang is not None:
             self._hang(reply.hang)
             return
@@ -93,9 +99,6 @@ class _Handler(BaseHTTPRequestHandler):
                         return  # the client gave up
                 except OSError:
                     return
-
-    def do_GET(self) -> None:
-        self.send_error(404, "FakeLLM serves POST only")
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read requests
         return

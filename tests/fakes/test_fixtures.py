@@ -239,3 +239,25 @@ def test_the_marker_replays_a_cassette(pytester: pytest.Pytester) -> None:
     )
     result = pytester.runpytest(*PLUGIN, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+def test_a_forgotten_transport_fixture_is_named_in_the_failure(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import openai
+        from pytest_toolnexus.fakes import text
+
+        def test_forgot(fake_llm):
+            fake_llm.script(text("hi"))
+            client = openai.OpenAI(api_key="x", base_url="http://127.0.0.1:9/v1", max_retries=0)
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+
+        def test_served(fake_llm, fake_llm_server):
+            fake_llm.script(text("hi"))
+            assert False, "fails for another reason"
+        """
+    )
+    result = pytester.runpytest(*PLUGIN, "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*Connection error*", "*fake_llm received no request*"])
+    assert result.stdout.str().count("fake_llm received no request") == 1

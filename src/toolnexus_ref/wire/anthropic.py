@@ -195,7 +195,9 @@ def parse_request(
 
 def settings(body: Mapping[str, Any]) -> Settings:
     """``tool_choice`` (``auto``/``any``/``tool``/``none``, with
-    ``disable_parallel_tool_use``) and ``max_tokens``; Anthropic has no JSON mode."""
+    ``disable_parallel_tool_use``), ``max_tokens``, and structured outputs:
+    ``output_config.format`` (or the beta's top-level ``output_format``) of type
+    ``json_schema``."""
     raw = body.get("tool_choice")
     choice: str | None = None
     parallel: bool | None = None
@@ -207,10 +209,18 @@ def settings(body: Mapping[str, Any]) -> Settings:
         if raw.get("disable_parallel_tool_use") is True:
             parallel = False
     limit = body.get("max_tokens")
+    config = body.get("output_config")
+    fmt = config.get("format") if isinstance(config, Mapping) else None
+    if fmt is None:
+        fmt = body.get("output_format")
+    schema = fmt.get("schema") if isinstance(fmt, Mapping) else None
+    structured = isinstance(fmt, Mapping) and fmt.get("type") == "json_schema"
     return Settings(
         tool_choice=choice,
         parallel_tool_calls=parallel,
         max_tokens=limit if isinstance(limit, int) else None,
+        response_format="json_schema" if structured else None,
+        response_schema=schema if structured and isinstance(schema, Mapping) else None,
     )
 
 

@@ -210,15 +210,43 @@ def build_response(
     message: dict[str, Any] = {"role": "assistant", "content": turn.text, "refusal": None}
     if turn.tool_calls:
         message["tool_calls"] = [_call_to_wire(c) for c in turn.tool_calls]
+    asked = request or {}
+    n = asked.get("n")
+    count = n if isinstance(n, int) and n > 1 else 1
+    logprobs = (
+        _logprobs(turn.text or "", asked.get("top_logprobs")) if asked.get("logprobs") else None
+    )
     return {
         "id": id,
         "object": "chat.completion",
         "created": _CREATED,
         "model": model,
+        # ``n`` asks for that many choices: the same turn in each
         "choices": [
-            {"index": 0, "message": message, "finish_reason": turn.finish, "logprobs": None}
+            {"index": i, "message": message, "finish_reason": turn.finish, "logprobs": logprobs}
+            for i in range(count)
         ],
         "usage": _usage(turn.usage),
+    }
+
+
+def _logprobs(text: str, top: object) -> dict[str, Any]:
+    """``logprobs: true``: each word (with its leading space) a token, certain (0.0)."""
+    import re
+
+    tokens = re.findall(r"\s*\S+|\s+", text)
+    wanted = top if isinstance(top, int) and top > 0 else 0
+    return {
+        "content": [
+            {
+                "token": t,
+                "logprob": 0.0,
+                "bytes": list(t.encode()),
+                "top_logprobs": [{"token": t, "logprob": 0.0, "bytes": list(t.encode())}][:wanted],
+            }
+            for t in tokens
+        ],
+        "refusal": None,
     }
 
 

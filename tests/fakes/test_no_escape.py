@@ -1,0 +1,150 @@
+"""Nothing leaves the machine: with the fake in respx mode or on the loopback server,
+no client library (httpx, httpx2 or aiohttp) opens a connection to a non-loopback
+address. A guard on ``socket`` records and refuses any such attempt."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from typing import Any
+
+import pytest
+
+from pytest_toolnexus.fakes import FakeLLM, text
+
+aiohttp = pytest.importorskip("aiohttp")
+pytest.importorskip("aioresponses")
+genai = pytest.importorskip("google.genai")
+from google.genai import types  # noqa: E402
+
+NO_RETRY = types.HttpRetryOptions(attempts=1)
+
+
+def _loopback(host: Any) -> bool:
+    if host in ("localhost", None):
+        return True
+    try:
+        return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture
+def escapes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every non-loopback host a client tried to resolve or reach, each refused."""
+    tried: list[str] = []
+    resolve, connect = socket.getaddrinfo, socket.socket.connect
+
+    def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if not _loopback(host):
+            tried.append(str(host))
+            raise OSError(f"test guard: no network ({host})")
+        return resolve(host, *args, **kwargs)
+
+    def guarded_connect(self: socket.socket, address: Any) -> Any:
+        if isinstance(address, tuple) and not _loopback(address[0]):
+            tried.append(str(address[0]))
+            raise OSError(f"test guard: no network ({address[0]})")
+        return connect(self, address)
+
+    monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    return tried
+
+
+async def _ask(client: Any) -> str:
+    reply = await client.aio.models.generate_content(model="gemini-fake", contents="hi")
+    return str(reply.text)
+
+
+def _respx_client() -> Any:
+    return genai.Client(api_key="test", http_options={"retry_options": NO_RETRY})
+
+
+def test_genai_async_client_stays_home_in_respx_mode(escapes: list[str]) -> None:
+    fake = FakeLLM([text("hello"), text("again")])
+    with fake.respx():
+        client = _respx_client()
+        assert asyncio.run(_ask(client)) == "hello"
+        assert client.models.generate_content(model="m", contents="x").text == "again"
+    fake.verify()
+    assert escapes == []
+    assert [r.provider for r in fake.requests] == ["gemini", "gemini"]
+
+
+def test_genai_async_client_stays_home_on_the_loopback_server(escapes: list[str]) -> None:
+    fake = FakeLLM([text("hello")])
+    with fake.serve() as server:
+        options = types.HttpOptions(base_url=server.gemini_base_url, retry_options=NO_RETRY)
+        client = genai.Client(api_key="test", http_options=options)
+        assert asyncio.run(_ask(client)) == "hello"
+    fake.verify()
+    assert escapes == []
+
+
+def test_the_guard_sees_an_async_client_without_the_fake(escapes: list[str]) -> None:
+    """The known-bad case: without ``fake.respx()`` the aiohttp request does try the
+    real host, and the guard catches it (so an empty list above means something)."""
+    with pytest.raises(Exception):  # noqa: B017, PT011 - whatever the SDK wraps it in
+        asyncio.run(_ask(_respx_client()))
+    assert escapes == ["generativelanguage.googleapis.com"]
+
+
+def test_an_aiohttp_request_elsewhere_is_refused_by_name(escapes: list[str]) -> None:
+    async def fetch() -> None:
+        async with aiohttp.ClientSession() as session:
+            await session.get("https://example.com/data")
+
+    with FakeLLM().respx(), pytest.raises(aiohttp.ClientConnectionError) as info:
+        asyncio.run(fetch())
+    assert "refused an aiohttp request to https://example.com/data" in str(info.value)
+    assert escapes == []
+
+
+def test_an_aiohttp_client_reaches_the_fake_at_a_provider_host(escapes: list[str]) -> None:
+    async def chat() -> tuple[int, Any]:
+        async with aiohttp.ClientSession() as session:
+            body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+            async with session.post(
+                "https://api.openai.com/v1/chat/completions", json=body
+            ) as response:
+                return response.status, await response.json()
+
+    fake = FakeLLM([text("hi there")])
+    with fake.respx():
+        status, data = asyncio.run(chat())
+    assert status == 200
+    assert data["choices"][0]["message"]["content"] == "hi there"
+    fake.verify()
+    assert escapes == []
+
+
+def test_without_aioresponses_aiohttp_is_refused_not_sent(
+    escapes: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "aioresponses", None)
+    with FakeLLM().respx(), pytest.raises(aiohttp.ClientConnectionError) as info:
+        asyncio.run(_ask(_respx_client()))
+    assert "needs aioresponses" in str(info.value)
+    assert escapes == []
+
+
+def test_an_inner_respx_serves_aiohttp_while_active_and_the_outer_one_after() -> None:
+    async def ask() -> str:
+        async with aiohttp.ClientSession() as session:
+            body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+            url = "https://api.openai.com/v1/chat/completions"
+            async with session.post(url, json=body) as response:
+                data = await response.json()
+                return str(data["choices"][0]["message"]["content"])
+
+    outer, inner = FakeLLM([text("outer")]), FakeLLM([text("inner")])
+    request = aiohttp.ClientSession._request
+    with outer.respx():
+        with inner.respx():
+            assert asyncio.run(ask()) == "inner"
+        assert asyncio.run(ask()) == "outer"
+    assert aiohttp.ClientSession._request is request
+    outer.verify()
+    inner.verify()
