@@ -93,13 +93,22 @@ class ConformanceSession:
         #: tools' processes, in half the pool; the rest are stopped after loading and
         #: started again to be explored. The other half loads: it never waits on
         #: an exploration, which begins only once collection is over.
-        self._warm = self.pool.size // 2
+        self._warm = self.pool.size // 2 if self._explores() else 0
         self._loader = concurrent.futures.ThreadPoolExecutor(
             max(1, self.pool.size - self._warm), thread_name_prefix="toolnexus-load"
         )
         #: Each distinct target's load, begun at most once (``_target_key``).
         self._loads: dict[tuple[str, Any], concurrent.futures.Future[_Loaded]] = {}
         self._start_early()
+
+    def _explores(self) -> bool:
+        """Whether any selected check calls tools: if none does, no worker is warmed."""
+        if self.options.execute == ExecuteMode.NONE:
+            return False
+        selected = applicable_checks(
+            self.settings.select, self.settings.ignore, providers=self.options.providers
+        )
+        return any(c.info.live for c in selected)
 
     def _queued_here(self) -> set[int]:
         """The tools of the items this xdist worker has been handed and not yet run.
