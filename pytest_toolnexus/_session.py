@@ -138,6 +138,8 @@ class ConformanceSession:
         pytest's start-up and with hypothesis's import, which the first live check
         needs (warmed in a daemon thread). Loads run a few at a time (``_loader``).
         """
+        if not self._is_worker and getattr(self.config.option, "dist", "no") != "no":
+            return  # the xdist controller collects nothing: its workers load the targets
         base_dir = Path(str(self.config.rootpath))
         for raw in self.settings.targets:
             try:
@@ -198,8 +200,12 @@ class ConformanceSession:
                 self.pool.release(worker, keep=warm and loaded_there)
         try:
             loaded = self.loop.run(load_target(spec, base_dir=base_dir), timeout=limit)
-        except LoopBlocked:
-            raise TargetError(f"loading {spec.label!r} took longer than {limit:g}s") from None
+        except BaseException as exc:
+            if worker is not None:
+                self.pool.drop(worker)  # no tool of it will be explored
+            if isinstance(exc, LoopBlocked):
+                raise TargetError(f"loading {spec.label!r} took longer than {limit:g}s") from None
+            raise
         self._loaded.append(loaded)
         return loaded, worker
 
