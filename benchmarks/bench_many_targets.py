@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -75,7 +76,7 @@ def _tree(root: int) -> tuple[int, int]:
     return sum(resident.get(pid, 0) for pid in inside), len(inside & resident.keys())
 
 
-def run(count: int, checks: str, workers: int | None) -> None:
+def run(count: int, checks: str, workers: int | None, limit: float | None = None) -> None:
     with tempfile.TemporaryDirectory() as folder:
         where = Path(folder)
         for index in range(count):
@@ -105,15 +106,26 @@ def run(count: int, checks: str, workers: int | None) -> None:
         started = time.perf_counter()
         with open(where / "out.txt", "wb") as out:
             process = subprocess.Popen(
-                command, cwd=where, stdout=out, stderr=subprocess.STDOUT, env=env
+                command,
+                cwd=where,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
             )
             peak_bytes = peak_count = 0
             while process.poll() is None:
+                if limit is not None and time.perf_counter() - started > limit:
+                    os.killpg(process.pid, signal.SIGTERM)  # its own session: nothing else
+                    process.wait()
+                    break
                 size, alive = _tree(process.pid)
                 peak_bytes, peak_count = max(peak_bytes, size), max(peak_count, alive)
                 time.sleep(0.2)
         wall = time.perf_counter() - started
         tail = (where / "out.txt").read_text(errors="replace").strip().splitlines()[-1:]
+        if tail and tail[0].lstrip(".").startswith(" ["):
+            tail = [f"stopped at {tail[0].rsplit('[', 1)[-1]}"]
         try:
             report = json.loads((where / "report.json").read_text())
             verdicts = len(report["results"])
@@ -133,9 +145,10 @@ def main() -> None:
     parser.add_argument("--targets", type=int, action="append", help="repeatable; default 100")
     parser.add_argument("--checks", choices=sorted(CHECKS), default="live")
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--limit", type=float, default=None, help="stop the run after SECONDS")
     args = parser.parse_args()
     for count in args.targets or [100]:
-        run(count, args.checks, args.workers)
+        run(count, args.checks, args.workers, args.limit)
 
 
 if __name__ == "__main__":
