@@ -16,6 +16,11 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
    target, with tools called in a worker process (a forked process per tool, the
    default) and in pytest's own process (``--toolnexus-isolation none``); whole
    pytest processes, start-up included, interleaved.
+6. Many targets: the plugin's live suite on 20 one-tool Python targets whose tool
+   sleeps 0.5 s per call, against one such target alone (default worker pool, and
+   one worker per target with ``--toolnexus-workers 20``); whole pytest processes,
+   interleaved. Targets load and are explored at once, so 20 should cost about
+   one plus the start-up of each worker (which takes CPU: on few cores, more).
 
 Medians of interleaved repeats; no test asserts on these numbers.
 """
@@ -301,7 +306,62 @@ def isolation(repeat: int, count: int = 200) -> None:
                 print(f"    {name:18} {wall:6.2f} s  ratio {wall / inside:4.2f}x")
 
 
-SECTIONS = ("calls", "hangs", "hostile", "xdist", "isolation")
+SLOW_TOOL = """
+import time
+from toolnexus_ref import BaseTool, ToolAnnotations
+
+
+class Slow(BaseTool):
+    name = "slow_{index}"
+    description = "Looks a word up slowly (half a second per call, like a remote service)."
+    input_schema = {
+        "type": "object",
+        "properties": {"word": {"type": "string", "maxLength": 20}},
+        "required": ["word"],
+        "additionalProperties": False,
+    }
+    annotations = ToolAnnotations(read_only=True, idempotent=True)
+
+    def run(self, args, ctx):
+        time.sleep(0.5)
+        return {"word": args["word"]}
+
+
+tools = [Slow()]
+"""
+
+
+def many_targets(repeat: int, count: int = 20) -> None:
+    print(f"6. {count} one-tool targets (0.5 s per call) against one, live suite, whole pytest")
+    with tempfile.TemporaryDirectory() as folder:
+        for index in range(count):
+            text = SLOW_TOOL.replace("{index}", str(index))
+            (Path(folder) / f"slow_target_{index}.py").write_text(text)
+
+        def command(targets: int, *extra: str) -> list[str]:
+            base = _live_suite("slow_target_0:tools")
+            for index in range(1, targets):
+                base += ["--toolnexus-target", f"slow_target_{index}:tools"]
+            return [*base, *extra]
+
+        variants = {
+            "one target": command(1),
+            f"{count} targets": command(count),
+            f"{count} targets, {count} workers": command(count, "--toolnexus-workers", str(count)),
+        }
+        walls: dict[str, list[float]] = {name: [] for name in variants}
+        for _ in range(repeat):
+            for name, argv in variants.items():
+                started = time.perf_counter()
+                subprocess.run(argv, cwd=folder, capture_output=True, check=False, timeout=1800)
+                walls[name].append(time.perf_counter() - started)
+        one = statistics.median(walls["one target"])
+        for name, values in walls.items():
+            wall = statistics.median(values)
+            print(f"  {name:24} {wall:6.1f} s  ratio {wall / one:5.2f}x one")
+
+
+SECTIONS = ("calls", "hangs", "hostile", "xdist", "isolation", "targets")
 
 
 def main() -> None:
@@ -321,6 +381,8 @@ def main() -> None:
         xdist(max(1, args.repeat // 2))
     if "isolation" in wanted:
         isolation(args.repeat)
+    if "targets" in wanted:
+        many_targets(max(1, args.repeat // 2))
 
 
 if __name__ == "__main__":

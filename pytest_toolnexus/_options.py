@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from toolnexus_conformance import PROVIDERS as PROVIDER_NAMES
 from toolnexus_conformance import RunOptions
+from toolnexus_conformance.process._pool import default_workers
 
 __all__ = [
     "ALLOW",
@@ -51,6 +52,7 @@ PROVIDERS = "--toolnexus-providers"
 ISOLATION = "--toolnexus-isolation"
 LOAD_TIMEOUT = "--toolnexus-load-timeout"
 ARGUMENTS = "--toolnexus-arguments"
+WORKERS = "--toolnexus-workers"
 
 EXECUTE_MODES = ("auto", "all", "none")
 ISOLATION_MODES = ("process", "none")
@@ -172,6 +174,15 @@ def add_options(parser: pytest.Parser) -> None:
         f" session (default {DEFAULT_CONCURRENCY}); 1 explores one tool after another.",
     )
     group.addoption(
+        WORKERS,
+        type=int,
+        default=None,
+        dest="toolnexus_workers",
+        metavar="N",
+        help="worker processes alive at once, one per Python target being loaded or"
+        " explored (default: twice the CPU cores, at least 4, at most the concurrency).",
+    )
+    group.addoption(
         SEED,
         type=int,
         default=None,
@@ -248,6 +259,7 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("toolnexus_call_timeout", "bound on any single live call", default="")
     parser.addini("toolnexus_report", "path of the JSON report", default="")
     parser.addini("toolnexus_concurrency", "tools explored at once by live checks", default="")
+    parser.addini("toolnexus_workers", "worker processes alive at once", default="")
     parser.addini("toolnexus_seed", "seed for the generated arguments", default="")
     parser.addini(
         "toolnexus_granularity", "check | tool: what one test item covers", default="check"
@@ -283,6 +295,8 @@ class Settings:
     load_timeout: float = DEFAULT_LOAD_TIMEOUT
     #: The file of the user's arguments per tool, resolved; ``None`` when none is named.
     arguments: Path | None = None
+    #: Worker processes of Python targets alive at once (``process/_pool``).
+    workers: int = 4
 
 
 def _codes(values: list[str]) -> tuple[str, ...]:
@@ -368,6 +382,9 @@ def read_settings(config: pytest.Config) -> Settings:
     load_timeout = _number(config, "toolnexus_load_timeout", float, DEFAULT_LOAD_TIMEOUT)
     if load_timeout <= 0:
         raise pytest.UsageError(f"{LOAD_TIMEOUT} must be positive")
+    workers = int(_number(config, "toolnexus_workers", int, default_workers(concurrency)))
+    if workers < 1:
+        raise pytest.UsageError(f"{WORKERS} must be at least 1, got {workers}")
     return Settings(
         targets=tuple(config.getoption("toolnexus_targets"))
         + tuple(t for t in config.getini("toolnexus_targets") if t.strip()),
@@ -390,6 +407,7 @@ def read_settings(config: pytest.Config) -> Settings:
         isolation=isolation,
         load_timeout=load_timeout,
         arguments=_arguments_file(config),
+        workers=workers,
     )
 
 

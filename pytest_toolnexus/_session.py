@@ -6,11 +6,11 @@ imported here rather than in the entry-point module.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import dataclasses
 import os
 import threading
+import warnings
 from collections.abc import Awaitable, Generator
 from pathlib import Path
 from typing import Any, Literal
@@ -23,8 +23,9 @@ from toolnexus_conformance._report import Records
 from toolnexus_conformance._runner import applicable_checks, applies, plan, run_check
 from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
 from toolnexus_conformance.live._explorations import Explorations, Judges
-from toolnexus_conformance.live._loop import BackgroundLoop
+from toolnexus_conformance.live._loop import BackgroundLoop, LoopBlocked
 from toolnexus_conformance.process._isolation import IsolatedExplorations, TargetWorker, WorkerError
+from toolnexus_conformance.process._pool import WorkerPool
 from toolnexus_conformance.targets import (
     SPEC_FORMS,
     LoadedTarget,
@@ -45,6 +46,10 @@ __all__ = ["ConformanceSession"]
 
 #: How many tool names the error about arguments that match no tool lists.
 LISTED_TOOLS = 100
+#: A target's load and its worker, if its calls are made in one.
+_Loaded = tuple[LoadedTarget, TargetWorker | None]
+#: How long the session, ending, waits for loads still running (to close what they opened).
+UNLOAD_WAIT = 5.0
 
 
 class ConformanceSession:
@@ -77,10 +82,12 @@ class ConformanceSession:
         # Under xdist a worker explores only the tools of the items queued on it.
         prefetch = self._queued_here if self._is_worker else True
         self.explorations = Explorations(self.options, self.loop, prefetch=prefetch)
+        #: The worker processes of Python targets alive at once, loading or exploring.
+        self.pool = WorkerPool(settings.workers)
         #: Python targets are imported and called in worker processes (``_isolation``).
         self.isolated: IsolatedExplorations | None = None
         if settings.isolation == "process" and hasattr(os, "fork"):
-            self.isolated = IsolatedExplorations(self.options, prefetch=prefetch)
+            self.isolated = IsolatedExplorations(self.options, prefetch=prefetch, pool=self.pool)
         elif settings.isolation == "process":
             config.issue_config_time_warning(
                 pytest.PytestConfigWarning(
@@ -91,9 +98,26 @@ class ConformanceSession:
                 stacklevel=2,
             )
         self._workers: list[TargetWorker] = []
-        self._early: dict[str, concurrent.futures.Future[LoadedTarget]] = {}
-        self._early_workers: dict[str, concurrent.futures.Future[TargetWorker]] = {}
+        #: The first Python targets (explored first) keep their worker, warmed for their
+        #: tools' processes, in half the pool; the rest are stopped after loading and
+        #: started again to be explored. The other half loads: it never waits on
+        #: an exploration, which begins only once collection is over.
+        self._warm = self.pool.size // 2 if self._explores() else 0
+        self._loader = concurrent.futures.ThreadPoolExecutor(
+            max(1, self.pool.size - self._warm), thread_name_prefix="toolnexus-load"
+        )
+        #: Each distinct target's load, begun at most once (``_target_key``).
+        self._loads: dict[tuple[str, Any], concurrent.futures.Future[_Loaded]] = {}
         self._start_early()
+
+    def _explores(self) -> bool:
+        """Whether any selected check calls tools: if none does, no worker is warmed."""
+        if self.options.execute == ExecuteMode.NONE:
+            return False
+        selected = applicable_checks(
+            self.settings.select, self.settings.ignore, providers=self.options.providers
+        )
+        return any(c.info.live for c in selected)
 
     def _queued_here(self) -> set[int]:
         """The tools of the items this xdist worker has been handed and not yet run.
@@ -118,31 +142,40 @@ class ConformanceSession:
     def _start_early(self) -> None:
         """Start loading the command line's targets now, while pytest starts up.
 
-        Starting an MCP server and importing the SDK take seconds; begun at configure
-        time they overlap with the rest of pytest's start-up and with hypothesis's
-        import, which the first live check needs (warmed in a daemon thread).
+        Starting an MCP server and importing the SDK take seconds, and so does
+        warming a worker; begun at configure time they overlap with the rest of
+        pytest's start-up and with hypothesis's import, which the first live check
+        needs (warmed in a daemon thread). Loads run a few at a time (``_loader``).
         """
+        if not self._is_worker and getattr(self.config.option, "dist", "no") != "no":
+            return  # the xdist controller collects nothing: its workers load the targets
         base_dir = Path(str(self.config.rootpath))
         for raw in self.settings.targets:
             try:
                 spec = parse_target(raw, base_dir=base_dir)
             except TargetError:
                 continue  # reported at collection, with the others
-            if spec.kind.value in ("mcp.json", "stdio", "http"):
-                self._early[raw] = asyncio.run_coroutine_threadsafe(
-                    load_target(spec, base_dir=base_dir), self.loop.loop
-                )
-            elif spec.kind is TargetKind.PYTHON and self.isolated is not None:
-                self._early_workers[raw] = self._start_worker(spec, base_dir)
+            if spec.kind is TargetKind.PYTHON and self.isolated is None:
+                continue  # imported in this process: at collection, as before
+            self._submit_load(spec, base_dir)
         if self.options.execute != ExecuteMode.NONE:
             threading.Thread(
                 target=_warm_generation, args=(self.options,), name="toolnexus-warm", daemon=True
             ).start()
 
-    def _start_worker(
-        self, spec: TargetSpec, base_dir: Path
-    ) -> concurrent.futures.Future[TargetWorker]:
-        """A worker process importing the target, started on a thread: it overlaps start-up."""
+    def _submit_load(self, spec: TargetSpec, base_dir: Path) -> concurrent.futures.Future[_Loaded]:
+        """The target's load, begun now unless it already was: a target loads once."""
+        key = _target_key(spec)
+        found = self._loads.get(key)
+        if found is None:
+            isolated = spec.kind is TargetKind.PYTHON and self.isolated is not None
+            warm = (
+                isolated and sum(k[0] == TargetKind.PYTHON.value for k in self._loads) < self._warm
+            )
+            found = self._loads[key] = self._loader.submit(self._load, spec, base_dir, warm)
+        return found
+
+    def _new_worker(self, spec: TargetSpec, base_dir: Path) -> TargetWorker:
         from toolnexus_conformance._registry import CATALOG
 
         modules = sorted({c.run.__module__ for c in CATALOG if c.info.live})
@@ -152,44 +185,40 @@ class ConformanceSession:
             spec.value, spec.label, base_dir=base_dir, options=options, modules=modules
         )
         self._workers.append(worker)
-        future: concurrent.futures.Future[TargetWorker] = concurrent.futures.Future()
+        return worker
 
-        def load() -> None:
-            try:
-                worker.load(self.settings.load_timeout)
-            except BaseException as exc:
-                future.set_exception(exc)
-            else:
-                future.set_result(worker)
-
-        threading.Thread(target=load, name="toolnexus-worker-load", daemon=True).start()
-        return future
-
-    def _load(
-        self, raw: Any, spec: TargetSpec, base_dir: Path
-    ) -> tuple[LoadedTarget, TargetWorker | None]:
+    def _load(self, spec: TargetSpec, base_dir: Path, warm: bool) -> _Loaded:
         """The target's tools, and the worker process its live calls go to (if isolated).
 
-        A Python target is imported in its worker first: an import that exits, crashes
-        or hangs there is the target's load error, and it is never imported here.
+        Runs on a ``_loader`` thread. A Python target is imported in its worker first,
+        in a slot of the pool: an import that exits, crashes or hangs there is the
+        target's load error, and it is never imported here. A worker that is not
+        ``warm`` is stopped once it has loaded, freeing its slot for the next load.
         """
         limit = self.settings.load_timeout
         worker = None
         if spec.kind is TargetKind.PYTHON and self.isolated is not None:
-            started = self._early_workers.pop(raw, None) if isinstance(raw, str) else None
-            started = started or self._start_worker(spec, base_dir)
+            worker = self._new_worker(spec, base_dir)
+            worker.prepare = warm
+            self.pool.acquire(worker)
+            loaded_there = False
             try:
-                worker = started.result(limit + 5.0)
+                worker.load(limit)
+                loaded_there = True
             except WorkerError as exc:
                 raise TargetError(str(exc)) from None
-        early = self._early.pop(raw, None) if isinstance(raw, str) else None
-        if early is None:
-            return self.loop.run(load_target(spec, base_dir=base_dir), timeout=limit), worker
+            finally:
+                self.pool.release(worker, keep=warm and loaded_there)
         try:
-            return early.result(limit), worker
-        except concurrent.futures.TimeoutError:
-            early.cancel()
-            raise TargetError(f"loading {spec.label!r} took longer than {limit:g}s") from None
+            loaded = self.loop.run(load_target(spec, base_dir=base_dir), timeout=limit)
+        except BaseException as exc:
+            if worker is not None:
+                self.pool.drop(worker)  # no tool of it will be explored
+            if isinstance(exc, LoopBlocked):
+                raise TargetError(f"loading {spec.label!r} took longer than {limit:g}s") from None
+            raise
+        self._loaded.append(loaded)
+        return loaded, worker
 
     # -- interrupts and completeness ---------------------------------------------------
     #: SIGTERM raised as KeyboardInterrupt while the suites are on (``_interrupts``).
@@ -230,24 +259,49 @@ class ConformanceSession:
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
-        new: list[pytest.Item] = []
         base_dir = Path(str(config.rootpath))
+        # Every target's load is begun first (those of the command line at configure),
+        # so they load at once; their nodes are then made in the order given.
+        pending: list[tuple[Any, TargetSpec | None, concurrent.futures.Future[_Loaded] | str]] = []
+        given: dict[tuple[str, Any], list[str]] = {}
+        for raw in self._target_specs():
+            try:
+                spec = parse_target(raw, base_dir=base_dir)
+            except TargetError as exc:
+                pending.append((raw, None, str(exc)))
+                continue
+            key = _target_key(spec)
+            if key in given:
+                given[key].append(spec.label)
+                continue
+            given[key] = [spec.label]
+            pending.append((raw, spec, self._submit_load(spec, base_dir)))
+        for labels in given.values():
+            if len(labels) > 1:
+                warnings.warn(
+                    pytest.PytestCollectionWarning(
+                        f"toolnexus: target {labels[0]!r} is given {len(labels)} times;"
+                        " it is loaded and checked once"
+                    ),
+                    stacklevel=1,
+                )
+        new: list[pytest.Item] = []
         seen_labels: dict[str, int] = {}
-        for t_index, raw in enumerate(self._target_specs()):
+        for t_index, (raw, target, load) in enumerate(pending):
             load_error: str | None = None
             loaded: LoadedTarget | None = None
             worker: TargetWorker | None = None
-            try:
-                spec = parse_target(raw, base_dir=base_dir)
-                label = spec.label
-                loaded, worker = self._load(raw, spec, base_dir)
-                self._loaded.append(loaded)
-            except TargetError as exc:
-                label = raw if isinstance(raw, str) else type(raw).__name__
-                load_error = str(exc)
-            except Exception as exc:  # a timeout of the loader itself, and the unforeseen
-                label = raw if isinstance(raw, str) else type(raw).__name__
-                load_error = f"loading the target failed: {type(exc).__name__}: {exc}"
+            label = raw if isinstance(raw, str) else type(raw).__name__
+            if isinstance(load, str) or target is None:
+                load_error = str(load)
+            else:
+                try:
+                    loaded, worker = load.result()
+                    label = target.label
+                except TargetError as exc:
+                    load_error = str(exc)
+                except Exception as exc:  # a timeout of the loader itself, and the unforeseen
+                    load_error = f"loading the target failed: {type(exc).__name__}: {exc}"
             count = seen_labels.get(label, 0)
             seen_labels[label] = count + 1
             if count:
@@ -256,6 +310,25 @@ class ConformanceSession:
         new.extend(self._give_arguments(session))
         items.extend(new)
         session.testscollected += len(new)  # pytest counts only what its collectors report
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Plan the explorations of the items that survived selection, and no others.
+
+        Called once every plugin has deselected (``-k``, ``-m``, ``--deselect``): a
+        tool none of whose items is left is never called, and a tool's exploration
+        makes only the calls its remaining checks need. Nothing is explored before
+        the first item runs.
+        """
+        for item in session.items:
+            if not isinstance(item, CheckItem) or not isinstance(item.subject, ToolSubject):
+                continue
+            subject = item.subject
+            judges: Judges = self.explorations
+            if self.isolated is not None and self.isolated.handles(subject.target):
+                judges = self.isolated
+            plan(judges, subject, (c for c, _ in item.checks), group=subject.target)
+        if self.isolated is not None:
+            self.isolated.planned()
 
     def _target_nodes(
         self,
@@ -277,10 +350,8 @@ class ConformanceSession:
         if load_error is not None:
             self._unloaded.append(label)
         self._collected.extend((label, _tool_name(s)) for s in subjects)
-        judges: Judges = self.explorations
         if worker is not None and self.isolated is not None:
             self.isolated.add(label, worker, subjects)
-            judges = self.isolated
         target_extra: dict[str, Any] = dict(loaded.info) if loaded is not None else {}
         target_extra["load_error"] = load_error
         target_subject = TargetSubject(label, subjects, target_extra)
@@ -305,7 +376,6 @@ class ConformanceSession:
                 for c_index, check in enumerate(tool_checks)
                 if applies(check, subject)
             ]
-            plan(judges, subject, (c for c, _ in mine), group=label)
             if settings.granularity == "tool":
                 if mine:
                     items.append(self._item(tool_node, mine, subject, name="checks"))
@@ -411,14 +481,12 @@ class ConformanceSession:
                 self.records.write_report(path, **(state.as_report() if state else {}))
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        for early in self._early.values():  # started at configure, never collected
-            if not early.done():
-                early.cancel()
-            elif not early.cancelled() and early.exception() is None:
-                self._loaded.append(early.result())
-        self._early.clear()
-        for worker in self._workers:
-            worker.close()
+        self._loader.shutdown(wait=False, cancel_futures=True)  # begun, never collected
+        if self.isolated is not None:
+            self.isolated.close()
+        for worker in list(self._workers):
+            worker.close()  # a load still waiting on its worker ends with it
+        concurrent.futures.wait(list(self._loads.values()), timeout=UNLOAD_WAIT)
         for loaded in self._loaded:
             if loaded.close is not None:
                 try:
@@ -427,6 +495,13 @@ class ConformanceSession:
                     pass
         self.loop.close()
         self.records.close()
+
+
+def _target_key(spec: TargetSpec) -> tuple[str, Any]:
+    """What makes two targets the same one: a server given twice is started once."""
+    if spec.kind is TargetKind.OBJECT:
+        return (spec.kind.value, id(spec.obj))
+    return (spec.kind.value, " ".join(spec.value.split()))
 
 
 async def _await(awaitable: Awaitable[None]) -> None:

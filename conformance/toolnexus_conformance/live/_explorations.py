@@ -1,7 +1,7 @@
 """Every tool of a run explored once, many at a time, each check's verdict read from it.
 
 The runner (and the pytest plugin, item by item) asks for a tool's observation;
-the first ask of a group (a target) explores every planned tool of the group at
+the first ask explores every planned tool not explored yet, of every target, at
 once, bounded by ``RunOptions.concurrency``, inside one scratch working directory.
 In-process ``async def`` tools take turns: one that blocks the event loop is then
 known by name, the loop is replaced, and the rest of the group carries on.
@@ -53,22 +53,19 @@ def batch_of(
     done: Container[int],
     prefetch: bool | Callable[[], set[int]],
 ) -> list[P]:
-    """The plan asked for, then (with prefetch) the unexplored rest of its group.
+    """The plan asked for, then (with prefetch) every other plan not explored yet.
 
-    ``prefetch`` is ``False`` (the one tool), ``True`` (its whole group) or a function
-    giving the ids of the tools wanted now (under xdist, those of the queued items).
+    ``prefetch`` is ``False`` (the one tool), ``True`` (every planned tool, of every
+    target: targets overlap under the one concurrency bound) or a function giving
+    the ids of the tools wanted now (under xdist, those of the queued items).
     """
-    plan = plans[key]
-    batch = [plan]
+    batch = [plans[key]]
     if prefetch:
         wanted = prefetch() if callable(prefetch) else None
         batch += [
             p
             for k, p in plans.items()
-            if k != key
-            and p.group == plan.group
-            and k not in done
-            and (wanted is None or k in wanted)
+            if k != key and k not in done and (wanted is None or k in wanted)
         ]
     return batch
 
@@ -100,7 +97,7 @@ class Explorations:
         self.options = options
         self.loop = loop
         self.workers = workers or shared_workers(max(2, min(32, 2 * options.concurrency)))
-        #: Explore the whole group at the first ask; or, given a function, only the
+        #: Explore every planned tool at the first ask; or, given a function, only the
         #: tools whose ids it returns (under xdist: those of the items queued on
         #: this worker, so a worker explores only the tools its own items need).
         self.prefetch = prefetch
@@ -121,7 +118,7 @@ class Explorations:
         return tuple(check.run(self.observation(subject), self.options))  # type: ignore[arg-type]
 
     def observation(self, subject: ToolSubject) -> Observation:
-        """The tool's observation, exploring it (and, with prefetch, its group) first."""
+        """The tool's observation, exploring it (and, with prefetch, the others) first."""
         key = id(subject)
         found = self._done.get(key)
         if found is not None:

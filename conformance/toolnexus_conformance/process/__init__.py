@@ -6,8 +6,9 @@ it tools to explore and turns what comes back (or a process that died) into
 verdicts. ``_worker`` is the worker's half, run as ``python -m
 toolnexus_conformance.process._worker``: it imports the target once and forks a
 process per tool, which explores and judges that tool through the runner's public
-``plan``/``run_check`` functions. ``_target`` is ``check_target``, the same
-isolated run for scripts.
+``plan``/``run_check`` functions. ``_pool`` bounds the workers alive at once
+(loading or exploring), stopping idle ones to make room. ``_target`` is
+``check_target``, the same isolated run for scripts.
 
 Arrows point one way: this room imports the runner and the live engine; neither
 imports it back (the pytest plugin and ``check_target`` are its only callers).

@@ -30,7 +30,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from .._options import RunOptions, ToolArguments
 from .._subject import ToolSubject
 from ..live._explorations import batch_of
 from ._frames import CONTROL_MAX, FrameReader, kill_group
+from ._pool import WorkerPool, default_workers
 
 __all__ = ["PROCESS_CHECK", "IsolatedExplorations", "TargetWorker", "ToolJudgement"]
 
@@ -131,6 +132,12 @@ class TargetWorker:
         self._closed = False
         self._load_timeout = 60.0
         self._generation = 0
+        #: Warm the worker for its tools' processes at load (``_worker._prepare``): a
+        #: worker loaded only for the target's declarations, and stopped, skips it.
+        self.prepare = True
+        #: Stopped to free its slot in the pool (``suspend``), not dead: its next use
+        #: starts it again without counting a restart.
+        self._suspended = False
 
     # -- the worker process --------------------------------------------------------------
     def start(self) -> None:
@@ -177,7 +184,16 @@ class TargetWorker:
         # directory, where a project's own modules are found) are made absolute.
         path = [str(Path(p or os.curdir).resolve()) for p in sys.path]
         base = str(self.base_dir) if self.base_dir is not None else None
-        message = ("load", self.spec, self.label, base, path, self.options, self.modules)
+        message = (
+            "load",
+            self.spec,
+            self.label,
+            base,
+            path,
+            self.options,
+            self.modules,
+            self.prepare,
+        )
         self._send(pickle.dumps(message))
         end = _monotonic() + timeout
         while not self._loaded.wait(0.05):
@@ -264,12 +280,27 @@ class TargetWorker:
             alive = self._process is not None and self._process.poll() is None
             if alive and not self._gone.is_set():
                 return
-            if self._restarts >= RESTARTS:
-                raise WorkerError(f"the worker process died {RESTARTS} times; not restarted")
-            self._restarts += 1
+            if not self._suspended:
+                if self._restarts >= RESTARTS:
+                    raise WorkerError(f"the worker process died {RESTARTS} times; not restarted")
+                self._restarts += 1
+            self._suspended = False
+            self.prepare = True
             self._stop_process()
             self.start()
             self.load(self._load_timeout)
+
+    def suspend(self) -> None:
+        """Stop the worker process to free its slot in the pool; its next use starts it again."""
+        with self._lock:
+            if self._closed or self._process is None:
+                return
+            self._suspended = True
+            try:
+                self._send(pickle.dumps(("stop",)))
+            except WorkerError:
+                pass
+            self._stop_process()
 
     def _stop_process(self) -> int | None:
         process, self._process = self._process, None
@@ -469,17 +500,33 @@ class _Plan:
 
 
 class IsolatedExplorations:
-    """What ``Explorations`` is to in-process tools, for tools explored in a worker process."""
+    """What ``Explorations`` is to in-process tools, for tools explored in a worker process.
+
+    The first ask starts exploring every planned tool (with prefetch), of every
+    target, in the order they were planned: ``RunOptions.concurrency`` tools at
+    once, each in a process its target's worker forks, the workers alive at once
+    bounded by the pool. A target's worker is stopped once its last planned tool is
+    explored, so its slot goes to the next target.
+    """
 
     def __init__(
-        self, options: RunOptions, *, prefetch: bool | Callable[[], set[int]] = True
+        self,
+        options: RunOptions,
+        *,
+        prefetch: bool | Callable[[], set[int]] = True,
+        pool: WorkerPool | None = None,
     ) -> None:
         self.options = options
         self.prefetch = prefetch
+        self.pool = pool or WorkerPool(default_workers(options.concurrency))
         self._workers: dict[str, TargetWorker] = {}
         self._indexes: dict[int, int] = {}
         self._plans: dict[int, _Plan] = {}
-        self._done: dict[int, ToolJudgement] = {}
+        self._futures: dict[int, Future[ToolJudgement]] = {}
+        #: Planned tools of each target not explored yet: at none, its worker stops.
+        self._left: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._runner: ThreadPoolExecutor | None = None
 
     def add(self, group: str, worker: TargetWorker, subjects: Sequence[ToolSubject]) -> None:
         self._workers[group] = worker
@@ -493,8 +540,18 @@ class IsolatedExplorations:
         self, subject: ToolSubject, phases: Iterable[Any], codes: Iterable[str], *, group: str
     ) -> None:
         key = id(subject)
-        entry = self._plans.setdefault(key, _Plan(subject, group, self._indexes.get(key, -1)))
+        entry = self._plans.get(key)
+        if entry is None:
+            entry = self._plans[key] = _Plan(subject, group, self._indexes.get(key, -1))
+            with self._lock:
+                self._left[group] = self._left.get(group, 0) + 1
         entry.codes.update(codes)
+
+    def planned(self) -> None:
+        """Planning is over: the workers of targets with nothing to explore give up their slot."""
+        for group, worker in self._workers.items():
+            if not self._left.get(group):
+                self.pool.drop(worker)
 
     def judge(self, check: Any, subject: ToolSubject) -> tuple[Finding, ...]:
         """The check's findings, read from what the tool's process sent (``Skip`` if none)."""
@@ -513,31 +570,54 @@ class IsolatedExplorations:
             raise Skip(message)
         return tuple(Finding(*f) for f in findings)
 
+    def close(self) -> None:
+        """Stop exploring what was not asked for yet (the session is ending)."""
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            runner.shutdown(wait=False, cancel_futures=True)
+
     def _judgement(self, subject: ToolSubject) -> ToolJudgement:
         key = id(subject)
-        found = self._done.get(key)
-        if found is not None:
-            return found
-        if key not in self._plans:
-            raise KeyError(f"no exploration was planned for {subject.display_name!r}")
-        batch = batch_of(key, self._plans, self._done, self.prefetch)
-        width = max(1, min(len(batch), self.options.concurrency))
-        with ThreadPoolExecutor(width, thread_name_prefix="toolnexus-watch") as pool:
-            for done, judgement in zip(batch, pool.map(self._explore, batch), strict=True):
-                self._done[id(done.subject)] = judgement
-        return self._done[key]
+        if key not in self._futures:
+            if key not in self._plans:
+                raise KeyError(f"no exploration was planned for {subject.display_name!r}")
+            self._submit(batch_of(key, self._plans, self._futures, self.prefetch))
+        return self._futures[key].result()
+
+    def _submit(self, batch: list[_Plan]) -> None:
+        if self._runner is None:
+            width = max(1, self.options.concurrency)
+            self._runner = ThreadPoolExecutor(width, thread_name_prefix="toolnexus-watch")
+        for plan in batch:
+            key = id(plan.subject)
+            if key not in self._futures:
+                self._futures[key] = self._runner.submit(self._explore, plan)
 
     def _explore(self, plan: _Plan) -> ToolJudgement:
         worker = self._workers[plan.group]
-        if plan.index < 0 or plan.index >= worker.tools:
-            return ToolJudgement(
-                error=f"the target gave {worker.tools} tools in the worker process: this tool"
-                " has no counterpart there"
-            )
-        subject = plan.subject
-        name = subject.name if isinstance(subject.name, str) else subject.display_name
-        arguments = self.options.arguments_for(plan.group, name)
-        return worker.explore(plan.index, subject.display_name, sorted(plan.codes), arguments)
+        held = False
+        try:
+            if plan.index < 0 or plan.index >= worker.tools:
+                return ToolJudgement(
+                    error=f"the target gave {worker.tools} tools in the worker process: this"
+                    " tool has no counterpart there"
+                )
+            subject = plan.subject
+            name = subject.name if isinstance(subject.name, str) else subject.display_name
+            arguments = self.options.arguments_for(plan.group, name)
+            self.pool.acquire(worker)
+            held = True
+            return worker.explore(plan.index, subject.display_name, sorted(plan.codes), arguments)
+        except Exception as exc:  # our own failure: say so, never blame the tool
+            return ToolJudgement(error=f"exploring the tool failed: {type(exc).__name__}: {exc}")
+        finally:
+            with self._lock:
+                self._left[plan.group] -= 1
+                last = self._left[plan.group] <= 0
+            if held:
+                self.pool.release(worker, keep=not last)
+            elif last:
+                self.pool.drop(worker)
 
 
 def _first_line(text: str) -> str:

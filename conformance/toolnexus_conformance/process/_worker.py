@@ -118,8 +118,9 @@ class _Worker:
         path: list[str],
         options: Any,
         modules: list[str],
+        prepare: bool = True,
     ) -> None:
-        """Import the target and everything a child needs, so that no child pays for it."""
+        """Import the target and (with ``prepare``) everything a child needs, paid once."""
         sys.path[:] = path
         self.label, self.options = label, options
         try:
@@ -134,7 +135,8 @@ class _Worker:
                 )
             )
             self.tools, self.extras = loaded.tools, list(loaded.extras)
-            _prepare(options, modules)
+            if prepare:
+                _prepare(options, modules)
         except BaseException as exc:  # SystemExit at import included: the session reports it
             from ..targets import TargetError
 
