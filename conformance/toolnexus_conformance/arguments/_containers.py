@@ -127,8 +127,9 @@ def objects(
         for key in keys:
             value[key] = draw(values[key])
         for _ in range(draw(st.integers(need, most)) if most > 0 else 0):
-            name = draw(names.filter(lambda s: s not in value))
-            value[name] = draw(for_name(name))
+            name = draw(names)
+            if name not in value:  # no filter per draw: building one costs more than a miss
+                value[name] = draw(for_name(name))
         return value
 
     return draw()

@@ -61,8 +61,9 @@ _STRINGS: tuple[str, ...] = (
     "a" * 21,
     "x" * 301,
     "A" * 4096,
-    "A" * LONG,
 )
+#: Edge strings too costly to offer in every draw: ``edge_args`` calls them once.
+_ONCE: tuple[str, ...] = ("A" * LONG,)
 #: Keys invented for objects that take unnamed properties.
 EDGE_KEYS: tuple[str, ...] = (
     "a.b",
@@ -116,20 +117,20 @@ _INTS: tuple[int, ...] = (
 _FLOATS: tuple[float, ...] = (0.0, -0.0, 0.5, -1.5, 1e-9, 0.1 + 0.2, 1e15, 1e308, -1e308)
 
 
-def string_edges(node: Mapping[str, Any]) -> list[str]:
+def string_edges(node: Mapping[str, Any], *, once: bool = False) -> list[str]:
     """Edge strings ``node``'s length bounds and pattern allow (its format is left to the
     guard, except ``date``, whose edges are dates)."""
     low = int(node.get("minLength", 0))
     high = node.get("maxLength")
     fmt = node.get("format")
-    pool = list(_DATES) if fmt == "date" else list(_STRINGS)
+    pool = list(_DATES) if fmt == "date" else [*_STRINGS, *(_ONCE if once else ())]
     if fmt == "date-time":
         pool = [f"{d}T23:59:59Z" for d in _DATES] + ["2024-02-29T00:00:00+05:30"]
     elif isinstance(fmt, str) and fmt != "date" and fmt in _CHECKED_FORMATS:
         return []  # the format's own generator knows its shapes; generic edges would fail it
     if fmt not in ("date", "date-time"):
         if high is not None:
-            top = min(int(high), LONG)
+            top = min(int(high), 4096)
             pool += ["a" * top, "😀" * top, " " * top]
         few = min(low, LONG)
         pool += ["a" * few, "a" * (few + 1), " " * max(few, 1)]
@@ -218,7 +219,7 @@ def property_edges(node: Any, *, depth: int = 0) -> list[Any]:
 
     for kind in _types(node):
         if kind == "string":
-            out += string_edges(node)
+            out += string_edges(node, once=depth == 0)
         elif kind == "integer":
             lo, hi = _int_bounds(node, False)
             out += integer_edges(node, lo, hi)

@@ -23,10 +23,11 @@ from toolnexus_ref import ToolContext
 
 from .._execution import code_on_loop
 from .._model import Skip
-from .._options import RunOptions
+from .._options import RunOptions, ToolArguments
 from .._safety import may_execute
 from .._subject import ToolSubject, hints_of
 from ._calls import CallOutcome
+from ._given import explicit_args, with_values
 from ._observation import Observation, Phase, Stream, properties_for
 from ._probes import DEADLINE, TIMING, Env, is_async, make_probes, parts, recheck
 from ._search import (
@@ -143,8 +144,10 @@ async def _strategy(env: Env, schema: Any, *, invalid: bool) -> Any:
     """Built on a worker thread: compiling a large schema is our work, not the tool's."""
     try:
         await _warm(env)
+        given = given_for(env)
         done, built = await env.workers.builders.bounded(
-            lambda: build_strategy(schema, invalid=invalid), BUILD_LIMIT
+            lambda: with_values(build_strategy(schema, invalid=invalid), schema, given, invalid),
+            BUILD_LIMIT,
         )
         if not done:
             raise Skip(
@@ -195,6 +198,7 @@ async def _stream(
         lanes.append(
             Lane(without_ctx, properties_for(Stream.NO_CONTEXT, env.codes), env.without_ctx)
         )
+    explicit = await _explicit(env, stream) if with_context else []
     results = await search(
         strategy,
         lanes,
@@ -207,6 +211,7 @@ async def _stream(
         invalid=stream is Stream.INVALID,
         first=None if stream is Stream.INVALID else env.observation.simplest,
         together=hints_of(subject).read_only is True,
+        explicit=explicit,
     )
     for name, result in zip(streams, results, strict=True):
         env.observation.streams[name] = result
@@ -215,6 +220,27 @@ async def _stream(
                 env.observation.blocked_loop = "an earlier call blocked the event loop"
             else:
                 env.observation.unresponsive = result.hang
+
+
+def given_for(env: Env) -> ToolArguments:
+    subject = env.subject
+    name = subject.name if isinstance(subject.name, str) else subject.display_name
+    return env.options.arguments_for(subject.target, name)
+
+
+async def _explicit(env: Env, stream: Stream) -> list[Any]:
+    """The arguments called before any generated one (``_given.explicit_args``), built on
+    a worker thread and bounded like a strategy: the schema is ours to read, not the tool's."""
+    subject = env.subject
+    given = given_for(env)
+    simplest = env.observation.simplest
+    if stream is Stream.INVALID and not given.examples:
+        return []
+    done, built = await env.workers.builders.bounded(
+        lambda: explicit_args(subject.input_schema, simplest, given, invalid=stream is Stream.INVALID),
+        BUILD_LIMIT,
+    )
+    return list(built) if done else []
 
 
 # -- concurrency ---------------------------------------------------------------------

@@ -54,6 +54,13 @@ __all__ = [
 
 #: Bound on compiling a schema into a strategy, and on finding its simplest example.
 BUILD_LIMIT = 10.0
+#: Examples a search may draw past the user's floor (``RunOptions.examples``) while
+#: the tool answers fast: about what a dedicated fuzzer spends on one tool.
+DEPTH_EXAMPLES = 100
+#: Wall seconds a search may spend past the floor. A fast tool gets its
+#: ``DEPTH_EXAMPLES`` within it; a tool that took longer than this to reach the
+#: floor gets no more calls than the floor.
+DEPTH_TIME = 1.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,7 +312,13 @@ def _settings(options: RunOptions, **overrides: Any) -> Any:
     # The user's profile, as loaded: by name, because hypothesis keeps the current
     # settings per thread, and this runs on a worker started before the user loaded it.
     current = settings.get_profile(settings.get_current_profile_name())
-    suppressed = {*current.suppress_health_check, HealthCheck.too_slow, HealthCheck.filter_too_much}
+    suppressed = {
+        *current.suppress_health_check,
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+        HealthCheck.data_too_large,
+        HealthCheck.large_base_example,
+    }
     extra: dict[str, Any] = {}
     if options.example_database is False:
         extra["database"] = None
@@ -371,6 +384,7 @@ async def search(
     invalid: bool = False,
     first: Any = None,
     together: bool = False,
+    explicit: Sequence[Any] = (),
 ) -> list[SearchResult]:
     """Call the tool over ``strategy`` in every lane; every rule judges its lane's calls.
 
@@ -379,11 +393,17 @@ async def search(
     the call every check can read, and a failure there is already as small as it gets.
     One result per lane, in order. With ``together`` the lanes' calls for one example
     are made at once (a tool marked read-only says that is harmless to it).
+
+    ``explicit`` examples (the schema's own, the user's, edge values; drawn values of
+    the stream's kind) are called next, in order, outside hypothesis: a failure there
+    is kept as it is and the search goes on. Past ``examples`` calls the search goes
+    on for up to ``DEPTH_EXAMPLES`` more while it has spent under ``DEPTH_TIME``.
     """
     loop = asyncio.get_running_loop()
     results = [SearchResult() for _ in lanes]
     stopped = threading.Event()
     budget_ends: list[float] = []  # set at the first real call, so set-up is free
+    made_calls = [0]  # calls this search began (remembered ones are free)
     seen: dict[str, Failure] = {}  # every property's first failure, shrunk or not
 
     recorded: list[set[str]] = [set() for _ in lanes]  # keys each result's calls hold
@@ -408,8 +428,13 @@ async def search(
         now = time.monotonic()
         if not budget_ends:
             budget_ends.append(now + options.search_budget)
-        elif now > budget_ends[0]:
+            budget_ends.append(now + min(options.search_budget, DEPTH_TIME))
+        elif now > budget_ends[0] or (made_calls[0] >= floor and now > budget_ends[1]):
+            if not seen and not in_explicit[0]:
+                raise _Stop  # nothing to shrink: drawing more examples would be waste
             return None  # the budget is spent: later examples are drawn but not called
+        if not in_explicit[0]:
+            made_calls[0] += 1
         return asyncio.run_coroutine_threadsafe(lane.call(args), loop)
 
     def finish(
@@ -469,6 +494,19 @@ async def search(
 
     failures: dict[str, Failure] = {}
     skipped: list[str] = []
+    floor = max(1, examples) * len(lanes)
+    in_explicit = [False]
+
+    def call_explicit() -> None:
+        in_explicit[0] = True
+        try:
+            for drawn in explicit:
+                try:
+                    body(drawn)
+                except _Falsified:
+                    pass  # kept in ``seen``; the search goes on
+        finally:
+            in_explicit[0] = False
 
     def run() -> None:
         import hypothesis
@@ -479,10 +517,11 @@ async def search(
         test = hypothesis.given(strategy)(body)
         if first is not None:
             test = hypothesis.example(first)(test)
-        test = _settings(options, max_examples=max(1, examples))(test)
+        test = _settings(options, max_examples=max(1, examples) + DEPTH_EXAMPLES)(test)
         if options.seed is not None:
             test = hypothesis.seed(options.seed)(test)
         try:
+            call_explicit()
             with with_reporter(lambda _text: None):  # findings carry the example instead
                 test()
         except Unsatisfiable as exc:
