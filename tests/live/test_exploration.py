@@ -170,12 +170,12 @@ def test_concurrency_one_explores_one_tool_at_a_time() -> None:
 def test_the_same_seed_sends_the_same_arguments() -> None:
     options = RunOptions(**{**_fields(FAST), "seed": 1234})
     first, second = Counted(), Counted()
-    check_tools(first, select=["TN601", "TN602"], options=options)
-    check_tools(second, select=["TN601", "TN602"], options=options)
+    check_tools(first, select=["TN601"], options=options)  # one stream: its order is total
+    check_tools(second, select=["TN601"], options=options)
     # Past the floor a search stops on time, so one run may end sooner: what both sent
     # is the same, in the same order, and both sent at least the floor.
     shorter = min(len(first.calls), len(second.calls))
-    assert shorter >= 2 * options.examples
+    assert shorter >= options.examples
     assert first.calls[:shorter] == second.calls[:shorter]
 
 
