@@ -198,7 +198,7 @@ async def _stream(
         lanes.append(
             Lane(without_ctx, properties_for(Stream.NO_CONTEXT, env.codes), env.without_ctx)
         )
-    explicit = await _explicit(env, stream) if with_context else []
+    explicit = _explicit(env, stream) if with_context else None
     results = await search(
         strategy,
         lanes,
@@ -228,19 +228,13 @@ def given_for(env: Env) -> ToolArguments:
     return env.options.arguments_for(subject.target, name)
 
 
-async def _explicit(env: Env, stream: Stream) -> list[Any]:
-    """The arguments called before any generated one (``_given.explicit_args``), built on
-    a worker thread and bounded like a strategy: the schema is ours to read, not the tool's."""
-    subject = env.subject
+def _explicit(env: Env, stream: Stream) -> Callable[[], list[Any]]:
+    """The arguments called before any generated one (``_given.explicit_args``), built
+    when the search starts, on its thread."""
+    schema, simplest = env.subject.input_schema, env.observation.simplest
     given = given_for(env)
-    simplest = env.observation.simplest
-    if stream is Stream.INVALID and not given.examples:
-        return []
-    done, built = await env.workers.builders.bounded(
-        lambda: explicit_args(subject.input_schema, simplest, given, invalid=stream is Stream.INVALID),
-        BUILD_LIMIT,
-    )
-    return list(built) if done else []
+    invalid = stream is Stream.INVALID
+    return lambda: explicit_args(schema, simplest, given, invalid=invalid)
 
 
 # -- concurrency ---------------------------------------------------------------------

@@ -57,6 +57,11 @@ BUILD_LIMIT = 10.0
 #: Examples a search may draw past the user's floor (``RunOptions.examples``) while
 #: the tool answers fast: about what a dedicated fuzzer spends on one tool.
 DEPTH_EXAMPLES = 100
+#: A call at least this fast shows the tool itself is fast: its explicit arguments (the
+#: edges, which find the most bugs) may go on past the budget, up to ``EXPLICIT_SPAN``
+#: budgets, when sibling tools sharing its server or its CPU slow every call down.
+FAST_CALL = 0.1
+EXPLICIT_SPAN = 3
 #: Wall seconds a search may spend past the floor. A fast tool gets its
 #: ``DEPTH_EXAMPLES`` within it; a tool that took longer than this to reach the
 #: floor gets no more calls than the floor.
@@ -384,7 +389,7 @@ async def search(
     invalid: bool = False,
     first: Any = None,
     together: bool = False,
-    explicit: Sequence[Any] = (),
+    explicit: Callable[[], Sequence[Any]] | None = None,
 ) -> list[SearchResult]:
     """Call the tool over ``strategy`` in every lane; every rule judges its lane's calls.
 
@@ -394,8 +399,8 @@ async def search(
     One result per lane, in order. With ``together`` the lanes' calls for one example
     are made at once (a tool marked read-only says that is harmless to it).
 
-    ``explicit`` examples (the schema's own, the user's, edge values; drawn values of
-    the stream's kind) are called next, in order, outside hypothesis: a failure there
+    ``explicit`` gives examples (the schema's own, the user's, edge values; values of
+    the stream's kind), built on the search's own thread and called next, in order, outside hypothesis: a failure there
     is kept as it is and the search goes on. Past ``examples`` calls the search goes
     on for up to ``DEPTH_EXAMPLES`` more while it has spent under ``DEPTH_TIME``.
     """
@@ -404,6 +409,7 @@ async def search(
     stopped = threading.Event()
     budget_ends: list[float] = []  # set at the first real call, so set-up is free
     made_calls = [0]  # calls this search began (remembered ones are free)
+    fastest = [float("inf")]  # the quickest call so far: how fast the tool itself is
     seen: dict[str, Failure] = {}  # every property's first failure, shrunk or not
 
     recorded: list[set[str]] = [set() for _ in lanes]  # keys each result's calls hold
@@ -429,6 +435,9 @@ async def search(
         if not budget_ends:
             budget_ends.append(now + options.search_budget)
             budget_ends.append(now + min(options.search_budget, DEPTH_TIME))
+        elif in_explicit[0] and fastest[0] < FAST_CALL:
+            if now > budget_ends[0] + (EXPLICIT_SPAN - 1) * options.search_budget:
+                return None
         elif now > budget_ends[0] or (made_calls[0] >= floor and now > budget_ends[1]):
             if not seen and not in_explicit[0]:
                 raise _Stop  # nothing to shrink: drawing more examples would be waste
@@ -446,6 +455,8 @@ async def search(
             begun.cancel()
             outcome = CallOutcome(args, timed_out=True, elapsed=bound)
         made = Call(args, outcome, mutation)
+        if outcome.elapsed is not None:
+            fastest[0] = min(fastest[0], outcome.elapsed)
         results[index].calls.append(made)
         recorded[index].add(args_key(args))
         if outcome.timed_out:
@@ -500,7 +511,7 @@ async def search(
     def call_explicit() -> None:
         in_explicit[0] = True
         try:
-            for drawn in explicit:
+            for drawn in explicit() if explicit is not None else ():
                 try:
                     body(drawn)
                 except _Falsified:
