@@ -32,8 +32,12 @@ __all__ = [
     "mcp_result_well_formed",
 ]
 
-#: JSON-RPC codes that are about the connection, not the tool's answer.
-_TRANSPORT_CODES = frozenset({-32000, -32001})
+#: Errors the client library makes up itself (the connection closed, its own request
+#: timeout), with the SDK's own words: anything else under these codes is the server's.
+_LOCAL_ERRORS = (
+    re.compile(r"^MCP error -32000: Connection closed$"),
+    re.compile(r"^MCP error -32001: Request .* timed out$"),
+)
 _ERRORISH = [
     re.compile(r"^Traceback \(most recent call last\):", re.M),
     re.compile(r'^\s*File "[^"]+", line \d+', re.M),
@@ -90,11 +94,15 @@ def mcp_error_result(call: Call) -> str | None:
     _, _, metadata = _result(call.outcome)
     if metadata.get("error_type") != "MCPError":
         return None
-    if metadata.get("mcp_error_code") in _TRANSPORT_CODES:
-        return None
-    kind = f"invalid ({call.mutation})" if call.mutation else "valid"
     output, _, _ = _result(call.outcome)
-    return f"{kind} arguments got a JSON-RPC error instead of an isError result: {output}"
+    if any(local.match(output) for local in _LOCAL_ERRORS):
+        return None  # not an answer from the server at all
+    kind = f"invalid ({call.mutation})" if call.mutation else "valid"
+    code = metadata.get("mcp_error_code")
+    return (
+        f"{kind} arguments got a JSON-RPC error (code {code}) instead of an isError result:"
+        f" {output}"
+    )
 
 
 @stream_check(
