@@ -9,14 +9,14 @@ from typing import Any, ClassVar
 
 import pytest
 from _corpus import LIVE
-from toolnexus_conformance.arguments import edge_args_for
-from toolnexus_conformance.live._search import DEPTH_EXAMPLES
 from toolnexus_conformance._model import Outcome, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._runner import applicable_checks, check_tools, plan
 from toolnexus_conformance._subject import read_subjects
+from toolnexus_conformance.arguments import edge_args_for
 from toolnexus_conformance.live._explorations import Explorations
 from toolnexus_conformance.live._loop import BackgroundLoop
+from toolnexus_conformance.live._search import DEPTH_EXAMPLES
 
 from toolnexus_ref import ToolAnnotations, ToolResult
 

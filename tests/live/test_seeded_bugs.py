@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from toolnexus_conformance._model import Outcome, Verdict
 from toolnexus_conformance._options import RunOptions
-from toolnexus_conformance._registry import load_catalog
 from toolnexus_conformance._runner import check_subjects
 from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.corpus import load_corpus
@@ -23,7 +22,9 @@ BUGGY = sorted(e.tool.name for e in ENTRIES if e.trips)
 CLEAN = sorted(e.tool.name for e in ENTRIES if not e.trips)
 #: Default settings; only the seed is fixed, so a run is repeatable.
 OPTIONS = RunOptions(seed=1)
-LIVE = sorted(c.code for c in load_catalog() if c.info.live)
+#: The checks that read a crash (an exception escaping natively, a JSON-RPC error over
+#: MCP) and the ones that read how valid and invalid arguments are answered.
+LIVE = ["TN601", "TN602", "TN553", "TN651"]
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +62,8 @@ def served(loop: BackgroundLoop) -> dict[tuple[str, str], Verdict]:
 
 
 def test_the_corpus_covers_every_kind_of_bug() -> None:
-    assert len(BUGGY) == 15 and len(CLEAN) >= 9
+    assert len(BUGGY) == 15
+    assert len(CLEAN) >= 9
 
 
 @pytest.mark.parametrize("name", BUGGY)

@@ -162,7 +162,9 @@ def integer_edges(node: Mapping[str, Any], low: int | None, high: int | None) ->
     """Edge integers inside ``[low, high]`` (``None`` is open), the bounds and their
     neighbours first; ``multipleOf`` is left to the caller's filter."""
     pool = [int(v) for v in _neighbours([low, high])] + list(_INTS)
-    return [v for v in dict.fromkeys(pool) if (low is None or v >= low) and (high is None or v <= high)]
+    return [
+        v for v in dict.fromkeys(pool) if (low is None or v >= low) and (high is None or v <= high)
+    ]
 
 
 def number_edges(inside: Callable[[float], bool], low: Any, high: Any) -> list[float]:
@@ -214,7 +216,7 @@ def property_edges(node: Any, *, depth: int = 0) -> list[Any]:
     out = schema_values(node)
     if "enum" in node or "const" in node:
         return out
-    from ._scalars import _int_bounds, bounds
+    from ._scalars import _int_bounds
 
     for kind in _types(node):
         if kind == "string":
@@ -223,13 +225,7 @@ def property_edges(node: Any, *, depth: int = 0) -> list[Any]:
             lo, hi = _int_bounds(node, False)
             out += integer_edges(node, lo, hi)
         elif kind == "number":
-            low, low_ex, high, high_ex = bounds(node, False)
-
-            def inside(x: float) -> bool:
-                above = low is None or (x > low if low_ex else x >= low)
-                return above and (high is None or (x < high if high_ex else x <= high))
-
-            out += number_edges(inside, low, high)
+            out += _number_edges(node)
         elif kind == "boolean":
             out += [True, False]
         elif kind == "null":
@@ -239,9 +235,23 @@ def property_edges(node: Any, *, depth: int = 0) -> list[Any]:
     return out
 
 
+def _number_edges(node: Mapping[str, Any]) -> list[float]:
+    from ._scalars import bounds
+
+    low, low_ex, high, high_ex = bounds(node, False)
+
+    def inside(x: float) -> bool:
+        above = low is None or (x > low if low_ex else x >= low)
+        return above and (high is None or (x < high if high_ex else x <= high))
+
+    return number_edges(inside, low, high)
+
+
 def _array_edges(node: Mapping[str, Any], depth: int) -> list[list[Any]]:
     items = node.get("items")
-    pool = [v for v in property_edges(items, depth=depth + 1) if not isinstance(v, str) or len(v) < 400]
+    pool = [
+        v for v in property_edges(items, depth=depth + 1) if not isinstance(v, str) or len(v) < 400
+    ]
     if not pool:
         return []
     unique = node.get("uniqueItems") is True

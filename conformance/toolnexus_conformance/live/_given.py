@@ -21,9 +21,7 @@ __all__ = ["USER_GIVEN", "explicit_args", "with_values"]
 USER_GIVEN = "given by the user; the schema refuses it"
 
 
-def explicit_args(
-    schema: Any, simplest: Any, given: ToolArguments, *, invalid: bool
-) -> list[Any]:
+def explicit_args(schema: Any, simplest: Any, given: ToolArguments, *, invalid: bool) -> list[Any]:
     """The valid stream's explicit arguments in call order, or (``invalid``) the user's
     examples the schema refuses, as ``InvalidArgs``. Never raises for a bad schema."""
     from .. import arguments
