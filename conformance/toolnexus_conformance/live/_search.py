@@ -57,11 +57,31 @@ BUILD_LIMIT = 10.0
 #: Examples a search may draw past the user's floor (``RunOptions.examples``) while
 #: the tool answers fast: about what a dedicated fuzzer spends on one tool.
 DEPTH_EXAMPLES = 100
-#: A call at least this fast shows the tool itself is fast: its explicit arguments (the
-#: edges, which find the most bugs) may go on past the budget, up to ``EXPLICIT_SPAN``
-#: budgets, when sibling tools sharing its server or its CPU slow every call down.
-FAST_CALL = 0.1
+#: A call at least this fast shows the tool itself is fast. The explicit arguments
+#: (edge values, which find the most bugs) get half a budget; those of a fast tool
+#: may go on up to ``EXPLICIT_SPAN`` budgets, because sibling tools sharing its
+#: server, the machine or the interpreter slow every call down. The generated
+#: examples then get what is left of the budget, and never less than half of one.
+FAST_CALL = 0.5
 EXPLICIT_SPAN = 3
+#: Calls in flight across every search of the process: a call's own cost is its time
+#: shared among the calls made at once (the tools of a server, of a run, share it).
+_in_flight = [0]
+_in_flight_lock = threading.Lock()
+
+
+def _enter() -> int:
+    with _in_flight_lock:
+        _in_flight[0] += 1
+        return _in_flight[0]
+
+
+def _leave() -> int:
+    with _in_flight_lock:
+        _in_flight[0] -= 1
+        return _in_flight[0] + 1
+
+
 #: Wall seconds a search may spend past the floor. A fast tool gets its
 #: ``DEPTH_EXAMPLES`` within it; a tool that took longer than this to reach the
 #: floor gets no more calls than the floor.
@@ -409,7 +429,8 @@ async def search(
     stopped = threading.Event()
     budget_ends: list[float] = []  # set at the first real call, so set-up is free
     made_calls = [0]  # calls this search began (remembered ones are free)
-    fastest = [float("inf")]  # the quickest call so far: how fast the tool itself is
+    fastest = [float("inf")]  # the quickest call so far (its share): how fast the tool is
+    shares: dict[int, int] = {}  # calls in flight when each call began
     seen: dict[str, Failure] = {}  # every property's first failure, shrunk or not
 
     recorded: list[set[str]] = [set() for _ in lanes]  # keys each result's calls hold
@@ -432,19 +453,27 @@ async def search(
                 made = replace(made, mutation=mutation)
             return made
         now = time.monotonic()
+        budget = options.search_budget
         if not budget_ends:
-            budget_ends.append(now + options.search_budget)
-            budget_ends.append(now + min(options.search_budget, DEPTH_TIME))
-        elif in_explicit[0] and fastest[0] < FAST_CALL:
-            if now > budget_ends[0] + (EXPLICIT_SPAN - 1) * options.search_budget:
-                return None
+            budget_ends.extend([now + budget, now + min(budget, DEPTH_TIME), now])
+        elif in_explicit[0]:
+            fast = fastest[0] < FAST_CALL
+            if now > budget_ends[2] + (EXPLICIT_SPAN * budget if fast else budget / 2):
+                return None  # the rest of the explicit arguments are skipped
         elif now > budget_ends[0] or (made_calls[0] >= floor and now > budget_ends[1]):
-            if not seen and not in_explicit[0]:
+            if not seen:
                 raise _Stop  # nothing to shrink: drawing more examples would be waste
             return None  # the budget is spent: later examples are drawn but not called
         if not in_explicit[0]:
             made_calls[0] += 1
-        return asyncio.run_coroutine_threadsafe(lane.call(args), loop)
+        at_once = _enter()
+        try:
+            begun = asyncio.run_coroutine_threadsafe(lane.call(args), loop)
+        except BaseException:
+            _leave()
+            raise
+        shares[id(begun)] = at_once
+        return begun
 
     def finish(
         index: int, lane: Lane, begun: Future[CallOutcome], args: Any, mutation: str | None
@@ -454,9 +483,10 @@ async def search(
         except concurrent.futures.TimeoutError:
             begun.cancel()
             outcome = CallOutcome(args, timed_out=True, elapsed=bound)
+        finally:
+            share = max(shares.pop(id(begun), 1), _leave())
         made = Call(args, outcome, mutation)
-        if outcome.elapsed is not None:
-            fastest[0] = min(fastest[0], outcome.elapsed)
+        fastest[0] = min(fastest[0], outcome.elapsed / share)
         results[index].calls.append(made)
         recorded[index].add(args_key(args))
         if outcome.timed_out:
@@ -518,6 +548,11 @@ async def search(
                     pass  # kept in ``seen``; the search goes on
         finally:
             in_explicit[0] = False
+            if budget_ends:  # the generated examples' own share of the budget
+                now = time.monotonic()
+                budget = options.search_budget
+                budget_ends[0] = max(budget_ends[0], now + budget / 2)
+                budget_ends[1] = max(budget_ends[1], now + min(budget, DEPTH_TIME) / 2)
 
     def run() -> None:
         import hypothesis
