@@ -123,8 +123,11 @@ SEEDED = ROOT / "conformance" / "corpus" / "servers" / "seeded_bugs.py"
 def _seeded_tools() -> list[str]:
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("seeded", ROOT / "conformance/corpus/seeded/bugs.py")
-    assert spec is not None and spec.loader is not None
+    spec = importlib.util.spec_from_file_location(
+        "seeded", ROOT / "conformance/corpus/seeded/bugs.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     import sys
 
@@ -175,11 +178,20 @@ def seeded(repeat: int) -> None:
         for _ in range(repeat):
             wall, _code, _out = _timed(ours(server, cwd), cwd)
             rows["ours"].append((wall, *_ours_flagged(cwd / "report.json")))
-            command = [str(_bin("toolproof", "toolproof")), "fuzz", "--seed", "1", "--", *server.split()]
+            command = [
+                str(_bin("toolproof", "toolproof")),
+                "fuzz",
+                "--seed",
+                "1",
+                "--",
+                *server.split(),
+            ]
             wall, _code, output = _timed(command, cwd, {"COLUMNS": "250"})
             (cwd / "toolproof.txt").write_text(output)
             rows["mcp-toolproof"].append((wall, *_toolproof_flagged(output, tools)))
-        print(f"\nseeded-bug server ({len(bugs)} bugs, {len(tools) - len(bugs)} clean tools), {repeat} run(s):")
+        print(
+            f"\nseeded-bug server ({len(bugs)} bugs, {len(tools) - len(bugs)} clean tools), {repeat} run(s):"
+        )
         for name, runs in rows.items():
             wall = statistics.median(r[0] for r in runs)
             found = runs[-1][1]
