@@ -137,7 +137,7 @@ def _seeded_tools() -> list[str]:
 
 
 def _ours_flagged(report: Path) -> tuple[set[str], int | None]:
-    records = json.loads(report.read_text())["records"]
+    records = json.loads(report.read_text())["results"]
     flagged = {
         r["tool"].removeprefix("seeded_")
         for r in records
