@@ -1,6 +1,7 @@
 """Our live suites beside the MCP testers users already have, on the same real servers.
 
 Run:  .venv/bin/python benchmarks/bench_mcp_peers.py [--repeat 3] [--servers time,everything]
+      .venv/bin/python benchmarks/bench_mcp_peers.py --seeded [--repeat 1]
 
 The first run installs what it compares against, each in its own environment under
 ``benchmarks/.peers/`` (from PyPI and npm; nothing is committed):
@@ -21,6 +22,12 @@ times. It prints each figure's median wall seconds, our exit status and error co
 and the ratio of ours to each peer. Our run is the plugin as a user runs it:
 ``pytest --toolnexus-conformance --toolnexus-only --toolnexus-target "stdio:CMD"``.
 No test asserts on these numbers.
+
+``--seeded`` runs ours and ``toolproof fuzz --seed 1`` on the seeded-bug server
+(``conformance/corpus/servers/seeded_bugs.py``, one input-dependent crash per
+``seed_*`` tool, clean ``clean_*`` twins) and prints, for each, the tools it flags,
+its calls and its wall seconds, and the ratios. Our flags are the tools with a failed
+TN651 record; toolproof's are the tool names on its finding lines.
 """
 
 from __future__ import annotations
@@ -78,9 +85,18 @@ def servers(names: list[str]) -> dict[str, str]:
     return found
 
 
-def _timed(command: list[str], cwd: Path) -> tuple[float, int, str]:
+def _timed(
+    command: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> tuple[float, int, str]:
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        command,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **env} if env else None,
+    )
     return time.perf_counter() - started, done.returncode, done.stdout + done.stderr
 
 
@@ -101,12 +117,112 @@ def ours(server: str, cwd: Path) -> list[str]:
     ]
 
 
+SEEDED = ROOT / "conformance" / "corpus" / "servers" / "seeded_bugs.py"
+
+
+def _seeded_tools() -> list[str]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "seeded", ROOT / "conformance/corpus/seeded/bugs.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    import sys
+
+    sys.modules["seeded"] = module
+    spec.loader.exec_module(module)
+    return [seed.name for seed in (*module.BUGGY, *module.CLEAN)]
+
+
+def _ours_flagged(report: Path) -> tuple[set[str], int | None]:
+    records = json.loads(report.read_text())["results"]
+    flagged = {
+        r["tool"].removeprefix("seeded_")
+        for r in records
+        if r["check"] == "TN651" and r["outcome"] == "failed"
+    }
+    calls = {r["tool"]: r["calls"] for r in records if r.get("calls") is not None}
+    return flagged, sum(calls.values()) if calls else None
+
+
+def _toolproof_flagged(output: str, tools: list[str]) -> tuple[set[str], int | None]:
+    """Tools on FAIL rows of toolproof's table, and the sum of its Calls column (a cut-off
+    name, ``seed_over_3_…``, is matched by its prefix)."""
+    import re
+
+    flagged: set[str] = set()
+    calls = 0
+    for line in output.splitlines():
+        row = re.match(r"^│\s*(\w+)\s*│\s*(\S+)\s*│\s*(\d+)\s*│", line)
+        if row is None:
+            continue
+        status, shown, count = row.groups()
+        calls += int(count)
+        prefix = shown.rstrip("…")
+        named = [t for t in tools if t == prefix or (shown.endswith("…") and t.startswith(prefix))]
+        if status == "FAIL" and len(named) == 1:
+            flagged.add(named[0])
+    return flagged, calls or None
+
+
+def seeded(repeat: int) -> None:
+    python = str(_bin("ours", "python"))
+    server = f"{python} {SEEDED}"
+    tools = _seeded_tools()
+    bugs = {t for t in tools if t.startswith("seed_")}
+    rows: dict[str, list[tuple[float, set[str], int | None]]] = {"ours": [], "mcp-toolproof": []}
+    with tempfile.TemporaryDirectory() as scratch:
+        cwd = Path(scratch)
+        for _ in range(repeat):
+            wall, _code, _out = _timed(ours(server, cwd), cwd)
+            rows["ours"].append((wall, *_ours_flagged(cwd / "report.json")))
+            command = [
+                str(_bin("toolproof", "toolproof")),
+                "fuzz",
+                "--seed",
+                "1",
+                "--",
+                *server.split(),
+            ]
+            wall, _code, output = _timed(command, cwd, {"COLUMNS": "250"})
+            (cwd / "toolproof.txt").write_text(output)
+            rows["mcp-toolproof"].append((wall, *_toolproof_flagged(output, tools)))
+        print(
+            f"\nseeded-bug server ({len(bugs)} bugs, {len(tools) - len(bugs)} clean tools), {repeat} run(s):"
+        )
+        for name, runs in rows.items():
+            wall = statistics.median(r[0] for r in runs)
+            found = runs[-1][1]
+            calls = runs[-1][2]
+            print(
+                f"  {name:14} bugs found {len(found & bugs):2}/{len(bugs)}  clean flagged"
+                f" {len(found - bugs)}  calls {calls}  wall {wall:.1f} s"
+            )
+            print(f"    missed: {sorted(bugs - found)}")
+        ours_run, peer_run = rows["ours"][-1], rows["mcp-toolproof"][-1]
+        print(f"  toolproof's bugs we miss: {sorted((peer_run[1] - ours_run[1]) & bugs)}")
+        walls = [statistics.median(r[0] for r in rows[n]) for n in rows]
+        print(f"  ours / toolproof: wall {walls[0] / walls[1]:.2f}", end="")
+        if ours_run[2] and peer_run[2]:
+            print(f", calls {ours_run[2] / peer_run[2]:.2f}")
+        else:
+            print()
+        print(f"  (toolproof's output: {cwd / 'toolproof.txt'} while the run lasts)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--servers", default="time,everything")
+    parser.add_argument("--seeded", action="store_true", help="the seeded-bug server only")
     args = parser.parse_args()
     _venv("ours", "-e", f"{ROOT}[mcp]")
+    if args.seeded:
+        _venv("toolproof", "mcp-toolproof", "hypothesis==6.150.0")
+        seeded(args.repeat)
+        return
     _venv("amagi", "amagi-mcp-probe")
     _venv("toolproof", "mcp-toolproof", "hypothesis==6.150.0")
     runners = {

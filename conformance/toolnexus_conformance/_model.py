@@ -117,6 +117,9 @@ class Verdict:
     message: str = ""
     findings: tuple[Finding, ...] = field(default_factory=tuple)
     duration: float = 0.0
+    #: Calls the live engine made to the tool (all its checks share them); ``None`` when
+    #: the check made none or the count is not known where the verdict was made.
+    calls: int | None = None
 
     @property
     def severity(self) -> Severity:
@@ -140,4 +143,7 @@ class Verdict:
             "severity": self.check.severity.value,
             "outcome": self.outcome.value,
             "message": self.message,
+            # Every finding, not only the first that ``message`` shows.
+            "findings": [f.message for f in self.findings],
+            **({"calls": self.calls} if self.calls is not None else {}),
         }

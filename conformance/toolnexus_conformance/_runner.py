@@ -12,6 +12,7 @@ import functools
 import inspect
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ._model import Fail, Finding, Outcome, Scope, Skip, Verdict
@@ -102,9 +103,13 @@ def _verdict(
     message: str = "",
     findings: tuple[Finding, ...] = (),
     duration: float = 0.0,
+    calls: int | None = None,
 ) -> Verdict:
     tool = subject.display_name if isinstance(subject, ToolSubject) else "*"
-    return Verdict(subject.target, tool, check.info, outcome, _mask(message), findings, duration)
+    masked = tuple(replace(f, message=_mask(f.message)) for f in findings)
+    return Verdict(
+        subject.target, tool, check.info, outcome, _mask(message), masked, duration, calls
+    )
 
 
 def run_check(
@@ -120,9 +125,10 @@ def run_check(
         sources = ", ".join(sorted(check.info.sources))
         return _verdict(subject, check, Outcome.SKIPPED, f"only for {sources} tools")
     started = time.perf_counter()
+    calls: list[int | None] = [None]
     try:
         if check.info.live and isinstance(subject, ToolSubject):
-            findings = _live(check, subject, options, loop, explorations)
+            findings = _live(check, subject, options, loop, explorations, calls)
         else:
             outcome = check.run(subject, options)
             if inspect.isawaitable(outcome):  # a custom check written as a coroutine
@@ -142,11 +148,11 @@ def run_check(
         findings = (Finding(f"checking this tool raised {type(exc).__name__}: {exc}"),)
     duration = time.perf_counter() - started
     if not findings:
-        return _verdict(subject, check, Outcome.PASSED, duration=duration)
+        return _verdict(subject, check, Outcome.PASSED, duration=duration, calls=calls[0])
     message = findings[0].message
     if len(findings) > 1:
         message += f" (+{len(findings) - 1} more)"
-    return _verdict(subject, check, Outcome.FAILED, message, findings, duration)
+    return _verdict(subject, check, Outcome.FAILED, message, findings, duration, calls[0])
 
 
 def _live(
@@ -155,6 +161,7 @@ def _live(
     options: RunOptions,
     loop: BackgroundLoop | None,
     explorations: Judges | None,
+    calls: list[int | None],
 ) -> tuple[Finding, ...]:
     reason = may_execute(subject, options)
     if reason is not None:
@@ -162,7 +169,11 @@ def _live(
     if explorations is None:  # a lone check: explore just for it
         explorations = Explorations(options, loop or BackgroundLoop())
         plan(explorations, subject, [check], group=subject.target)
-    return explorations.judge(check, subject)
+    try:
+        return explorations.judge(check, subject)
+    finally:
+        count = getattr(explorations, "calls_of", None)
+        calls[0] = count(subject) if callable(count) else None
 
 
 async def _as_coroutine(awaitable: Any) -> Any:

@@ -16,6 +16,7 @@ from hypothesis.database import InMemoryExampleDatabase
 from toolnexus_conformance._model import Outcome, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._runner import check_tools
+from toolnexus_conformance.arguments import edge_args_for
 
 from toolnexus_ref import ToolResult
 
@@ -72,8 +73,12 @@ def test_a_failure_found_once_is_replayed_first_next_time() -> None:
     finally:
         settings.load_profile(previous or "default")
     assert second.outcome is Outcome.FAILED
-    # The simplest arguments are called first, once per tool; then the search replays.
-    assert seen[:2] == [{"n": 0}, {"n": 1001}]
+    # The simplest arguments are called first, once per tool, then the edge values (each
+    # once); then the search replays the stored failure before generating anything.
+    edges = [e for e in edge_args_for(Recorder.input_schema, {"n": 0}) if e != {"n": 0}]
+    assert seen[0] == {"n": 0}
+    assert seen[1 : 1 + len(edges)] == edges
+    assert seen[1 + len(edges)] == {"n": 1001}
 
 
 def test_a_schema_the_generator_cannot_serve_skips_naming_the_keyword() -> None:

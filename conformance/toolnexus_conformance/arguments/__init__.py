@@ -8,7 +8,14 @@ Use them in your own ``@given`` tests::
 
 from __future__ import annotations
 
-from ._api import DEFAULT_MAX_DEPTH, args_for, invalid_args_for, values_for
+from ._api import (
+    DEFAULT_MAX_DEPTH,
+    args_for,
+    edge_args_for,
+    invalid_args_for,
+    valid_args_checker,
+    values_for,
+)
 from ._types import InvalidArgs, UnsupportedSchema
 
 __all__ = [
@@ -16,6 +23,8 @@ __all__ = [
     "InvalidArgs",
     "UnsupportedSchema",
     "args_for",
+    "edge_args_for",
     "invalid_args_for",
+    "valid_args_checker",
     "values_for",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -10,17 +11,35 @@ from hypothesis.strategies import SearchStrategy
 
 from ._compile import Compiler
 from ._dialect import Schema, dialect_of, is_plain_json
+from ._edges import edge_args
 from ._invalid import invalid_strategy
 from ._scan import check_supported
 from ._types import InvalidArgs, UnsupportedSchema
 
-__all__ = ["DEFAULT_MAX_DEPTH", "args_for", "invalid_args_for", "values_for"]
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "args_for",
+    "edge_args_for",
+    "invalid_args_for",
+    "valid_args_checker",
+    "values_for",
+]
 
 #: ``$ref`` hops followed freely before generation falls back to minimal values.
 DEFAULT_MAX_DEPTH = 3
 _CACHED = 256
 #: JSON nesting (dicts and lists) beyond which a schema is refused rather than recursed into.
 MAX_NESTING = 100
+#: Characters of JSON one argument object may take: long strings and long arrays stay
+#: within what any tool (and a stdio pipe) takes in a few milliseconds.
+MAX_ARGS_CHARS = 300_000
+
+
+def _small(value: object) -> bool:
+    try:
+        return len(json.dumps(value, ensure_ascii=False)) <= MAX_ARGS_CHARS
+    except (TypeError, ValueError, RecursionError):
+        return False
 
 
 def _too_deep(value: object) -> bool:
@@ -80,7 +99,7 @@ def _values(text: str, max_depth: int, objects_only: bool) -> SearchStrategy[Any
     def valid(value: object) -> bool:
         if objects_only and not isinstance(value, dict):
             return False
-        return ok(value) and is_plain_json(value)
+        return ok(value) and is_plain_json(value) and _small(value)
 
     # The guard: a generator bug must never reach a tool as "valid" arguments.
     return made.filter(valid)
@@ -102,6 +121,24 @@ def args_for(
 def values_for(schema: Schema, *, max_depth: int = DEFAULT_MAX_DEPTH) -> SearchStrategy[Any]:
     """Like :func:`args_for`, for any JSON value the schema accepts (not only objects)."""
     return _values(_canonical(schema), max_depth, False)
+
+
+def valid_args_checker(schema: Schema) -> Callable[[object], bool]:
+    """The test the valid stream's values pass: a JSON object the schema accepts (its
+    dialect, formats included), plain JSON, within ``MAX_ARGS_CHARS``."""
+    text = _canonical(schema)
+    c = _compiler(text, DEFAULT_MAX_DEPTH)
+    ok = c.check(c.root, c.root_resolver)
+    return lambda value: (
+        isinstance(value, dict) and ok(value) and is_plain_json(value) and _small(value)
+    )
+
+
+def edge_args_for(schema: Schema, base: object) -> list[dict[str, Any]]:
+    """Whole valid argument objects built from edge values, to call before generated ones:
+    the schema's own examples and default, then ``base`` with one property at a time set
+    to each edge value of its schema (see ``_edges``)."""
+    return edge_args(schema, base, valid_args_checker(schema))
 
 
 @lru_cache(maxsize=_CACHED)

@@ -91,8 +91,24 @@ class Compiler:
         key = (id(node), depth, base_uri(resolver))
         if key not in self._memo:
             self._keep.append(node)
-            self._memo[key] = self._build(node, resolver, depth)
+            made = self._build(node, resolver, depth)
+            self._memo[key] = self._with_named(node, resolver, made)
         return self._memo[key]
+
+    def _with_named(
+        self, node: Mapping[str, Any], resolver: Resolver[Any], made: SearchStrategy[Any]
+    ) -> SearchStrategy[Any]:
+        """The schema's own ``default`` and ``examples`` join its stream (where they fit)."""
+        named = [node["default"]] if "default" in node else []
+        if isinstance(node.get("examples"), list):
+            named += node["examples"]
+        if not named or made.is_empty:
+            return made
+        ok = self.check(node, resolver)
+        fitting = [v for v in named if ok(v)]
+        if not fitting:
+            return made
+        return st.one_of(made, st.sampled_from(fitting).map(copy.deepcopy))
 
     def _build(self, node: Mapping[str, Any], resolver: Resolver[Any], depth: int) -> Any:
         if "$ref" in node and (self.dialect.legacy_ref or set(node) - _ANNOTATIONS == {"$ref"}):

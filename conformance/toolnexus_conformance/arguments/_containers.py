@@ -1,7 +1,10 @@
 """Objects and arrays: which keys and how many items, then a value for each.
 
-Sizes stay small (a live check calls the tool once per example), and past ``max_depth``
-only what the schema requires is generated so that recursive schemas end.
+Most arrays stay short, as hypothesis draws them; a second branch reaches the sizes
+that break real code (tens of items) for arrays of scalars, and items repeat now and
+then. Invented keys are any string the schema allows, edge keys (a dot, a space,
+``__proto__``) among them. Past ``max_depth`` only what the schema requires is
+generated so that recursive schemas end.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from hypothesis.strategies import SearchStrategy
 from referencing._core import Resolver
 
 from ._dialect import json_key
+from ._edges import EDGE_KEYS
 from ._scalars import CHARS
 
 if TYPE_CHECKING:
@@ -23,11 +27,19 @@ if TYPE_CHECKING:
 
 __all__ = ["ITEM_SLACK", "arrays", "objects"]
 
-#: Items an array may take past its minimum.
+#: Items an array may take past its minimum in the common, short branch.
 ITEM_SLACK = 3
+#: Items an array of scalars may take past its minimum in the long branch.
+ITEM_LONG = 40
+#: Items an array of containers may take past its minimum (each item is itself drawn).
+NESTED_LONG = 6
 #: Keys the generator may invent where the schema invites them.
-EXTRA_KEYS = 2
-_NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True)
+EXTRA_KEYS = 4
+_NAMES = st.one_of(
+    st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True),
+    st.text(CHARS, max_size=12),
+    st.sampled_from(EDGE_KEYS),
+)
 
 
 def _dependencies(node: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -115,8 +127,9 @@ def objects(
         for key in keys:
             value[key] = draw(values[key])
         for _ in range(draw(st.integers(need, most)) if most > 0 else 0):
-            name = draw(names.filter(lambda s: s not in value))
-            value[name] = draw(for_name(name))
+            name = draw(names)
+            if name not in value:  # no filter per draw: building one costs more than a miss
+                value[name] = draw(for_name(name))
         return value
 
     return draw()
@@ -154,6 +167,17 @@ def _extra_names(
     return names
 
 
+def _scalar(node: Any) -> bool:
+    """Whether a schema's values are plain scalars (cheap to draw many of)."""
+    if not isinstance(node, Mapping):
+        return False
+    if "enum" in node or "const" in node:
+        return True
+    kind = node.get("type")
+    kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else []
+    return bool(kinds) and not {"array", "object"} & set(kinds)
+
+
 def arrays(
     c: Compiler, node: Mapping[str, Any], resolver: Resolver[Any], depth: int
 ) -> SearchStrategy[list[Any]]:
@@ -166,16 +190,20 @@ def arrays(
     low = int(node.get("minItems", 0))
     high = node.get("maxItems")
     top = low + ITEM_SLACK if high is None else min(int(high), low + ITEM_SLACK)
+    longest = low + (ITEM_LONG if _scalar(rest) and not prefix else NESTED_LONG)
+    longest = longest if high is None else min(int(high), longest)
     if depth > c.max_depth:
-        top = low
+        top = longest = low
     heads = [c.build(s, resolver, depth) for s in prefix]
     tail = c.build(rest, resolver, depth)
     for i, head in enumerate(heads):
         if head.is_empty:
-            top = min(top, i)
+            top, longest = min(top, i), min(longest, i)
             break
     if tail.is_empty:
         top = min(top, len(heads))
+        longest = min(longest, len(heads))
+    longest = max(top, longest)
     if top < low:
         return st.nothing()
     unique = node.get("uniqueItems") is True
@@ -185,9 +213,13 @@ def arrays(
         wanted = int(node.get("minContains", 1))
         hits = c.build({"allOf": [node["contains"], rest]}, resolver, depth)
 
+    sizes = st.integers(low, top)
+    if longest > top and not unique:  # unique items from a small domain would stall
+        sizes = st.one_of(sizes, sizes, st.integers(top + 1, longest))
+
     @st.composite
     def draw(draw: st.DrawFn) -> list[Any]:
-        size = draw(st.integers(low, top))
+        size = draw(sizes)
         if wanted and not hits.is_empty:
             size = max(size, len(heads) + wanted)
         out: list[Any] = []
@@ -202,6 +234,9 @@ def arrays(
             if unique:
                 item = draw(source.filter(lambda v: json_key(v) not in seen))
                 seen.add(json_key(item))
+            elif len(out) > len(heads) and source is tail and draw(st.integers(0, 3)) == 0:
+                # A repeat of an earlier tail item: duplicates break real code.
+                item = out[draw(st.integers(len(heads), len(out) - 1))]
             else:
                 item = draw(source)
             out.append(item)

@@ -1,4 +1,10 @@
-"""Strings, numbers and "anything" as JSON Schema means them, kept small for fast live checks."""
+"""Strings, numbers and "anything" as JSON Schema means them, with edge values mixed in.
+
+Sizes follow hypothesis's own distribution (mostly short, shrinking to the minimum),
+and a second branch reaches the lengths that break real code (hundreds to thousands
+of characters) by repeating a short drawn unit, which costs hypothesis a few choices
+rather than one per character. The edge lists of ``_edges`` join every stream.
+"""
 
 from __future__ import annotations
 
@@ -13,12 +19,16 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
+from ._edges import integer_edges, number_edges, string_edges
+
 __all__ = ["any_json", "integers", "is_multiple", "numbers", "strings"]
 
 #: Code points JSON text can carry both ways (no surrogates).
 CHARS = st.characters(codec="utf-8")
-#: Extra length a string may take past its minimum when the schema sets no maximum.
-STRING_SLACK = 12
+#: Extra length a plain drawn string may take past its minimum (hypothesis keeps most short).
+STRING_SLACK = 64
+#: The longest string the repeating branch builds when the schema sets no maximum.
+STRING_LONG = 5000
 _FLOAT_LIMIT = 1e300
 _ZONES = [
     dt.UTC,
@@ -50,7 +60,7 @@ def _format(name: str) -> SearchStrategy[str] | None:
     if name in _FORMAT_REGEXES:
         return st.from_regex(_FORMAT_REGEXES[name], fullmatch=True)
     if name == "date":
-        return st.dates().map(dt.date.isoformat)
+        return (st.dates() | st.sampled_from(date_edges_as_dates())).map(dt.date.isoformat)
     if name == "date-time":
         return st.datetimes(timezones=st.sampled_from(_ZONES)).map(dt.datetime.isoformat)
     if name == "time":
@@ -64,7 +74,29 @@ def _format(name: str) -> SearchStrategy[str] | None:
     return None  # unknown formats are annotations (the spec allows ignoring them)
 
 
+@cache
+def date_edges_as_dates() -> list[dt.date]:
+    from ._edges import date_edges
+
+    return [dt.date.fromisoformat(d) for d in date_edges()]
+
+
+def _repeated(unit: str, size: int) -> str:
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def _with_edges(general: SearchStrategy[Any], edges: list[Any]) -> SearchStrategy[Any]:
+    """``general`` first (shrinking prefers it), edges in a third of the draws."""
+    if not edges:
+        return general
+    return st.one_of(general, general, st.sampled_from(edges))
+
+
 def strings(node: Mapping[str, Any]) -> SearchStrategy[str]:
+    return _with_edges(_strings(node), string_edges(node))
+
+
+def _strings(node: Mapping[str, Any]) -> SearchStrategy[str]:
     low = int(node.get("minLength", 0))
     high = node.get("maxLength")
     pattern = node.get("pattern")
@@ -79,7 +111,15 @@ def strings(node: Mapping[str, Any]) -> SearchStrategy[str]:
         pattern = None
     if made is None:
         top = low + STRING_SLACK if high is None else min(int(high), low + STRING_SLACK)
-        return st.text(CHARS, min_size=low, max_size=top) if top >= low else st.nothing()
+        if top < low:
+            return st.nothing()
+        short = st.text(CHARS, min_size=low, max_size=top)
+        longest = low + STRING_LONG if high is None else int(high)
+        if longest <= top:
+            return short
+        sizes = st.integers(max(low, top + 1), longest)
+        long = st.builds(_repeated, st.text(CHARS, min_size=1, max_size=4), sizes)
+        return st.one_of(short, short, long)
     checks: list[Callable[[str], bool]] = []
     if low or high is not None:
         checks.append(lambda s: low <= len(s) <= (len(s) if high is None else high))
@@ -132,6 +172,13 @@ def is_multiple(value: float, step: int | float) -> bool:
 def integers(node: Mapping[str, Any], draft4: bool) -> SearchStrategy[int]:
     lo, hi = _int_bounds(node, draft4)
     step = node.get("multipleOf")
+    edges = [v for v in integer_edges(node, lo, hi) if step is None or is_multiple(v, step)]
+    return _with_edges(_integers(node, draft4), edges)
+
+
+def _integers(node: Mapping[str, Any], draft4: bool) -> SearchStrategy[int]:
+    lo, hi = _int_bounds(node, draft4)
+    step = node.get("multipleOf")
     if step is None:
         return st.integers(lo, hi) if lo is None or hi is None or lo <= hi else st.nothing()
     exact = Fraction(str(step))
@@ -163,6 +210,18 @@ def _float_multiple(k: int, step: float) -> float:
 
 
 def numbers(node: Mapping[str, Any], draft4: bool) -> SearchStrategy[float]:
+    low, low_ex, high, high_ex = bounds(node, draft4)
+    step = node.get("multipleOf")
+
+    def keep(x: float) -> bool:
+        above = low is None or (x > low if low_ex else x >= low)
+        below = high is None or (x < high if high_ex else x <= high)
+        return above and below and (step is None or is_multiple(x, step))
+
+    return _with_edges(_numbers(node, draft4), number_edges(keep, low, high))
+
+
+def _numbers(node: Mapping[str, Any], draft4: bool) -> SearchStrategy[float]:
     low, low_ex, high, high_ex = bounds(node, draft4)
 
     def inside(x: float) -> bool:
@@ -200,6 +259,9 @@ def numbers(node: Mapping[str, Any], draft4: bool) -> SearchStrategy[float]:
     return st.one_of(options).filter(inside) if options else st.nothing()
 
 
+_ANY_EDGES = ("", " ", "\x00", "😀", "\u202eabc", "../../etc/passwd", "x" * 301, 2**31, -1, -0.0)
+
+
 @cache
 def any_json() -> SearchStrategy[Any]:
     """Any small JSON value: what ``true`` and ``{}`` allow."""
@@ -209,6 +271,7 @@ def any_json() -> SearchStrategy[Any]:
         | st.integers(-(10**6), 10**6)
         | st.floats(allow_nan=False, allow_infinity=False)
         | st.text(CHARS, max_size=STRING_SLACK)
+        | st.sampled_from(_ANY_EDGES)
     )
     return st.recursive(
         leaves,

@@ -117,6 +117,11 @@ class Explorations:
         """The live check's findings on the tool's observation (``Skip`` if it cannot judge)."""
         return tuple(check.run(self.observation(subject), self.options))  # type: ignore[arg-type]
 
+    def calls_of(self, subject: ToolSubject) -> int | None:
+        """Calls the tool's exploration made (its streams), once it was explored."""
+        found = self._done.get(id(subject))
+        return None if found is None else found.call_count()
+
     def observation(self, subject: ToolSubject) -> Observation:
         """The tool's observation, exploring it (and, with prefetch, the others) first."""
         key = id(subject)

@@ -23,10 +23,11 @@ from toolnexus_ref import ToolContext
 
 from .._execution import code_on_loop
 from .._model import Skip
-from .._options import RunOptions
+from .._options import RunOptions, ToolArguments
 from .._safety import may_execute
 from .._subject import ToolSubject, hints_of
 from ._calls import CallOutcome
+from ._given import explicit_args, with_values
 from ._observation import Observation, Phase, Stream, properties_for
 from ._probes import DEADLINE, TIMING, Env, is_async, make_probes, parts, recheck
 from ._search import (
@@ -143,8 +144,10 @@ async def _strategy(env: Env, schema: Any, *, invalid: bool) -> Any:
     """Built on a worker thread: compiling a large schema is our work, not the tool's."""
     try:
         await _warm(env)
+        given = given_for(env)
         done, built = await env.workers.builders.bounded(
-            lambda: build_strategy(schema, invalid=invalid), BUILD_LIMIT
+            lambda: with_values(build_strategy(schema, invalid=invalid), schema, given, invalid),
+            BUILD_LIMIT,
         )
         if not done:
             raise Skip(
@@ -195,6 +198,7 @@ async def _stream(
         lanes.append(
             Lane(without_ctx, properties_for(Stream.NO_CONTEXT, env.codes), env.without_ctx)
         )
+    explicit = _explicit(env, stream) if with_context else None
     results = await search(
         strategy,
         lanes,
@@ -207,6 +211,7 @@ async def _stream(
         invalid=stream is Stream.INVALID,
         first=None if stream is Stream.INVALID else env.observation.simplest,
         together=hints_of(subject).read_only is True,
+        explicit=explicit,
     )
     for name, result in zip(streams, results, strict=True):
         env.observation.streams[name] = result
@@ -215,6 +220,21 @@ async def _stream(
                 env.observation.blocked_loop = "an earlier call blocked the event loop"
             else:
                 env.observation.unresponsive = result.hang
+
+
+def given_for(env: Env) -> ToolArguments:
+    subject = env.subject
+    name = subject.name if isinstance(subject.name, str) else subject.display_name
+    return env.options.arguments_for(subject.target, name)
+
+
+def _explicit(env: Env, stream: Stream) -> Callable[[], list[Any]]:
+    """The arguments called before any generated one (``_given.explicit_args``), built
+    when the search starts, on its thread."""
+    schema, simplest = env.subject.input_schema, env.observation.simplest
+    given = given_for(env)
+    invalid = stream is Stream.INVALID
+    return lambda: explicit_args(schema, simplest, given, invalid=invalid)
 
 
 # -- concurrency ---------------------------------------------------------------------

@@ -158,6 +158,10 @@ class Observation:
             raise Skip(found.skipped)
         return found
 
+    def call_count(self) -> int:
+        """Calls made by the streams (the single-call probes are a handful more)."""
+        return sum(len(result.calls) for result in self.streams.values())
+
     def needs_simplest(self) -> Any:
         """The simplest arguments the single-call probes used, or ``Skip`` saying why none."""
         if self.not_called is not None:

@@ -54,6 +54,38 @@ __all__ = [
 
 #: Bound on compiling a schema into a strategy, and on finding its simplest example.
 BUILD_LIMIT = 10.0
+#: Examples a search may draw past the user's floor (``RunOptions.examples``) while
+#: the tool answers fast: about what a dedicated fuzzer spends on one tool.
+DEPTH_EXAMPLES = 100
+#: A call at least this fast shows the tool itself is fast. The explicit arguments
+#: (edge values, which find the most bugs) get half a budget; those of a fast tool
+#: may go on up to ``EXPLICIT_SPAN`` budgets, because sibling tools sharing its
+#: server, the machine or the interpreter slow every call down. The generated
+#: examples then get what is left of the budget, and never less than half of one.
+FAST_CALL = 0.5
+EXPLICIT_SPAN = 3
+#: Calls in flight across every search of the process: a call's own cost is its time
+#: shared among the calls made at once (the tools of a server, of a run, share it).
+_in_flight = [0]
+_in_flight_lock = threading.Lock()
+
+
+def _enter() -> int:
+    with _in_flight_lock:
+        _in_flight[0] += 1
+        return _in_flight[0]
+
+
+def _leave() -> int:
+    with _in_flight_lock:
+        _in_flight[0] -= 1
+        return _in_flight[0] + 1
+
+
+#: Wall seconds a search may spend past the floor. A fast tool gets its
+#: ``DEPTH_EXAMPLES`` within it; a tool that took longer than this to reach the
+#: floor gets no more calls than the floor.
+DEPTH_TIME = 1.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,7 +337,13 @@ def _settings(options: RunOptions, **overrides: Any) -> Any:
     # The user's profile, as loaded: by name, because hypothesis keeps the current
     # settings per thread, and this runs on a worker started before the user loaded it.
     current = settings.get_profile(settings.get_current_profile_name())
-    suppressed = {*current.suppress_health_check, HealthCheck.too_slow, HealthCheck.filter_too_much}
+    suppressed = {
+        *current.suppress_health_check,
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+        HealthCheck.data_too_large,
+        HealthCheck.large_base_example,
+    }
     extra: dict[str, Any] = {}
     if options.example_database is False:
         extra["database"] = None
@@ -371,6 +409,7 @@ async def search(
     invalid: bool = False,
     first: Any = None,
     together: bool = False,
+    explicit: Callable[[], Sequence[Any]] | None = None,
 ) -> list[SearchResult]:
     """Call the tool over ``strategy`` in every lane; every rule judges its lane's calls.
 
@@ -379,11 +418,19 @@ async def search(
     the call every check can read, and a failure there is already as small as it gets.
     One result per lane, in order. With ``together`` the lanes' calls for one example
     are made at once (a tool marked read-only says that is harmless to it).
+
+    ``explicit`` gives examples (the schema's own, the user's, edge values; values of
+    the stream's kind), built on the search's own thread and called next, in order, outside hypothesis: a failure there
+    is kept as it is and the search goes on. Past ``examples`` calls the search goes
+    on for up to ``DEPTH_EXAMPLES`` more while it has spent under ``DEPTH_TIME``.
     """
     loop = asyncio.get_running_loop()
     results = [SearchResult() for _ in lanes]
     stopped = threading.Event()
     budget_ends: list[float] = []  # set at the first real call, so set-up is free
+    made_calls = [0]  # calls this search began (remembered ones are free)
+    fastest = [float("inf")]  # the quickest call so far (its share): how fast the tool is
+    shares: dict[int, int] = {}  # calls in flight when each call began
     seen: dict[str, Failure] = {}  # every property's first failure, shrunk or not
 
     recorded: list[set[str]] = [set() for _ in lanes]  # keys each result's calls hold
@@ -406,11 +453,27 @@ async def search(
                 made = replace(made, mutation=mutation)
             return made
         now = time.monotonic()
+        budget = options.search_budget
         if not budget_ends:
-            budget_ends.append(now + options.search_budget)
-        elif now > budget_ends[0]:
+            budget_ends.extend([now + budget, now + min(budget, DEPTH_TIME), now])
+        elif in_explicit[0]:
+            fast = fastest[0] < FAST_CALL
+            if now > budget_ends[2] + (EXPLICIT_SPAN * budget if fast else budget / 2):
+                return None  # the rest of the explicit arguments are skipped
+        elif now > budget_ends[0] or (made_calls[0] >= floor and now > budget_ends[1]):
+            if not seen:
+                raise _Stop  # nothing to shrink: drawing more examples would be waste
             return None  # the budget is spent: later examples are drawn but not called
-        return asyncio.run_coroutine_threadsafe(lane.call(args), loop)
+        if not in_explicit[0]:
+            made_calls[0] += 1
+        at_once = _enter()
+        try:
+            begun = asyncio.run_coroutine_threadsafe(lane.call(args), loop)
+        except BaseException:
+            _leave()
+            raise
+        shares[id(begun)] = at_once
+        return begun
 
     def finish(
         index: int, lane: Lane, begun: Future[CallOutcome], args: Any, mutation: str | None
@@ -420,7 +483,10 @@ async def search(
         except concurrent.futures.TimeoutError:
             begun.cancel()
             outcome = CallOutcome(args, timed_out=True, elapsed=bound)
+        finally:
+            share = max(shares.pop(id(begun), 1), _leave())
         made = Call(args, outcome, mutation)
+        fastest[0] = min(fastest[0], outcome.elapsed / share)
         results[index].calls.append(made)
         recorded[index].add(args_key(args))
         if outcome.timed_out:
@@ -469,6 +535,24 @@ async def search(
 
     failures: dict[str, Failure] = {}
     skipped: list[str] = []
+    floor = max(1, examples) * len(lanes)
+    in_explicit = [False]
+
+    def call_explicit() -> None:
+        in_explicit[0] = True
+        try:
+            for drawn in explicit() if explicit is not None else ():
+                try:
+                    body(drawn)
+                except _Falsified:
+                    pass  # kept in ``seen``; the search goes on
+        finally:
+            in_explicit[0] = False
+            if budget_ends:  # the generated examples' own share of the budget
+                now = time.monotonic()
+                budget = options.search_budget
+                budget_ends[0] = max(budget_ends[0], now + budget / 2)
+                budget_ends[1] = max(budget_ends[1], now + min(budget, DEPTH_TIME) / 2)
 
     def run() -> None:
         import hypothesis
@@ -479,10 +563,11 @@ async def search(
         test = hypothesis.given(strategy)(body)
         if first is not None:
             test = hypothesis.example(first)(test)
-        test = _settings(options, max_examples=max(1, examples))(test)
+        test = _settings(options, max_examples=max(1, examples) + DEPTH_EXAMPLES)(test)
         if options.seed is not None:
             test = hypothesis.seed(options.seed)(test)
         try:
+            call_explicit()
             with with_reporter(lambda _text: None):  # findings carry the example instead
                 test()
         except Unsatisfiable as exc:
