@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _explorer_gate import EXPLORER_READS_ARGUMENTS
 
 from pytest_toolnexus._options import ARGUMENTS, CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -267,9 +266,6 @@ def test_a_key_matching_no_tool_fails_one_item_listing_the_tools(project: pytest
     assert seen(report, "get_user") == {"failed": "SEEN examples=[] values={}"}
 
 
-@pytest.mark.skipif(
-    not EXPLORER_READS_ARGUMENTS, reason="the explorer does not call users' arguments yet"
-)
 def test_a_tool_needing_a_real_id_succeeds_only_with_it(project: pytest.Pytester) -> None:
     without, report = run(project, select="TN605")
     assert seen(report, "get_user", "TN605").keys() == {"failed"}, without.stdout.str()

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _explorer_gate import EXPLORER_READS_ARGUMENTS
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -86,9 +85,6 @@ def test_without_arguments_git_tools_are_judged_on_their_error_path(
     assert verdicts["git_commit"]["outcome"] == "skipped"
 
 
-@pytest.mark.skipif(
-    not EXPLORER_READS_ARGUMENTS, reason="the explorer does not call users' arguments yet"
-)
 def test_with_a_repository_from_the_hook_git_tools_succeed(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(_docs_conftest())
     result, verdicts = _run(pytester)
