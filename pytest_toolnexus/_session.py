@@ -24,6 +24,7 @@ from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subj
 from toolnexus_conformance.live._explorations import Explorations, Judges
 from toolnexus_conformance.live._loop import BackgroundLoop
 from toolnexus_conformance.process._isolation import IsolatedExplorations, TargetWorker, WorkerError
+from toolnexus_conformance.process._sandbox import Sandbox, SandboxError, parse_limits
 from toolnexus_conformance.targets import (
     SPEC_FORMS,
     LoadedTarget,
@@ -49,7 +50,11 @@ class ConformanceSession:
         self.config = config
         self.settings = settings
         self.loop = BackgroundLoop()
+        self.sandbox = _sandbox(config, settings)
+        #: Targets whose processes the sandbox holds (``RunOptions.contained``), as they load.
+        self._contained: set[str] = set()
         self.options = RunOptions(
+            contained=self._contained,
             strict=settings.strict,
             execute=ExecuteMode(settings.execute),
             allow=settings.allow,
@@ -81,6 +86,7 @@ class ConformanceSession:
                 stacklevel=2,
             )
         self._workers: list[TargetWorker] = []
+        self._subjects: list[ToolSubject] = []
         self._early: dict[str, concurrent.futures.Future[LoadedTarget]] = {}
         self._early_workers: dict[str, concurrent.futures.Future[TargetWorker]] = {}
         self._start_early()
@@ -119,8 +125,9 @@ class ConformanceSession:
             except TargetError:
                 continue  # reported at collection, with the others
             if spec.kind.value in ("mcp.json", "stdio", "http"):
+                self._contain(spec)
                 self._early[raw] = asyncio.run_coroutine_threadsafe(
-                    load_target(spec, base_dir=base_dir), self.loop.loop
+                    load_target(spec, base_dir=base_dir, launcher=self.launcher), self.loop.loop
                 )
             elif spec.kind is TargetKind.PYTHON and self.isolated is not None:
                 self._early_workers[raw] = self._start_worker(spec, base_dir)
@@ -136,8 +143,14 @@ class ConformanceSession:
         from toolnexus_conformance._registry import CATALOG
 
         modules = sorted({c.run.__module__ for c in CATALOG if c.info.live})
+        self._contain(spec)
         worker = TargetWorker(
-            spec.value, spec.label, base_dir=base_dir, options=self.options, modules=modules
+            spec.value,
+            spec.label,
+            base_dir=base_dir,
+            options=self.options,
+            modules=modules,
+            sandbox=self.sandbox,
         )
         self._workers.append(worker)
         future: concurrent.futures.Future[TargetWorker] = concurrent.futures.Future()
@@ -163,6 +176,7 @@ class ConformanceSession:
         """
         limit = self.settings.load_timeout
         worker = None
+        self._contain(spec)
         if spec.kind is TargetKind.PYTHON and self.isolated is not None:
             started = self._early_workers.pop(raw, None) if isinstance(raw, str) else None
             started = started or self._start_worker(spec, base_dir)
@@ -172,12 +186,34 @@ class ConformanceSession:
                 raise TargetError(str(exc)) from None
         early = self._early.pop(raw, None) if isinstance(raw, str) else None
         if early is None:
-            return self.loop.run(load_target(spec, base_dir=base_dir), timeout=limit), worker
+            loading = load_target(spec, base_dir=base_dir, launcher=self.launcher)
+            return self.loop.run(loading, timeout=limit), worker
         try:
             return early.result(limit), worker
         except concurrent.futures.TimeoutError:
             early.cancel()
             raise TargetError(f"loading {spec.label!r} took longer than {limit:g}s") from None
+
+    # -- the sandbox ---------------------------------------------------------------------
+    @property
+    def launcher(self) -> Any:
+        """How MCP stdio servers are started: the sandbox, the environment, the limits."""
+        return self.sandbox.launcher()
+
+    def _contain(self, spec: TargetSpec) -> None:
+        """Mark a target whose processes the sandbox holds (``auto`` may call all its tools)."""
+        kinds = (TargetKind.STDIO, TargetKind.MCP_JSON)
+        isolated = spec.kind is TargetKind.PYTHON and self.isolated is not None
+        if self.sandbox.active and not self.sandbox.network and (isolated or spec.kind in kinds):
+            self._contained.add(spec.label)
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        """What is contained here: one line when it is not (or with -v), nothing otherwise."""
+        if self._is_worker:
+            return []
+        if not self.sandbox.active or config.get_verbosity() > 0:
+            return [self.sandbox.describe()]
+        return []
 
     # -- interrupts and completeness ---------------------------------------------------
     #: SIGTERM raised as KeyboardInterrupt while the suites are on (``_interrupts``).
@@ -261,6 +297,7 @@ class ConformanceSession:
             subjects = read_subjects(
                 loaded.tools, label, loaded.extras or None, limit=self.options.attribute_limit
             )
+            self._subjects.extend(subjects)
         judges: Judges = self.explorations
         if worker is not None and self.isolated is not None:
             self.isolated.add(label, worker, subjects)
@@ -344,6 +381,8 @@ class ConformanceSession:
         terminalreporter.section("toolnexus conformance")
         for line in self.records.table():
             terminalreporter.write_line(line)
+        for line in not_called_lines(self._not_called()):
+            terminalreporter.write_line(line)
         for line in incomplete:
             terminalreporter.write_line(line, red=True, bold=line is incomplete[0])
         if self.settings.report:
@@ -357,7 +396,11 @@ class ConformanceSession:
             path.parent.mkdir(parents=True, exist_ok=True)
             state = self.completeness.state() if self.completeness is not None else None
             with self.sigterm.holding():  # a half-written report would serve nobody
-                self.records.write_report(path, **(state.as_report() if state else {}))
+                extra = {
+                    "sandbox": self.sandbox.as_report(),
+                    "not_called": self._not_called(),
+                }
+                self.records.write_report(path, **(state.as_report() if state else {}), extra=extra)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         for early in self._early.values():  # started at configure, never collected
@@ -376,10 +419,51 @@ class ConformanceSession:
                     pass
         self.loop.close()
         self.records.close()
+        self.sandbox.close()
+
+    def _not_called(self) -> dict[str, int]:
+        """How many tools no live check may call, by reason (``may_execute``)."""
+        from toolnexus_conformance._safety import may_execute
+
+        counts: dict[str, int] = {}
+        for subject in self._subjects:
+            reason = may_execute(subject, self.options)
+            if reason is not None:
+                why = reason.split("; allow it", 1)[0]
+                counts[why] = counts.get(why, 0) + 1
+        return counts
 
 
 async def _await(awaitable: Awaitable[None]) -> None:
     await awaitable
+
+
+def _sandbox(config: pytest.Config, settings: Settings) -> Sandbox:
+    """The sandbox the settings ask for; a usage error when it is required and cannot be had."""
+    database = _example_database(config)
+    sandbox = Sandbox(
+        mode=settings.sandbox,
+        network=settings.allow_network,
+        env_names=settings.env,
+        limits=parse_limits(settings.limits),
+        readable=(Path(str(config.rootpath)), Path(str(config.invocation_params.dir))),
+        writable=(database,) if database else (),
+    )
+    try:
+        sandbox.check()
+    except SandboxError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    return sandbox
+
+
+def not_called_lines(counts: dict[str, int]) -> list[str]:
+    """The summary's lines on tools no live check called, and why."""
+    total = sum(counts.values())
+    if not total:
+        return []
+    lines = [f"{total} tool(s) got no live call:"]
+    lines += [f"  {count} {why}" for why, count in sorted(counts.items(), key=lambda kv: -kv[1])]
+    return lines
 
 
 def _hypothesis_seed(config: pytest.Config) -> int | None:

@@ -40,6 +40,7 @@ from .._options import RunOptions
 from .._subject import ToolSubject
 from ..live._explorations import batch_of
 from ._frames import CONTROL_MAX, FrameReader, kill_group
+from ._sandbox import Sandbox
 
 __all__ = ["PROCESS_CHECK", "IsolatedExplorations", "TargetWorker", "ToolJudgement"]
 
@@ -106,8 +107,12 @@ class TargetWorker:
         base_dir: Path | None,
         options: RunOptions,
         modules: Sequence[str] = (),
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.spec, self.label = spec, label
+        #: How the worker is started: environment, limits, and the sandbox when there is one.
+        self.sandbox = sandbox if sandbox is not None else Sandbox()
+        self._lifeline: int | None = None
         # The worker runs in a directory of its own: a relative base means this one's.
         self.base_dir = Path(base_dir).resolve() if base_dir is not None else None
         self.options = options
@@ -132,17 +137,30 @@ class TargetWorker:
     # -- the worker process --------------------------------------------------------------
     def start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        # The worker watches this pipe: its end of file says the session is gone, even
+        # when the worker cannot see its parent (a sandbox's process namespace).
+        lifeline, self._lifeline = os.pipe()
         log = (self.scratch / "worker.log").open("wb")
-        env = dict(os.environ, PWD=str(self.scratch))
+        argv, env = self.sandbox.wrap(
+            [
+                sys.executable,
+                "-m",
+                "toolnexus_conformance.process._worker",
+                str(theirs.fileno()),
+                str(lifeline),
+            ],
+            self.sandbox.environment({"PWD": str(self.scratch)}),
+            self.scratch,
+            die_with_parent=False,
+        )
+        if self.sandbox.active:
+            # Inside, the scratch is a mount point the worker cannot remove: a worker that
+            # finds its session gone empties it, and this shell, outside, removes it.
+            argv = ["/bin/sh", "-c", '"$@"; rmdir -- "$0" 2>/dev/null', str(self.scratch), *argv]
         try:
             self._process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "toolnexus_conformance.process._worker",
-                    str(theirs.fileno()),
-                ],
-                pass_fds=(theirs.fileno(),),
+                argv,
+                pass_fds=(theirs.fileno(), lifeline),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
@@ -152,6 +170,7 @@ class TargetWorker:
             )
         finally:
             theirs.close()
+            os.close(lifeline)
             log.close()
         self._control = ours
         # Fresh events per worker process: a listener of an earlier one, seeing it
@@ -273,6 +292,9 @@ class TargetWorker:
         control, self._control = self._control, None
         if control is not None:
             control.close()
+        lifeline, self._lifeline = self._lifeline, None
+        if lifeline is not None:
+            os.close(lifeline)
         if process is None:
             return None
         kill_group(process.pid)

@@ -54,6 +54,8 @@ class _Worker:
         self.options: Any = None
         self.scratch = Path.cwd()
         self.orphaned = False
+        #: A pipe whose end of file says the session is gone (``None``: watch the parent only).
+        self.lifeline: int | None = None
 
     def reply(self, *message: Any) -> None:
         try:
@@ -65,7 +67,7 @@ class _Worker:
         session = os.getppid()
         while True:
             ready, _, _ = select.select([self.control], [], [], 0.02 if self.children else 1.0)
-            if os.getppid() != session:
+            if os.getppid() != session or _cut(self.lifeline):
                 # The session died without closing us (SIGKILL): a datagram socket gives
                 # no end of file, so its death is seen here. Leave nothing behind.
                 self.orphaned = True
@@ -170,6 +172,14 @@ class _Worker:
             os.close(fd)
         self.children[pid] = job
         self.reply("started", job, pid)
+
+
+def _cut(lifeline: int | None) -> bool:
+    """The session closed its end of the pipe: it is gone (nobody ever writes to it)."""
+    if lifeline is None:
+        return False
+    ready, _, _ = select.select([lifeline], [], [], 0)
+    return bool(ready)
 
 
 def _prepare(options: Any, modules: list[str]) -> None:
@@ -318,6 +328,7 @@ def main(argv: list[str]) -> int:
     # Ctrl-C in the terminal is the session's to handle: it stops the worker itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker = _Worker(control)
+    worker.lifeline = int(argv[2]) if len(argv) > 2 else None
     worker.serve()
     return 0
 
