@@ -37,6 +37,8 @@ from ._frames import CONTROL_MAX, Channel, kill_group
 
 __all__ = ["main"]
 
+#: Judged last in a tool's process: what the tool tried beyond its scratch (``_escapes``).
+ESCAPE_CHECK = "TN607"
 #: How often a child says it is alive, from a thread of its own.
 HEARTBEAT = 0.25
 #: The clock of the worker's own bounds, taken before any tool can replace ``time.monotonic``.
@@ -267,6 +269,7 @@ def _judge(
     os.chdir(folder)
     os.environ["PWD"] = str(folder)
     tempfile.tempdir = str(folder)
+    _watch_escapes(worker)
     _calls.IN_WORKER = True
     _calls.ON_CALL = _watcher(channel)
     extra = worker.extras[index] if index < len(worker.extras) else None
@@ -288,6 +291,8 @@ def _judge(
     options = worker.options
     loop = BackgroundLoop()
     explorations = Explorations(options, loop, prefetch=False)
+    # What the tool tried beyond its scratch is judged last: every phase has run by then.
+    checks.sort(key=lambda c: c.code == ESCAPE_CHECK)
     plan(explorations, subject, checks, group=worker.label)
     results: dict[str, tuple[str, str, list[tuple[Any, ...]]]] = {}
     for check in checks:
@@ -298,6 +303,17 @@ def _judge(
         if code not in catalog:
             results[code] = ("skipped", f"check {code} is not known in the worker process", [])
     return results
+
+
+def _watch_escapes(worker: _Worker) -> None:
+    """Record, for TN607, what the tool does beyond the worker's scratch (``_escapes``)."""
+    from .. import _escapes
+
+    allowed = [worker.scratch]
+    database = getattr(worker.options, "example_database", None)
+    if database:  # the kit's own: hypothesis keeps failing examples there
+        allowed.append(database)
+    _escapes.install(allowed)
 
 
 def _watcher(channel: Channel) -> Callable[[str, Any], None]:
