@@ -141,9 +141,9 @@ class Sandboxed:
                 if not entry.name.isdigit():
                     continue
                 try:
-                    if needle in (entry / "cmdline").read_bytes():
-                        if "\nState:\tZ" not in (entry / "status").read_text():
-                            found.append(int(entry.name))
+                    mine = needle in (entry / "cmdline").read_bytes()
+                    if mine and "\nState:\tZ" not in (entry / "status").read_text():
+                        found.append(int(entry.name))
                 except OSError:
                     continue
             if not found or time.monotonic() > deadline:
@@ -312,19 +312,22 @@ def test_an_mcp_stdio_server(sandboxed: Sandboxed, mode: str) -> None:
         f" {live_sandbox.sleep_seconds()}"
     )
     run = sandboxed.run(command, mode)
-    assert run.verdicts("escape")["TN601"]["outcome"] == "passed", run.text[-3000:]
     assert SECRET not in run.text
     assert SECRET.encode() not in sandboxed.listener.received
     if mode == "off":
         # Not marked read-only, and nothing contains it: auto does not call it at all.
         assert "1 tool(s) got no live call" in run.result.stdout.str()
-        assert sandboxed.written() == [] and sandboxed.listener.accepted == 0
+        assert sandboxed.written() == []
+        assert sandboxed.listener.accepted == 0
         run = sandboxed.run(command, mode, "--toolnexus-execute", "all")
+        assert run.verdicts("hostile_escape")["TN601"]["outcome"] == "passed"
+        assert SECRET not in run.text  # the environment is cut down even uncontained
         assert len(sandboxed.written()) == 3
         assert sandboxed.listener.accepted > 0
         assert sandboxed.processes()
     else:
         # Contained: auto calls it, and nothing it tried reached the machine.
+        assert run.verdicts("hostile_escape")["TN601"]["outcome"] == "passed"
         assert "got no live call" not in run.result.stdout.str()
         assert run.report["not_called"] == {}
         assert sandboxed.written() == []
