@@ -64,6 +64,12 @@ RESTARTS = 3
 #: The tail of a dead process's output quoted in its finding.
 OUTPUT_TAIL = 1500
 
+#: The shell around a sandboxed worker: removes its emptied scratch, ends as the worker did.
+_KEEPER = (
+    '"$@"; s=$?; rmdir -- "$0" 2>/dev/null;'
+    ' if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then trap - $((s - 128)); kill -$((s - 128)) $$; fi;'
+    " exit $s"
+)
 _monotonic = time.monotonic  # the session's clock: no tool runs in this process
 
 
@@ -155,8 +161,9 @@ class TargetWorker:
         )
         if self.sandbox.active:
             # Inside, the scratch is a mount point the worker cannot remove: a worker that
-            # finds its session gone empties it, and this shell, outside, removes it.
-            argv = ["/bin/sh", "-c", '"$@"; rmdir -- "$0" 2>/dev/null', str(self.scratch), *argv]
+            # finds its session gone empties it, and this shell, outside, removes it. It
+            # ends as the worker did (bubblewrap reports a signal as 128 + its number).
+            argv = ["/bin/sh", "-c", _KEEPER, str(self.scratch), *argv]
         try:
             self._process = subprocess.Popen(
                 argv,
