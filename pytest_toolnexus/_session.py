@@ -24,7 +24,12 @@ from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subj
 from toolnexus_conformance.live._explorations import Explorations, Judges
 from toolnexus_conformance.live._loop import BackgroundLoop
 from toolnexus_conformance.process._isolation import IsolatedExplorations, TargetWorker, WorkerError
-from toolnexus_conformance.process._sandbox import Sandbox, SandboxError, parse_limits
+from toolnexus_conformance.process._sandbox import (
+    Sandbox,
+    SandboxError,
+    kit_cache,
+    parse_limits,
+)
 from toolnexus_conformance.targets import (
     SPEC_FORMS,
     LoadedTarget,
@@ -447,13 +452,23 @@ def _sandbox(config: pytest.Config, settings: Settings) -> Sandbox:
         env_names=settings.env,
         limits=parse_limits(settings.limits),
         readable=(Path(str(config.rootpath)), Path(str(config.invocation_params.dir))),
-        writable=(database,) if database else (),
+        writable=(database,) if database else _kit_cache(),
     )
     try:
         sandbox.check()
     except SandboxError as exc:
         raise pytest.UsageError(str(exc)) from None
     return sandbox
+
+
+def _kit_cache() -> tuple[Path, ...]:
+    """The kit's user cache, made now so that it can be bound into the sandbox."""
+    cache = kit_cache()
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return ()
+    return (cache,)
 
 
 def not_called_lines(counts: dict[str, int]) -> list[str]:

@@ -362,6 +362,7 @@ def test_a_session_killed_outright_leaves_no_worker_behind(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
     def started() -> bool:
         return any((pytester.path / "tmp").glob("toolnexus-worker-*/tool-*/started"))
 

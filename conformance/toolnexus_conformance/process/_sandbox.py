@@ -45,6 +45,7 @@ __all__ = [
     "SandboxError",
     "SandboxStatus",
     "clean_environment",
+    "kit_cache",
     "parse_limits",
     "probe",
 ]
@@ -58,7 +59,7 @@ ALLOWED_ENV = frozenset(
 )
 #: Prefixes kept too: the locale, and Python's own settings (``PYTHONPATH`` is how the
 #: worker imports the kit and the project).
-ALLOWED_PREFIXES = ("LC_", "PYTHON", "VIRTUAL_ENV")
+ALLOWED_PREFIXES = ("LC_", "PYTHON", "VIRTUAL_ENV", "XDG_", "HYPOTHESIS_")
 
 #: Folders hidden behind an empty in-memory folder inside the sandbox.
 HIDDEN = ("/tmp", "/var/tmp", "/run", "/dev/shm")
@@ -150,6 +151,15 @@ def _size(value: int | None) -> str:
         if value >= scale and value % scale == 0:
             return f"{value // scale}{suffix}"
     return str(value)
+
+
+def kit_cache() -> Path:
+    """The kit's own user cache (hypothesis's tables): bound writable into the sandbox.
+
+    Where ``live._search`` keeps it when there is no example database.
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "pytest-toolnexus" / "hypothesis"
 
 
 def clean_environment(
@@ -377,6 +387,8 @@ class Sandbox:
         home = scratch / ".home"
         home.mkdir(exist_ok=True)
         env.update(HOME=str(home), TMPDIR=str(scratch), PWD=str(scratch))
+        # The kit's cache stays where the session keeps it, not in the new HOME.
+        env.setdefault("XDG_CACHE_HOME", str(kit_cache().parents[1]))
         prefix = _arguments(
             status.bwrap,
             scratch,

@@ -308,10 +308,12 @@ def _judge(
 def _watch_escapes(worker: _Worker) -> None:
     """Record, for TN607, what the tool does beyond the worker's scratch (``_escapes``)."""
     from .. import _escapes
+    from ._sandbox import kit_cache
 
-    allowed = [worker.scratch]
+    # The kit's own: hypothesis keeps failing examples and its tables there.
+    allowed = [worker.scratch, kit_cache()]
     database = getattr(worker.options, "example_database", None)
-    if database:  # the kit's own: hypothesis keeps failing examples there
+    if database:
         allowed.append(database)
     _escapes.install(allowed)
 
