@@ -110,10 +110,21 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
             host = args[0]
             if isinstance(host, bytes):
                 host = host.decode("idna", "replace")
-            if isinstance(host, str) and not _local(host):
+            if isinstance(host, str) and not _local(host) and not _numeric(host):
                 _record("look up", f"{host}:{args[1]}" if args[1] else host)
     except Exception:
         pass
+
+
+def _numeric(host: str) -> bool:
+    """An address, not a name: no lookup leaves the machine (its connection is recorded)."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return False
+    return True
 
 
 def _local(host: str) -> bool:
