@@ -90,8 +90,10 @@ def may_execute(subject: ToolSubject, options: RunOptions) -> str | None:
     if name in options.allow or qualified in options.allow:
         return None
     reason = _unsafe_reason(subject)
-    if reason is None or _contained(subject, options):
+    if reason is None:
         return None
+    if _contained(subject, options) and hints_of(subject).readable:
+        return None  # a declaration that cannot even be read is not called, sandbox or not
     return f"not called under --toolnexus-execute auto: {reason}; " + _HOW.format(
         name=name, qualified=qualified
     )
