@@ -21,6 +21,10 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
    one worker per target with ``--toolnexus-workers 20``); whole pytest processes,
    interleaved. Targets load and are explored at once, so 20 should cost about
    one plus the start-up of each worker (which takes CPU: on few cores, more).
+6. The sandbox: the plugin's live suite on the example toolkit and on the 200-tool
+   target with ``--toolnexus-sandbox auto`` (bubblewrap) and ``off``, interleaved;
+   and an MCP stdio server (``toolnexus-mcp-serve`` of the example toolkit) started,
+   listed and closed through the sandbox's launcher, its limits alone, and bare.
 
 Medians of interleaved repeats; no test asserts on these numbers.
 """
@@ -364,6 +368,72 @@ def many_targets(repeat: int, count: int = 20) -> None:
 SECTIONS = ("calls", "hangs", "hostile", "xdist", "isolation", "targets")
 
 
+def sandbox(repeat: int, count: int = 200) -> None:
+    from toolnexus_conformance.process._sandbox import probe
+
+    status = probe()
+    if not status.available:
+        print(f"6. sandbox: not available here ({status.why})")
+        return
+    print("6. sandbox: the live suite with the processes it starts in bubblewrap, and without")
+    with tempfile.TemporaryDirectory() as folder:
+        _write_tools(folder, count)
+        for label, target in (
+            ("example toolkit", "toolnexus_ref.examples:toolkit"),
+            (f"{count}-tool target", "bench_xdist_tools:tools"),
+        ):
+            base = _live_suite(target)
+            variants = {
+                "sandbox off": [*base, "--toolnexus-sandbox", "off"],
+                "sandbox on": [*base, "--toolnexus-sandbox", "required"],
+            }
+            walls: dict[str, list[float]] = {name: [] for name in variants}
+            for _ in range(repeat):
+                for name, command in variants.items():
+                    started = time.perf_counter()
+                    subprocess.run(
+                        command, cwd=folder, capture_output=True, check=False, timeout=900
+                    )
+                    walls[name].append(time.perf_counter() - started)
+            off = statistics.median(walls["sandbox off"])
+            print(f"  {label}")
+            for name, values in walls.items():
+                wall = statistics.median(values)
+                print(f"    {name:18} {wall:6.2f} s  ratio {wall / off:4.2f}x")
+    print("  an MCP stdio server: start, handshake, list, close")
+    for name, value in asyncio.run(_server_starts(repeat)).items():
+        print(f"    {name:18} {value * 1000:7.0f} ms")
+
+
+async def _server_starts(repeat: int) -> dict[str, float]:
+    from toolnexus_conformance.process._sandbox import Sandbox
+
+    from toolnexus_ref.mcp import open_stdio
+
+    command = [
+        sys.executable,
+        "-m",
+        "toolnexus_ref.mcp.serve_cli",
+        "toolnexus_ref.examples:toolkit",
+    ]
+    boxes = {"bare": None, "limits only": Sandbox(mode="off"), "sandboxed": Sandbox(mode="auto")}
+    walls: dict[str, list[float]] = {name: [] for name in boxes}
+    for _ in range(repeat):
+        for name, box in boxes.items():
+            started = time.perf_counter()
+            source = await open_stdio(command, launcher=box.launcher() if box else None)
+            assert source.tools, source.statuses
+            await source.close()
+            walls[name].append(time.perf_counter() - started)
+    for box in boxes.values():
+        if box is not None:
+            box.close()
+    return {name: statistics.median(values) for name, values in walls.items()}
+
+
+SECTIONS = ("calls", "hangs", "hostile", "xdist", "isolation", "sandbox")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
@@ -383,6 +453,8 @@ def main() -> None:
         isolation(args.repeat)
     if "targets" in wanted:
         many_targets(max(1, args.repeat // 2))
+    if "sandbox" in wanted:
+        sandbox(args.repeat)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,10 @@ from toolnexus_conformance.process._pool import default_workers
 __all__ = [
     "ALLOW",
     "ARGUMENTS",
+    "ALLOW_NETWORK",
+    "ENV",
+    "LIMITS",
+    "SANDBOX",
     "CONCURRENCY",
     "CONFORMANCE",
     "EXAMPLES",
@@ -53,6 +57,11 @@ ISOLATION = "--toolnexus-isolation"
 LOAD_TIMEOUT = "--toolnexus-load-timeout"
 ARGUMENTS = "--toolnexus-arguments"
 WORKERS = "--toolnexus-workers"
+SANDBOX = "--toolnexus-sandbox"
+ALLOW_NETWORK = "--toolnexus-allow-network"
+ENV = "--toolnexus-env"
+LIMITS = "--toolnexus-limits"
+SANDBOX_MODES = ("auto", "required", "off")
 
 EXECUTE_MODES = ("auto", "all", "none")
 ISOLATION_MODES = ("process", "none")
@@ -228,6 +237,40 @@ def add_options(parser: pytest.Parser) -> None:
         " ones, so tools that need a real path or id reach their success path.",
     )
     group.addoption(
+        SANDBOX,
+        choices=SANDBOX_MODES,
+        default=None,
+        dest="toolnexus_sandbox",
+        help="contain the processes the kit starts (Python targets' workers, MCP stdio servers)"
+        " with bubblewrap: auto (default: where it works, else run uncontained and say so),"
+        " required (a usage error where it cannot), off.",
+    )
+    group.addoption(
+        ALLOW_NETWORK,
+        action="store_true",
+        default=None,
+        dest="toolnexus_allow_network",
+        help="let sandboxed tools and servers use the network (default: none, loopback of"
+        " their own only).",
+    )
+    group.addoption(
+        ENV,
+        action="append",
+        default=[],
+        dest="toolnexus_env",
+        metavar="NAME",
+        help="an environment variable passed to the processes the kit starts (repeatable);"
+        " others are removed but for a short allowlist (PATH, LANG, LC_*, TZ, PYTHON*...).",
+    )
+    group.addoption(
+        LIMITS,
+        default=None,
+        dest="toolnexus_limits",
+        metavar="SPEC",
+        help="resource limits of the processes the kit starts, e.g. as=8G,fsize=1G,cpu=600,"
+        "nproc=none (default as=16G, fsize=1G, cpu=900, nproc=4096).",
+    )
+    group.addoption(
         REPORT,
         default=None,
         dest="toolnexus_report",
@@ -271,6 +314,17 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini(
         "toolnexus_arguments", "file of arguments per tool (relative to rootdir)", default=""
     )
+    parser.addini(
+        "toolnexus_sandbox", "auto | required | off: contain started processes", default=""
+    )
+    parser.addini(
+        "toolnexus_allow_network",
+        "sandboxed processes may use the network",
+        type="bool",
+        default=False,
+    )
+    parser.addini("toolnexus_env", "variables passed to started processes", type="args")
+    parser.addini("toolnexus_limits", "resource limits of started processes", default="")
 
 
 @dataclass(frozen=True)
@@ -297,6 +351,13 @@ class Settings:
     arguments: Path | None = None
     #: Worker processes of Python targets alive at once (``process/_pool``).
     workers: int = 4
+    #: ``auto``, ``required`` or ``off``: the sandbox of the processes the kit starts.
+    sandbox: str = "auto"
+    allow_network: bool = False
+    #: Variables the user passes to started processes.
+    env: tuple[str, ...] = ()
+    #: The limits' text (``_sandbox.parse_limits``); empty for the defaults.
+    limits: str = ""
 
 
 def _codes(values: list[str]) -> tuple[str, ...]:
@@ -385,6 +446,24 @@ def read_settings(config: pytest.Config) -> Settings:
     workers = int(_number(config, "toolnexus_workers", int, default_workers(concurrency)))
     if workers < 1:
         raise pytest.UsageError(f"{WORKERS} must be at least 1, got {workers}")
+    sandbox = (
+        config.getoption("toolnexus_sandbox")
+        or str(config.getini("toolnexus_sandbox")).strip()
+        or "auto"
+    )
+    if sandbox not in SANDBOX_MODES:
+        raise pytest.UsageError(
+            f"toolnexus_sandbox must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}"
+        )
+    network = config.getoption("toolnexus_allow_network")
+    limits = config.getoption("toolnexus_limits") or str(config.getini("toolnexus_limits")).strip()
+    if limits:
+        from toolnexus_conformance.process._sandbox import parse_limits
+
+        try:
+            parse_limits(limits)
+        except ValueError as exc:
+            raise pytest.UsageError(f"{LIMITS} (ini toolnexus_limits): {exc}") from None
     return Settings(
         targets=tuple(config.getoption("toolnexus_targets"))
         + tuple(t for t in config.getini("toolnexus_targets") if t.strip()),
@@ -408,6 +487,19 @@ def read_settings(config: pytest.Config) -> Settings:
         load_timeout=load_timeout,
         arguments=_arguments_file(config),
         workers=workers,
+        sandbox=sandbox,
+        allow_network=bool(network)
+        if network is not None
+        else bool(config.getini("toolnexus_allow_network")),
+        env=tuple(
+            dict.fromkeys(
+                [
+                    *_codes(config.getoption("toolnexus_env")),
+                    *_codes(config.getini("toolnexus_env")),
+                ]
+            )
+        ),
+        limits=limits,
     )
 
 

@@ -26,6 +26,12 @@ from toolnexus_conformance.live._explorations import Explorations, Judges
 from toolnexus_conformance.live._loop import BackgroundLoop, LoopBlocked
 from toolnexus_conformance.process._isolation import IsolatedExplorations, TargetWorker, WorkerError
 from toolnexus_conformance.process._pool import WorkerPool
+from toolnexus_conformance.process._sandbox import (
+    Sandbox,
+    SandboxError,
+    kit_cache,
+    parse_limits,
+)
 from toolnexus_conformance.targets import (
     SPEC_FORMS,
     LoadedTarget,
@@ -60,7 +66,11 @@ class ConformanceSession:
         self.settings = settings
         arguments = _file_arguments(config, settings)  # a bad file stops the run before it starts
         self.loop = BackgroundLoop()
+        self.sandbox = _sandbox(config, settings)
+        #: Targets whose processes the sandbox holds (``RunOptions.contained``), as they load.
+        self._contained: set[str] = set()
         self.options = RunOptions(
+            contained=self._contained,
             strict=settings.strict,
             execute=ExecuteMode(settings.execute),
             allow=settings.allow,
@@ -108,6 +118,7 @@ class ConformanceSession:
         )
         #: Each distinct target's load, begun at most once (``_target_key``).
         self._loads: dict[tuple[str, Any], concurrent.futures.Future[_Loaded]] = {}
+        self._subjects: list[ToolSubject] = []
         self._start_early()
 
     def _explores(self) -> bool:
@@ -179,10 +190,16 @@ class ConformanceSession:
         from toolnexus_conformance._registry import CATALOG
 
         modules = sorted({c.run.__module__ for c in CATALOG if c.info.live})
+        self._contain(spec)
         # Each explore request carries its tool's arguments: the load message need not.
         options = dataclasses.replace(self.options, arguments={})
         worker = TargetWorker(
-            spec.value, spec.label, base_dir=base_dir, options=options, modules=modules
+            spec.value,
+            spec.label,
+            base_dir=base_dir,
+            options=options,
+            modules=modules,
+            sandbox=self.sandbox,
         )
         self._workers.append(worker)
         return worker
@@ -197,6 +214,7 @@ class ConformanceSession:
         """
         limit = self.settings.load_timeout
         worker = None
+        self._contain(spec)
         if spec.kind is TargetKind.PYTHON and self.isolated is not None:
             worker = self._new_worker(spec, base_dir)
             worker.prepare = warm
@@ -210,7 +228,9 @@ class ConformanceSession:
             finally:
                 self.pool.release(worker, keep=warm and loaded_there)
         try:
-            loaded = self.loop.run(load_target(spec, base_dir=base_dir), timeout=limit)
+            loaded = self.loop.run(
+                load_target(spec, base_dir=base_dir, launcher=self.launcher), timeout=limit
+            )
         except BaseException as exc:
             if worker is not None:
                 self.pool.drop(worker)  # no tool of it will be explored
@@ -219,6 +239,27 @@ class ConformanceSession:
             raise
         self._loaded.append(loaded)
         return loaded, worker
+
+    # -- the sandbox ---------------------------------------------------------------------
+    @property
+    def launcher(self) -> Any:
+        """How MCP stdio servers are started: the sandbox, the environment, the limits."""
+        return self.sandbox.launcher()
+
+    def _contain(self, spec: TargetSpec) -> None:
+        """Mark a target whose processes the sandbox holds (``auto`` may call all its tools)."""
+        kinds = (TargetKind.STDIO, TargetKind.MCP_JSON)
+        isolated = spec.kind is TargetKind.PYTHON and self.isolated is not None
+        if self.sandbox.active and not self.sandbox.network and (isolated or spec.kind in kinds):
+            self._contained.add(spec.label)
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        """What is contained here: one line when it is not (or with -v), nothing otherwise."""
+        if self._is_worker:
+            return []
+        if not self.sandbox.active or config.get_verbosity() > 0:
+            return [self.sandbox.describe()]
+        return []
 
     # -- interrupts and completeness ---------------------------------------------------
     #: SIGTERM raised as KeyboardInterrupt while the suites are on (``_interrupts``).
@@ -350,6 +391,7 @@ class ConformanceSession:
         if load_error is not None:
             self._unloaded.append(label)
         self._collected.extend((label, _tool_name(s)) for s in subjects)
+        self._subjects.extend(subjects)
         if worker is not None and self.isolated is not None:
             self.isolated.add(label, worker, subjects)
         target_extra: dict[str, Any] = dict(loaded.info) if loaded is not None else {}
@@ -465,6 +507,8 @@ class ConformanceSession:
         terminalreporter.section("toolnexus conformance")
         for line in self.records.table():
             terminalreporter.write_line(line)
+        for line in not_called_lines(self._not_called()):
+            terminalreporter.write_line(line)
         for line in incomplete:
             terminalreporter.write_line(line, red=True, bold=line is incomplete[0])
         if self.settings.report:
@@ -478,7 +522,11 @@ class ConformanceSession:
             path.parent.mkdir(parents=True, exist_ok=True)
             state = self.completeness.state() if self.completeness is not None else None
             with self.sigterm.holding():  # a half-written report would serve nobody
-                self.records.write_report(path, **(state.as_report() if state else {}))
+                extra = {
+                    "sandbox": self.sandbox.as_report(),
+                    "not_called": self._not_called(),
+                }
+                self.records.write_report(path, **(state.as_report() if state else {}), extra=extra)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self._loader.shutdown(wait=False, cancel_futures=True)  # begun, never collected
@@ -495,6 +543,19 @@ class ConformanceSession:
                     pass
         self.loop.close()
         self.records.close()
+        self.sandbox.close()
+
+    def _not_called(self) -> dict[str, int]:
+        """How many tools no live check may call, by reason (``may_execute``)."""
+        from toolnexus_conformance._safety import may_execute
+
+        counts: dict[str, int] = {}
+        for subject in self._subjects:
+            reason = may_execute(subject, self.options)
+            if reason is not None:
+                why = reason.split("; allow it", 1)[0]
+                counts[why] = counts.get(why, 0) + 1
+        return counts
 
 
 def _target_key(spec: TargetSpec) -> tuple[str, Any]:
@@ -521,6 +582,44 @@ def _file_arguments(config: pytest.Config, settings: Settings) -> dict[str, Any]
         return _arguments.read_file(settings.arguments, rootdir=Path(str(config.rootpath)))
     except _arguments.ArgumentsError as exc:
         raise pytest.UsageError(f"{ARGUMENTS} (ini toolnexus_arguments): {exc}") from None
+
+
+def _sandbox(config: pytest.Config, settings: Settings) -> Sandbox:
+    """The sandbox the settings ask for; a usage error when it is required and cannot be had."""
+    database = _example_database(config)
+    sandbox = Sandbox(
+        mode=settings.sandbox,
+        network=settings.allow_network,
+        env_names=settings.env,
+        limits=parse_limits(settings.limits),
+        readable=(Path(str(config.rootpath)), Path(str(config.invocation_params.dir))),
+        writable=(database,) if database else _kit_cache(),
+    )
+    try:
+        sandbox.check()
+    except SandboxError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    return sandbox
+
+
+def _kit_cache() -> tuple[Path, ...]:
+    """The kit's user cache, made now so that it can be bound into the sandbox."""
+    cache = kit_cache()
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return ()
+    return (cache,)
+
+
+def not_called_lines(counts: dict[str, int]) -> list[str]:
+    """The summary's lines on tools no live check called, and why."""
+    total = sum(counts.values())
+    if not total:
+        return []
+    lines = [f"{total} tool(s) got no live call:"]
+    lines += [f"  {count} {why}" for why, count in sorted(counts.items(), key=lambda kv: -kv[1])]
+    return lines
 
 
 def _hypothesis_seed(config: pytest.Config) -> int | None:

@@ -118,6 +118,10 @@ class RunOptions:
     #: The user's arguments per tool, keyed as ``allow`` is: a tool name or
     #: ``target::name``, either of which may be a glob (``fnmatch``).
     arguments: Mapping[str, ToolArguments] = field(default_factory=dict)
+    #: Targets whose processes run in a sandbox that holds (no network, nothing
+    #: writable outside their scratch): ``auto`` may call their tools that are not
+    #: marked read-only, since what they can change is their own scratch.
+    contained: Collection[str] = field(default_factory=frozenset)
 
     def arguments_for(self, target: str, name: str) -> ToolArguments:
         """The user's arguments for a tool, every matching key merged (exact keys last)."""

@@ -154,6 +154,7 @@ class Records:
         complete: bool = True,
         interrupted: str | None = None,
         not_judged: Sequence[str] = (),
+        extra: Mapping[str, Any] | None = None,
     ) -> None:
         """The JSON report, written record by record: never the whole report in memory.
 
@@ -171,6 +172,8 @@ class Records:
                 out.write(",\n    " if number else "\n    ")
                 out.write(json.dumps(nodeid, ensure_ascii=False))
             out.write("\n  ]," if not_judged else "],")
+            for key, value in (extra or {}).items():  # facts about the run (the sandbox...)
+                out.write(f"\n  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)},")
             out.write('\n  "results": [')
             for number, record in enumerate(self.sorted()):
                 out.write(",\n    " if number else "\n    ")

@@ -6,6 +6,10 @@ tool its owner marked destructive or open-world (it reaches systems outside the
 machine) is called. Hints are read in every form authors write them
 (``annotations_of``); hints that cannot be read make a tool unsafe, never safe.
 Native, custom and skill tools without hints are the user's own Python and are called.
+Where the kit started the tool's process in a sandbox that holds (no network, nothing
+writable outside its scratch: ``RunOptions.contained``), every tool is called: what
+it can change is its own scratch. That covers Python targets' workers and MCP stdio
+servers, never HTTP servers or in-process objects.
 The hints and an http tool's method are those read, in bounded time, with the
 declaration (``ToolSubject.hints``, ``ToolSubject.http_method``): deciding reads
 nothing of the tool again.
@@ -63,6 +67,17 @@ def _unsafe_reason(subject: ToolSubject) -> str | None:
     return None
 
 
+def _contained(subject: ToolSubject, options: RunOptions) -> bool:
+    """The tool runs in a process the kit started in a sandbox that holds."""
+    if subject.target not in options.contained:
+        return False
+    if subject.source != "mcp":
+        return True
+    connection = subject.extra.get("connection")  # an mcp.json may mix stdio and http servers
+    config = getattr(connection, "config", None)
+    return getattr(config, "type", None) == "stdio"
+
+
 def may_execute(subject: ToolSubject, options: RunOptions) -> str | None:
     """``None`` when live checks may call this tool; otherwise why not, and how to allow it."""
     mode = ExecuteMode(options.execute)
@@ -77,6 +92,8 @@ def may_execute(subject: ToolSubject, options: RunOptions) -> str | None:
     reason = _unsafe_reason(subject)
     if reason is None:
         return None
+    if _contained(subject, options) and hints_of(subject).readable:
+        return None  # a declaration that cannot even be read is not called, sandbox or not
     return f"not called under --toolnexus-execute auto: {reason}; " + _HOW.format(
         name=name, qualified=qualified
     )

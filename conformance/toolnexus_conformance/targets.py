@@ -96,8 +96,12 @@ class LoadedTarget:
     close: Callable[[], Awaitable[None]] | None = None
 
 
-async def load_target(spec: TargetSpec, *, base_dir: Path | None = None) -> LoadedTarget:
+async def load_target(
+    spec: TargetSpec, *, base_dir: Path | None = None, launcher: Any = None
+) -> LoadedTarget:
     """Turn a parsed spec into tools; raises ``TargetError`` only.
+
+    ``launcher`` starts MCP stdio servers (``toolnexus_ref.mcp.Launcher``: the sandbox).
 
     A target that loads but holds no tools is an error too: a model given no tools
     can do nothing with it, and no check would have anything to judge.
@@ -108,7 +112,7 @@ async def load_target(spec: TargetSpec, *, base_dir: Path | None = None) -> Load
         if spec.kind is TargetKind.PYTHON:
             return await _load_python(spec, base_dir)
         if spec.kind in (TargetKind.MCP_JSON, TargetKind.STDIO, TargetKind.HTTP):
-            return await _load_mcp(spec, base_dir)
+            return await _load_mcp(spec, base_dir, launcher)
         if spec.kind is TargetKind.SKILLS:
             return _load_skills(spec, base_dir)
     except TargetError:
@@ -224,7 +228,7 @@ def _own_environment_command(spec: TargetSpec) -> str:
     )
 
 
-async def _load_mcp(spec: TargetSpec, base_dir: Path | None) -> LoadedTarget:
+async def _load_mcp(spec: TargetSpec, base_dir: Path | None, launcher: Any = None) -> LoadedTarget:
     try:
         from toolnexus_ref import mcp as mcp_source
     except ImportError as exc:
@@ -235,13 +239,13 @@ async def _load_mcp(spec: TargetSpec, base_dir: Path | None) -> LoadedTarget:
             path = base_dir / path
         if not path.is_file():
             raise TargetError(f"mcp.json target {spec.value!r}: no such file ({path})")
-        source = await mcp_source.open_mcp_json(path, base_dir=path.parent)
+        source = await mcp_source.open_mcp_json(path, base_dir=path.parent, launcher=launcher)
     elif spec.kind is TargetKind.STDIO:
         try:
             command = shlex.split(spec.value)
         except ValueError as exc:
             raise TargetError(f"cannot split the command line of {spec.label!r}: {exc}") from exc
-        source = await mcp_source.open_stdio(command, cwd=base_dir)
+        source = await mcp_source.open_stdio(command, cwd=base_dir, launcher=launcher)
     else:
         source = await mcp_source.open_http(spec.value)
     tools = list(source.tools)

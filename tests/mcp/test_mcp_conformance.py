@@ -87,10 +87,15 @@ def test_defective_server_through_the_plugin(pytester: pytest.Pytester, tmp_path
     [generic] = [r for r in rows if r["tool"] == long_name and r["check"] == "TN103"]
     assert generic["outcome"] == "skipped"
     assert "TN153" in generic["message"]
-    skipped = [r for r in rows if r["tool"] == "defective_wipe" and r["check"] == "TN651"]
-    assert skipped
-    assert skipped[0]["outcome"] == "skipped"
-    assert "destructive" in skipped[0]["message"]
+    wipe = [r for r in rows if r["tool"] == "defective_wipe" and r["check"] == "TN651"]
+    assert wipe
+    if records["sandbox"]["active"]:
+        # Contained, auto calls even the destructive tool: its wipe reaches only its
+        # scratch (the marker above, outside, was never written).
+        assert "destructive" not in wipe[0]["message"]
+    else:
+        assert wipe[0]["outcome"] == "skipped"
+        assert "destructive" in wipe[0]["message"]
     result.stdout.fnmatch_lines(["*defective_explode::TN651-mcp-error-result*"])
 
 
@@ -133,6 +138,10 @@ def test_execute_all_does_call_the_destructive_tool(
         "--toolnexus-conformance",
         "--toolnexus-execute",
         "all",
+        # The marker is written outside the server's scratch: only uncontained does the
+        # call leave evidence the test can see (the sandbox tests show the other side).
+        "--toolnexus-sandbox",
+        "off",
         "--toolnexus-target",
         stdio_target("defective.py", "--marker", str(marker)),
         "--toolnexus-select",

@@ -199,7 +199,19 @@ def test_through_the_plugin_gets_are_judged_posts_skipped_and_secrets_never_repo
     monkeypatch.setenv("TOOLNEXUS_TEST_BASE", base)
     monkeypatch.setenv("TOOLNEXUS_TEST_TOKEN", SECRET)
     pytester.makepyfile(http_plugin_tools=TOOLS)
-    run = run_kit(pytester, "http_plugin_tools:tools", extra=("--toolnexus-examples", "5"))
+    # The tools reach the loopback server and read the base and token from the
+    # environment: the sandbox must share the network and pass those two variables.
+    run = run_kit(
+        pytester,
+        "http_plugin_tools:tools",
+        extra=(
+            "--toolnexus-examples",
+            "5",
+            "--toolnexus-allow-network",
+            "--toolnexus-env",
+            "TOOLNEXUS_TEST_BASE,TOOLNEXUS_TEST_TOKEN",
+        ),
+    )
     errors = run.failed(severity="error")
     assert not errors, shown(errors)
     assert {"TN501", "TN601", "TN602", "TN603", "TN701", "TN801"} <= set(

@@ -290,6 +290,38 @@ def call_keeps_process(observation: Observation, options: RunOptions) -> Iterabl
     return []
 
 
+@check(
+    "TN607",
+    "stays-in-sandbox",
+    title="A call reaches nothing outside its scratch folder",
+    category=Category.ERRORS,
+    severity=Severity.WARNING,
+    why="A host runs tools with the user's files and network: a tool that writes to the home"
+    " folder, beside its own module or to /tmp, or connects out, does so on every user's machine."
+    " The kit's sandbox refuses it, and the tool often turns the refusal into an error nobody"
+    " reads; this says what was attempted.",
+    fix="Write only to a path the caller gives you (or the working directory), and reach the"
+    " network only when that is the tool's job: then say so with openWorldHint, and expect"
+    " the kit to run it with --toolnexus-allow-network.",
+    reference=_CONTRACT,
+    live=True,
+    needs=[Phase.VALID],
+)
+def stays_in_sandbox(observation: Observation, options: RunOptions) -> Iterable[Finding]:
+    from toolnexus_conformance import _escapes
+
+    if not _escapes.installed():
+        raise Skip(
+            "judged only when the tool runs in a worker process (the pytest plugin's default"
+            " for package.module:attr targets); MCP servers are not watched from inside"
+        )
+    observation.stream(Stream.VALID)
+    tried = [f"{kind} {what}" for kind, what in _escapes.ESCAPES]
+    if not tried:
+        return []
+    return [Finding("the tool tried to reach beyond its scratch folder: " + "; ".join(tried))]
+
+
 def _property_names(schema: object) -> list[str]:
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
     return (

@@ -41,6 +41,7 @@ from .._subject import ToolSubject
 from ..live._explorations import batch_of
 from ._frames import CONTROL_MAX, FrameReader, kill_group
 from ._pool import WorkerPool, default_workers
+from ._sandbox import Sandbox
 
 __all__ = ["PROCESS_CHECK", "IsolatedExplorations", "TargetWorker", "ToolJudgement"]
 
@@ -67,6 +68,12 @@ ARGUMENTS_MAX = CONTROL_MAX - 1024
 #: The tail of a dead process's output quoted in its finding.
 OUTPUT_TAIL = 1500
 
+#: The shell around a sandboxed worker: removes its emptied scratch, ends as the worker did.
+_KEEPER = (
+    '"$@"; s=$?; rmdir -- "$0" 2>/dev/null;'
+    ' if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then trap - $((s - 128)); kill -$((s - 128)) $$; fi;'
+    " exit $s"
+)
 _monotonic = time.monotonic  # the session's clock: no tool runs in this process
 
 
@@ -110,8 +117,12 @@ class TargetWorker:
         base_dir: Path | None,
         options: RunOptions,
         modules: Sequence[str] = (),
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.spec, self.label = spec, label
+        #: How the worker is started: environment, limits, and the sandbox when there is one.
+        self.sandbox = sandbox if sandbox is not None else Sandbox()
+        self._lifeline: int | None = None
         # The worker runs in a directory of its own: a relative base means this one's.
         self.base_dir = Path(base_dir).resolve() if base_dir is not None else None
         self.options = options
@@ -142,17 +153,31 @@ class TargetWorker:
     # -- the worker process --------------------------------------------------------------
     def start(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        # The worker watches this pipe: its end of file says the session is gone, even
+        # when the worker cannot see its parent (a sandbox's process namespace).
+        lifeline, self._lifeline = os.pipe()
         log = (self.scratch / "worker.log").open("wb")
-        env = dict(os.environ, PWD=str(self.scratch))
+        argv, env = self.sandbox.wrap(
+            [
+                sys.executable,
+                "-m",
+                "toolnexus_conformance.process._worker",
+                str(theirs.fileno()),
+                str(lifeline),
+            ],
+            self.sandbox.environment({"PWD": str(self.scratch)}),
+            self.scratch,
+            die_with_parent=False,
+        )
+        if self.sandbox.active:
+            # Inside, the scratch is a mount point the worker cannot remove: a worker that
+            # finds its session gone empties it, and this shell, outside, removes it. It
+            # ends as the worker did (bubblewrap reports a signal as 128 + its number).
+            argv = ["/bin/sh", "-c", _KEEPER, str(self.scratch), *argv]
         try:
             self._process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "toolnexus_conformance.process._worker",
-                    str(theirs.fileno()),
-                ],
-                pass_fds=(theirs.fileno(),),
+                argv,
+                pass_fds=(theirs.fileno(), lifeline),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
@@ -162,6 +187,7 @@ class TargetWorker:
             )
         finally:
             theirs.close()
+            os.close(lifeline)
             log.close()
         self._control = ours
         # Fresh events per worker process: a listener of an earlier one, seeing it
@@ -307,6 +333,9 @@ class TargetWorker:
         control, self._control = self._control, None
         if control is not None:
             control.close()
+        lifeline, self._lifeline = self._lifeline, None
+        if lifeline is not None:
+            os.close(lifeline)
         if process is None:
             return None
         kill_group(process.pid)

@@ -37,6 +37,8 @@ from ._frames import CONTROL_MAX, Channel, kill_group
 
 __all__ = ["main"]
 
+#: Judged last in a tool's process: what the tool tried beyond its scratch (``_escapes``).
+ESCAPE_CHECK = "TN607"
 #: How often a child says it is alive, from a thread of its own.
 HEARTBEAT = 0.25
 #: The clock of the worker's own bounds, taken before any tool can replace ``time.monotonic``.
@@ -54,6 +56,8 @@ class _Worker:
         self.options: Any = None
         self.scratch = Path.cwd()
         self.orphaned = False
+        #: A pipe whose end of file says the session is gone (``None``: watch the parent only).
+        self.lifeline: int | None = None
 
     def reply(self, *message: Any) -> None:
         try:
@@ -65,7 +69,7 @@ class _Worker:
         session = os.getppid()
         while True:
             ready, _, _ = select.select([self.control], [], [], 0.02 if self.children else 1.0)
-            if os.getppid() != session:
+            if os.getppid() != session or _cut(self.lifeline):
                 # The session died without closing us (SIGKILL): a datagram socket gives
                 # no end of file, so its death is seen here. Leave nothing behind.
                 self.orphaned = True
@@ -174,6 +178,14 @@ class _Worker:
         self.reply("started", job, pid)
 
 
+def _cut(lifeline: int | None) -> bool:
+    """The session closed its end of the pipe: it is gone (nobody ever writes to it)."""
+    if lifeline is None:
+        return False
+    ready, _, _ = select.select([lifeline], [], [], 0)
+    return bool(ready)
+
+
 def _prepare(options: Any, modules: list[str]) -> None:
     """Everything a tool's process would otherwise load or build for itself, done once.
 
@@ -273,6 +285,7 @@ def _judge(
     os.chdir(folder)
     os.environ["PWD"] = str(folder)
     tempfile.tempdir = str(folder)
+    _watch_escapes(worker)
     _calls.IN_WORKER = True
     _calls.ON_CALL = _watcher(channel)
     extra = worker.extras[index] if index < len(worker.extras) else None
@@ -294,6 +307,8 @@ def _judge(
     options = _with_arguments(worker.options, arguments)
     loop = BackgroundLoop()
     explorations = Explorations(options, loop, prefetch=False)
+    # What the tool tried beyond its scratch is judged last: every phase has run by then.
+    checks.sort(key=lambda c: c.code == ESCAPE_CHECK)
     plan(explorations, subject, checks, group=worker.label)
     results: dict[str, tuple[str, str, list[tuple[Any, ...]]]] = {}
     for check in checks:
@@ -318,6 +333,19 @@ def _with_arguments(options: Any, arguments: Any) -> Any:
 
     given = {"*": arguments} if arguments.examples or arguments.values else {}
     return dataclasses.replace(options, arguments=given)
+
+
+def _watch_escapes(worker: _Worker) -> None:
+    """Record, for TN607, what the tool does beyond the worker's scratch (``_escapes``)."""
+    from .. import _escapes
+    from ._sandbox import kit_cache
+
+    # The kit's own: hypothesis keeps failing examples and its tables there.
+    allowed = [worker.scratch, kit_cache()]
+    database = getattr(worker.options, "example_database", None)
+    if database:
+        allowed.append(database)
+    _escapes.install(allowed)
 
 
 def _watcher(channel: Channel) -> Callable[[str, Any], None]:
@@ -348,6 +376,7 @@ def main(argv: list[str]) -> int:
     # Ctrl-C in the terminal is the session's to handle: it stops the worker itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     worker = _Worker(control)
+    worker.lifeline = int(argv[2]) if len(argv) > 2 else None
     worker.serve()
     return 0
 

@@ -16,9 +16,11 @@ from ._connection import ServerConnection, ServerStatus
 from ._secret import Secret, redact
 from ._server import build_server, http_app, mcp_client, run_http, serve_stdio
 from ._source import McpSource, open_http, open_in_memory, open_mcp_json, open_servers, open_stdio
+from ._stdio import Launcher
 from ._tool import McpTool, exposed_name
 
 __all__ = [
+    "Launcher",
     "DEFAULT_TIMEOUT",
     "McpConfigError",
     "McpSource",

@@ -32,7 +32,7 @@ from ._config import ServerConfig
 from ._progress import ProgressLog
 from ._results import describe_invalid, from_call_result, from_mcp_error, output_schema_errors
 from ._secret import redact
-from ._stdio import ServerProcess, stdio_transport
+from ._stdio import Launcher, ServerProcess, stdio_transport
 
 __all__ = ["ServerConnection", "ServerStatus"]
 
@@ -98,8 +98,11 @@ def _describe_error(exc: BaseException) -> str:
 class ServerConnection:
     """Connects one configured server and serves its calls until closed."""
 
-    def __init__(self, config: ServerConfig, *, client_factory: Any = None) -> None:
+    def __init__(
+        self, config: ServerConfig, *, client_factory: Any = None, launcher: Launcher | None = None
+    ) -> None:
         self.config = config
+        self._launcher = launcher
         self.tools: list[mcp_types.Tool] = []
         self._process: ServerProcess | None = None
         self._client: Client | None = None
@@ -226,7 +229,9 @@ class ServerConnection:
             self._process = ServerProcess(tuple(config.command))
             env = {k: v.reveal() for k, v in config.env.items()}
             return await stack.enter_async_context(
-                _Entered(stdio_transport(self._process, env=env, cwd=config.cwd))
+                _Entered(
+                    stdio_transport(self._process, env=env, cwd=config.cwd, launcher=self._launcher)
+                )
             )
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client

@@ -15,6 +15,7 @@ from .._naming import sanitize
 from ._config import DEFAULT_TIMEOUT, ServerConfig, load_mcp_json
 from ._connection import ServerConnection, ServerStatus
 from ._secret import Secret
+from ._stdio import Launcher
 from ._tool import McpTool
 
 __all__ = [
@@ -75,13 +76,18 @@ class McpSource:
         return f"<McpSource {len(self.tools)} tools; {states}>"
 
 
-async def open_servers(configs: Sequence[ServerConfig]) -> McpSource:
-    """Connect every enabled server concurrently; disabled ones are listed as such."""
+async def open_servers(
+    configs: Sequence[ServerConfig], *, launcher: Launcher | None = None
+) -> McpSource:
+    """Connect every enabled server concurrently; disabled ones are listed as such.
+
+    ``launcher`` decides how stdio servers are started (``_stdio.Launcher``).
+    """
     names = [c.name for c in configs]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise ValueError(f"duplicate MCP server names: {', '.join(duplicates)}")
-    connections = [ServerConnection(config) for config in configs]
+    connections = [ServerConnection(config, launcher=launcher) for config in configs]
     await asyncio.gather(*(c.start() for c in connections))
     _keep_names_apart(connections)
     return McpSource(connections)
@@ -101,14 +107,19 @@ def _keep_names_apart(connections: Sequence[ServerConnection]) -> None:
 
 
 async def open_mcp_json(
-    path: str | os.PathLike[str], *, base_dir: str | os.PathLike[str] | None = None
+    path: str | os.PathLike[str],
+    *,
+    base_dir: str | os.PathLike[str] | None = None,
+    launcher: Launcher | None = None,
 ) -> McpSource:
     """Every server in an ``mcp.json``; raises ``McpConfigError`` only for a bad file.
 
     A bad entry (an unset ``${VAR}``, a wrong key) fails its own server, with the
     reason in its status; the others start as usual.
     """
-    return await open_servers(load_mcp_json(path, base_dir=base_dir, isolate=True))
+    return await open_servers(
+        load_mcp_json(path, base_dir=base_dir, isolate=True), launcher=launcher
+    )
 
 
 #: File and folder names that say nothing about which server it is (``dist/index.js``).
@@ -150,6 +161,7 @@ async def open_stdio(
     timeout: float = DEFAULT_TIMEOUT,
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
+    launcher: Launcher | None = None,
 ) -> McpSource:
     """One server started as a subprocess; ``command`` is a list or a shell-style string.
 
@@ -168,7 +180,7 @@ async def open_stdio(
         cwd=Path(cwd) if cwd is not None else None,
         timeout=timeout,
     )
-    return await open_servers([config])
+    return await open_servers([config], launcher=launcher)
 
 
 async def open_http(

