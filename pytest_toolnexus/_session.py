@@ -158,8 +158,9 @@ class ConformanceSession:
     ) -> tuple[LoadedTarget, TargetWorker | None]:
         """The target's tools, and the worker process its live calls go to (if isolated).
 
-        A Python target is imported in its worker first: an import that exits, crashes
-        or hangs there is the target's load error, and it is never imported here.
+        A Python target is imported in its worker only: an import that exits, crashes
+        or hangs there is the target's load error, and its declarations come back as
+        plain data (``process._declared``), so none of its code runs in pytest's process.
         """
         limit = self.settings.load_timeout
         worker = None
@@ -170,6 +171,9 @@ class ConformanceSession:
                 worker = started.result(limit + 5.0)
             except WorkerError as exc:
                 raise TargetError(str(exc)) from None
+            # Its declarations came from the worker as plain data: the target's code
+            # never runs in this process.
+            return LoadedTarget(spec.label, [], info=dict(worker.info)), worker
         early = self._early.pop(raw, None) if isinstance(raw, str) else None
         if early is None:
             return self.loop.run(load_target(spec, base_dir=base_dir), timeout=limit), worker
@@ -257,7 +261,9 @@ class ConformanceSession:
         name = f"toolnexus:{label}"
         target_node = ToolCollector.from_parent(session, name=name, nodeid=name)
         subjects: list[ToolSubject] = []
-        if loaded is not None:
+        if worker is not None:
+            subjects = worker.subjects(label)
+        elif loaded is not None:
             subjects = read_subjects(
                 loaded.tools, label, loaded.extras or None, limit=self.options.attribute_limit
             )

@@ -114,6 +114,9 @@ class TargetWorker:
         self.modules = list(modules)
         self.scratch = Path(tempfile.mkdtemp(prefix="toolnexus-worker-"))
         self.tools = 0
+        #: Each tool's declaration as the worker read it (``_declared``), and the target's info.
+        self.declared: list[dict[str, Any]] = []
+        self.info: dict[str, Any] = {}
         #: Threads the worker had after the import: a fork copies only the forking one.
         self.threads = 1
         self._ids = itertools.count()
@@ -196,7 +199,30 @@ class TargetWorker:
             raise WorkerError(str(reply[1]))
         self.tools = int(reply[1])
         self.threads = int(reply[2]) if len(reply) > 2 else 1
+        if len(reply) > 3:
+            self._read_declarations(str(reply[3]))
         return self.tools
+
+    def _read_declarations(self, path: str) -> None:
+        from ._declared import loads
+
+        try:
+            self.declared, self.info = loads(Path(path).read_bytes())
+        except Exception as exc:
+            self._stop_process()
+            raise WorkerError(f"the worker's declarations of {self.spec!r} cannot be read: {exc}")
+        if len(self.declared) != self.tools:
+            self._stop_process()
+            raise WorkerError(
+                f"the worker declared {len(self.declared)} tools of {self.spec!r} but holds"
+                f" {self.tools}"
+            )
+
+    def subjects(self, target: str | None = None) -> list[ToolSubject]:
+        """The tools as the worker read their declarations: plain data, no code of the target."""
+        from ._declared import subjects_from
+
+        return subjects_from(self.declared, target or self.label)
 
     def _send(self, data: bytes, fds: Sequence[int] = ()) -> None:
         control = self._control

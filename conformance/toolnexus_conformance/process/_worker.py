@@ -135,6 +135,8 @@ class _Worker:
             )
             self.tools, self.extras = loaded.tools, list(loaded.extras)
             _prepare(options, modules)
+            threads = threading.active_count()
+            declarations = self._declare(loaded.info, options)
         except BaseException as exc:  # SystemExit at import included: the session reports it
             from ..targets import TargetError
 
@@ -143,7 +145,21 @@ class _Worker:
             else:
                 self.reply("load-error", f"loading {label!r} raised {type(exc).__name__}: {exc}")
             return
-        self.reply("loaded", len(self.tools), threading.active_count())
+        self.reply("loaded", len(self.tools), threads, declarations)
+
+    def _declare(self, info: Any, options: Any) -> str:
+        """Every tool's declaration read here, as plain data in a file the session reads.
+
+        A file, not a control message: a target's schemas can outgrow a datagram.
+        """
+        from ._declared import declare, dumps
+
+        declared = declare(
+            self.tools, self.label, self.extras or None, limit=options.attribute_limit
+        )
+        path = self.scratch / "declarations.pickle"
+        path.write_bytes(dumps(declared, info))
+        return str(path)
 
     def fork(self, request: tuple[Any, ...], fds: list[int]) -> None:
         job = request[0]
