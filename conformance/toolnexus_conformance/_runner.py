@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from ._model import Fail, Finding, Outcome, Scope, Skip, Verdict
+from ._model import Fail, Finding, KitFailure, Outcome, Scope, Skip, Verdict
 from ._options import RunOptions
 from ._registry import Check, load_catalog, selected, with_providers
 from ._safety import may_execute
@@ -102,9 +102,12 @@ def _verdict(
     message: str = "",
     findings: tuple[Finding, ...] = (),
     duration: float = 0.0,
+    kit_failure: bool = False,
 ) -> Verdict:
     tool = subject.display_name if isinstance(subject, ToolSubject) else "*"
-    return Verdict(subject.target, tool, check.info, outcome, _mask(message), findings, duration)
+    return Verdict(
+        subject.target, tool, check.info, outcome, _mask(message), findings, duration, kit_failure
+    )
 
 
 def run_check(
@@ -131,7 +134,14 @@ def run_check(
             findings = tuple(outcome)
     except Skip as skip:
         duration = time.perf_counter() - started
-        return _verdict(subject, check, Outcome.SKIPPED, skip.reason, duration=duration)
+        return _verdict(
+            subject,
+            check,
+            Outcome.SKIPPED,
+            skip.reason,
+            duration=duration,
+            kit_failure=isinstance(skip, KitFailure),
+        )
     except Fail as fail:
         findings = (fail.finding,)
     except LoopBlocked as exc:

@@ -125,7 +125,12 @@ class _Worker:
         try:
             import asyncio
 
+            # The kit's code a tool's process runs is imported before the target, so
+            # that a target replacing it is caught (``_integrity``) as in pytest's process.
+            from .. import _runner  # noqa: F401
+            from ..live import _explorations, _search  # noqa: F401
             from ..targets import TargetKind, TargetSpec, load_target
+            from . import _declared  # noqa: F401
 
             loaded = asyncio.run(
                 load_target(
@@ -234,8 +239,13 @@ def _child(worker: _Worker, fd: int, job: int, index: int, name: str, codes: lis
     _beat(channel)
     try:
         channel.send(("result", _judge(worker, channel, folder, index, name, codes)))
-    except BaseException as exc:  # our own failure: say so, never blame the tool
-        channel.send(("error", f"{type(exc).__name__}: {exc}"))
+    except BaseException as exc:  # our own failure: say so, never blame the tool...
+        from .._model import exhaustion
+
+        ran_out = exhaustion(exc)  # ...unless the tool used up its process
+        channel.send(
+            ("exhausted", ran_out) if ran_out else ("error", f"{type(exc).__name__}: {exc}")
+        )
     finally:
         try:
             sys.stdout.flush()
