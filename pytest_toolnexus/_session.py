@@ -18,7 +18,7 @@ import pytest
 from toolnexus_conformance._model import Scope, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import Check
-from toolnexus_conformance._report import Records
+from toolnexus_conformance._report import LiveReport, Records
 from toolnexus_conformance._runner import applicable_checks, applies, plan, run_check
 from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
 from toolnexus_conformance.live._explorations import Explorations, Judges
@@ -62,6 +62,13 @@ class ConformanceSession:
             providers=providers_from(settings).get("providers"),
         )
         self.records = Records()
+        from toolnexus_ref import secrets
+
+        # Credentials in this process's environment are masked in every output, and
+        # a tool returning one is TN561 (the worker registers its own environment's).
+        secrets.register_environment()
+        #: The report file as the run goes (``--toolnexus-report``): a killed run leaves it.
+        self.live_report: LiveReport | None = None
         self._loaded: list[LoadedTarget] = []
         self._is_worker = hasattr(config, "workerinput")
         # Under xdist a worker explores only the tools of the items queued on it.
@@ -334,12 +341,29 @@ class ConformanceSession:
             report.longrepr = (item.nodeid, None, report.longrepr[2])  # type: ignore[assignment]
         return report
 
+    def _report_path(self) -> Path | None:
+        if self._is_worker or not self.settings.report:
+            return None
+        path = Path(self.settings.report)
+        if not path.is_absolute():
+            path = Path(str(self.config.invocation_params.dir)) / path
+        return path
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        path = self._report_path()
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.live_report = LiveReport(path)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
             return
         for key, value in report.user_properties:
             if key == RECORD_KEY and isinstance(value, dict):
                 self.records.add(value)
+                if self.live_report is not None:
+                    with self.sigterm.holding():
+                        self.live_report.add(value, self.records.summary())
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self._is_worker:
@@ -356,13 +380,13 @@ class ConformanceSession:
             terminalreporter.write_line(f"report written to {self.settings.report}")
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if not self._is_worker and self.settings.report:
-            path = Path(self.settings.report)
-            if not path.is_absolute():
-                path = Path(str(self.config.invocation_params.dir)) / path
+        path = self._report_path()
+        if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             state = self.completeness.state() if self.completeness is not None else None
             with self.sigterm.holding():  # a half-written report would serve nobody
+                if self.live_report is not None:
+                    self.live_report.close()
                 self.records.write_report(path, **(state.as_report() if state else {}))
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
@@ -382,6 +406,8 @@ class ConformanceSession:
                     pass
         self.loop.close()
         self.records.close()
+        if self.live_report is not None:
+            self.live_report.close()
 
 
 async def _await(awaitable: Awaitable[None]) -> None:

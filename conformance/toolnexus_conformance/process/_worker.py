@@ -202,7 +202,9 @@ def _prepare(options: Any, modules: list[str]) -> None:
     import importlib
     import linecache
 
-    from toolnexus_ref import secrets  # noqa: F401
+    from toolnexus_ref import secrets
+
+    secrets.register_environment()  # a tool that returns one of them is TN561
 
     from .. import _runner
     from .._registry import load_catalog
