@@ -16,8 +16,10 @@ from __future__ import annotations
 import inspect
 import io
 import pickle
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
+from pathlib import Path, PurePath
 from typing import Any
 
 from toolnexus_ref import ToolAnnotations
@@ -27,10 +29,6 @@ from .._subject import MISSING, AttributeProblem, ToolSubject, read_subjects
 
 __all__ = ["DeclaredTool", "Opaque", "declare", "dumps", "loads", "subjects_from"]
 
-#: Marks an encoded value that is not plain data (a tuple whose first item is this).
-_TAG = "\x00toolnexus-declared\x00"
-#: How deep a declared value is copied; deeper parts become ``Opaque``.
-_DEPTH = 64
 #: The longest ``repr`` of an opaque value kept.
 _REPR_MAX = 300
 #: Attributes some checks read off the tool itself when ``extra`` does not carry them.
@@ -87,25 +85,66 @@ def _safe_repr(value: Any) -> str:
     return text if len(text) <= _REPR_MAX else text[: _REPR_MAX - 1] + "…"
 
 
-def _encode(value: Any, depth: int = 0) -> Any:
-    """``value`` as builtins, with tagged tuples for what is not plain data."""
-    if value is None or type(value) in (bool, int, float, str, bytes):
-        return value
+def _leaf(value: Any) -> tuple[Any, ...]:
     if value is MISSING:
-        return (_TAG, "missing")
+        return ("m",)
     if isinstance(value, AttributeProblem):
-        return (_TAG, "problem", value.attribute, value.error, value.kind)
+        return ("p", value.attribute, value.error, value.kind)
     if isinstance(value, ToolAnnotations):
-        return (_TAG, "hints", *(getattr(value, f.name) for f in fields(value)))
-    if depth < _DEPTH:
-        if type(value) is dict:
-            return {_encode(k, depth + 1): _encode(v, depth + 1) for k, v in dict.items(value)}
-        if type(value) is list:
-            return [_encode(v, depth + 1) for v in list.__iter__(value)]
-        if type(value) is tuple:
-            return tuple(_encode(v, depth + 1) for v in tuple.__iter__(value))
+        return ("h", *(getattr(value, f.name) for f in fields(value)))
+    if value is None or type(value) in _ATOMS:
+        return ("a", value)
+    if isinstance(value, PurePath) and type(value).__module__ == "pathlib":
+        return ("f", str(value))
     kind = type(value)
-    return (_TAG, "opaque", kind.__name__, str(getattr(kind, "__module__", "")), _safe_repr(value))
+    return ("o", kind.__name__, str(getattr(kind, "__module__", "")), _safe_repr(value))
+
+
+_ATOMS = (bool, int, float, str, bytes)
+_CONTAINERS = (dict, list, tuple)
+
+
+def _skill_type() -> type | None:
+    """The reference's ``Skill`` (a skills tool's extra), if it is loaded at all."""
+    module = sys.modules.get("toolnexus_ref.skills._discover")
+    return getattr(module, "Skill", None)
+
+
+def _encode(value: Any) -> tuple[list[tuple[Any, ...]], int]:
+    """``value`` as a flat list of nodes (children by index) and the root's index.
+
+    Flat, and built with a stack of our own: a schema nested five thousand levels
+    deep, or one that contains itself, crosses whole, as the checks would have seen it.
+    """
+    nodes: list[tuple[Any, ...]] = []
+    seen: dict[int, int] = {}
+    todo: list[tuple[int, Any]] = []
+    skill = _skill_type()
+
+    def ref(item: Any) -> int:
+        if type(item) in _CONTAINERS or (skill is not None and type(item) is skill):
+            found = seen.get(id(item))
+            if found is not None:
+                return found
+            seen[id(item)] = len(nodes)
+            todo.append((len(nodes), item))
+            nodes.append(())
+        else:
+            nodes.append(_leaf(item))
+        return len(nodes) - 1
+
+    root = ref(value)
+    while todo:
+        index, item = todo.pop()
+        if type(item) is dict:
+            nodes[index] = ("d", [(ref(k), ref(v)) for k, v in dict.items(item)])
+        elif type(item) is list:
+            nodes[index] = ("l", [ref(v) for v in list.__iter__(item)])
+        elif type(item) is skill:
+            nodes[index] = ("s", [ref(getattr(item, f.name)) for f in fields(item)])
+        else:
+            nodes[index] = ("t", [ref(v) for v in tuple.__iter__(item)])
+    return nodes, root
 
 
 def _position(tool: Any, values: dict[str, Any]) -> tuple[str, int] | None:
@@ -197,28 +236,68 @@ class _PlainUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"the declarations name {module}.{name}: refused")
 
 
-def _decode(value: Any) -> Any:
-    if type(value) is tuple:
-        if value and value[0] == _TAG:
-            kind = value[1]
-            if kind == "missing":
-                return MISSING
-            if kind == "problem":
-                return AttributeProblem(str(value[2]), str(value[3]), value[4])
-            if kind == "hints":
-                return ToolAnnotations(*value[2:])
-            return _opaque(str(value[2]), str(value[3]), str(value[4]))
-        return tuple(_decode(v) for v in value)
-    if type(value) is list:
-        return [_decode(v) for v in value]
-    if type(value) is dict:
-        return {_decode(k): _decode(v) for k, v in value.items()}
-    return value
+def _decode(nodes: list[tuple[Any, ...]], root: int) -> Any:
+    """The value ``_encode`` flattened; lists and dicts first, tuples once their items exist."""
+    built: list[Any] = [None] * len(nodes)
+    tuples: list[int] = []
+    for index, node in enumerate(nodes):
+        kind = node[0]
+        if kind == "a":
+            built[index] = node[1]
+        elif kind == "m":
+            built[index] = MISSING
+        elif kind == "p":
+            built[index] = AttributeProblem(str(node[1]), str(node[2]), node[3])
+        elif kind == "h":
+            built[index] = ToolAnnotations(*node[1:])
+        elif kind == "o":
+            built[index] = _opaque(str(node[1]), str(node[2]), str(node[3]))
+        elif kind == "f":
+            built[index] = Path(str(node[1]))
+        elif kind == "d":
+            built[index] = {}
+        elif kind == "l":
+            built[index] = []
+        elif kind in ("t", "s"):
+            tuples.append(index)
+        else:
+            raise ValueError(f"unknown node {kind!r}")
+    pending = set(tuples)
+    for start in tuples:  # each after the tuples (skills) inside it, with a stack of our own
+        stack = [start]
+        while stack:
+            index = stack[-1]
+            if index not in pending:
+                stack.pop()
+                continue
+            inner = [i for i in nodes[index][1] if i in pending and i not in stack]
+            if inner:
+                stack.extend(inner)
+                continue
+            if any(i in pending and i != index for i in nodes[index][1]):
+                raise ValueError("a tuple that contains itself")
+            pending.discard(index)
+            stack.pop()
+            items = [built[i] for i in nodes[index][1]]
+            built[index] = tuple(items) if nodes[index][0] == "t" else _skill(items)
+    for index, node in enumerate(nodes):
+        if node[0] == "d":
+            built[index].update((built[k], built[v]) for k, v in node[1])
+        elif node[0] == "l":
+            built[index].extend(built[i] for i in node[1])
+    return built[root]
+
+
+def _skill(items: list[Any]) -> Any:
+    from toolnexus_ref.skills._discover import Skill
+
+    return Skill(*items)
 
 
 def loads(data: bytes) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The declarations and the target's info, from ``dumps``; no code of the target runs."""
-    declared, info = _decode(_PlainUnpickler(io.BytesIO(data)).load())
+    nodes, root = _PlainUnpickler(io.BytesIO(data)).load()
+    declared, info = _decode(nodes, root)
     return list(declared), dict(info)
 
 
