@@ -82,12 +82,16 @@ def test_declared_subjects_carry_no_code_of_the_target() -> None:
     assert isinstance(subject.tool, DeclaredTool)
     assert subject.tool.original_name == "odd-original"
     schema = subject.input_schema
-    assert type(schema).__name__ == "Schema" and repr(schema) == "<a schema object>"
+    assert type(schema).__name__ == "Schema"
+    assert repr(schema) == "<a schema object>"
     assert not hasattr(schema, "__dict__") or not vars(schema)
-    assert subject.hints is not None and not subject.hints.readable
+    assert subject.hints is not None
+    assert not subject.hints.readable
     assert subject.execute_async is True
     position = subject.position
-    assert position is not None and position[0] == __file__ and position[1] > 60
+    assert position is not None
+    assert position[0] == __file__
+    assert position[1] > 60
 
 
 def test_problems_and_missing_cross_as_themselves() -> None:
@@ -100,7 +104,8 @@ def test_problems_and_missing_cross_as_themselves() -> None:
             raise ValueError("boom")
 
     (subject,) = subjects_from(loads(dumps(declare([Broken()], "t", None), {}))[0], "t")
-    assert isinstance(subject.name, AttributeProblem) and "boom" in subject.name.error
+    assert isinstance(subject.name, AttributeProblem)
+    assert "boom" in subject.name.error
     assert subject.input_schema is MISSING
 
 

@@ -104,7 +104,7 @@ _ATOMS = (bool, int, float, str, bytes)
 _CONTAINERS = (dict, list, tuple)
 
 
-def _skill_type() -> type | None:
+def _skill_type() -> Any:
     """The reference's ``Skill`` (a skills tool's extra), if it is loaded at all."""
     module = sys.modules.get("toolnexus_ref.skills._discover")
     return getattr(module, "Skill", None)
@@ -141,7 +141,7 @@ def _encode(value: Any) -> tuple[list[tuple[Any, ...]], int]:
         elif type(item) is list:
             nodes[index] = ("l", [ref(v) for v in list.__iter__(item)])
         elif type(item) is skill:
-            nodes[index] = ("s", [ref(getattr(item, f.name)) for f in fields(item)])
+            nodes[index] = ("s", [ref(getattr(item, f.name)) for f in fields(skill)])
         else:
             nodes[index] = ("t", [ref(v) for v in tuple.__iter__(item)])
     return nodes, root
