@@ -159,7 +159,7 @@ class TermsItsWorker(KillsItsWorker):
 
 
 #: The address space a memory bomb allows itself past what its process holds already.
-BOMB_HEADROOM = 256 << 20
+BOMB_HEADROOM = 64 << 20
 _HOARD: list[bytearray] = []
 
 
@@ -179,11 +179,12 @@ class MemoryBomb(_Duck):
             size = int(re.findall(r"VmSize:\s+(\d+)", Path("/proc/self/status").read_text())[0])
             cap = size * 1024 + BOMB_HEADROOM
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-        try:
-            while True:
-                _HOARD.append(bytearray(1 << 20))
-        except MemoryError:
-            pass
+        for chunk in (8 << 20, 64 << 10):  # big pieces first, then what is left
+            try:
+                while True:
+                    _HOARD.append(bytearray(chunk))
+            except MemoryError:
+                pass
         return ToolResult.ok("holding it all")
 
 
