@@ -68,12 +68,15 @@ class CheckItem(pytest.Item):
     def runtest(self) -> None:
         failed: list[Verdict] = []
         skipped: list[Verdict] = []
+        broken: list[Verdict] = []
         for check, position in self.checks:
             verdict = self.owner.run(check, self.subject)
             record = verdict.as_record()
             record["position"] = list(position)
             self.user_properties.append((RECORD_KEY, record))
-            if verdict.outcome.value == "skipped":
+            if verdict.kit_failure:
+                broken.append(verdict)
+            elif verdict.outcome.value == "skipped":
                 skipped.append(verdict)
             elif verdict.fails_run(strict=self.owner.settings.strict):
                 failed.append(verdict)
@@ -81,6 +84,9 @@ class CheckItem(pytest.Item):
                 _warn(verdict)
         if failed:
             raise CheckFailed(failed)
+        if broken:  # the kit could not judge: the run must not pass as if it had
+            why = "; ".join(f"{v.check.code}: {v.message}" for v in broken)
+            pytest.fail(f"toolnexus could not judge this tool: {why}", pytrace=False)
         if skipped and len(skipped) == len(self.checks):
             reasons = sorted({v.message or "not applicable" for v in skipped})
             pytest.skip("; ".join(reasons))

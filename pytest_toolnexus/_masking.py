@@ -4,9 +4,12 @@ The terminal, JUnit XML, ``--toolnexus-report`` and xdist's controller all read 
 ``TestReport`` built in ``pytest_runtest_makereport``; masking it there, outermost,
 covers them all, including a secret that a server echoed into a result and a
 check quoted in its message. Warnings (a failed warning-severity check is one) are
-masked as they are recorded, before the terminal's summary or xdist reads them. Import-light: ``toolnexus_ref.secrets`` is looked up in
-``sys.modules`` only; if nothing imported it, nothing was registered, and there is
-nothing to mask.
+masked as they are recorded, before the terminal's summary or xdist reads them.
+Under ``--toolnexus-conformance`` the values of credential-looking variables of
+pytest's own environment (``secrets.register_environment``) are masked too.
+Import-light: ``toolnexus_ref.secrets`` is looked up in ``sys.modules`` only; if
+nothing imported it, or nothing is registered, nothing is masked, and a report
+costs nothing more.
 """
 
 from __future__ import annotations
@@ -21,7 +24,11 @@ _SECRETS_MODULE = "toolnexus_ref.secrets"
 
 
 def _registry() -> Any:
-    return sys.modules.get(_SECRETS_MODULE)
+    """The registry, when something is registered in it (nothing to mask otherwise)."""
+    secrets = sys.modules.get(_SECRETS_MODULE)
+    if secrets is None or not secrets.registered():
+        return None
+    return secrets
 
 
 def _masked(value: Any, secrets: Any) -> Any:

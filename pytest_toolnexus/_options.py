@@ -216,8 +216,9 @@ def add_options(parser: pytest.Parser) -> None:
         dest="toolnexus_isolation",
         help="where the tools of package.module:attr targets are imported and called: process"
         " (default: a worker process per target, a process per tool, so a tool that exits,"
-        " crashes or freezes is a finding, not the end of the run), or none (in pytest's own"
-        " process).",
+        " crashes or freezes is a finding, not the end of the run, and no code of the target"
+        " runs in pytest's process), or none (imported and called in pytest's own process:"
+        " what the target does at import, such as patching pytest, holds for the whole run).",
     )
     group.addoption(
         LOAD_TIMEOUT,

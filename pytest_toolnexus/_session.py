@@ -19,7 +19,7 @@ import pytest
 from toolnexus_conformance._model import Scope, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import Check
-from toolnexus_conformance._report import Records
+from toolnexus_conformance._report import LiveReport, Records
 from toolnexus_conformance._runner import applicable_checks, applies, plan, run_check
 from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
 from toolnexus_conformance.live._explorations import Explorations, Judges
@@ -87,6 +87,13 @@ class ConformanceSession:
         self._collected: list[tuple[str, str]] = []
         self._unloaded: list[str] = []
         self.records = Records()
+        from toolnexus_ref import secrets
+
+        # Credentials in this process's environment are masked in every output, and
+        # a tool returning one is TN561 (the worker registers its own environment's).
+        secrets.register_environment()
+        #: The report file as the run goes (``--toolnexus-report``): a killed run leaves it.
+        self.live_report: LiveReport | None = None
         self._loaded: list[LoadedTarget] = []
         self._is_worker = hasattr(config, "workerinput")
         # Under xdist a worker explores only the tools of the items queued on it.
@@ -207,10 +214,11 @@ class ConformanceSession:
     def _load(self, spec: TargetSpec, base_dir: Path, warm: bool) -> _Loaded:
         """The target's tools, and the worker process its live calls go to (if isolated).
 
-        Runs on a ``_loader`` thread. A Python target is imported in its worker first,
+        Runs on a ``_loader`` thread. A Python target is imported in its worker only,
         in a slot of the pool: an import that exits, crashes or hangs there is the
-        target's load error, and it is never imported here. A worker that is not
-        ``warm`` is stopped once it has loaded, freeing its slot for the next load.
+        target's load error, and its declarations come back as plain data
+        (``process._declared``), so none of its code runs in pytest's process. A worker
+        that is not ``warm`` is stopped once it has loaded, freeing its slot.
         """
         limit = self.settings.load_timeout
         worker = None
@@ -227,6 +235,9 @@ class ConformanceSession:
                 raise TargetError(str(exc)) from None
             finally:
                 self.pool.release(worker, keep=warm and loaded_there)
+            # Its declarations came from the worker as plain data: the target's code
+            # never runs in this process.
+            return LoadedTarget(spec.label, [], info=dict(worker.info)), worker
         try:
             loaded = self.loop.run(
                 load_target(spec, base_dir=base_dir, launcher=self.launcher), timeout=limit
@@ -384,7 +395,9 @@ class ConformanceSession:
         name = f"toolnexus:{label}"
         target_node = ToolCollector.from_parent(session, name=name, nodeid=name)
         subjects: list[ToolSubject] = []
-        if loaded is not None:
+        if worker is not None:
+            subjects = worker.subjects(label)
+        elif loaded is not None:
             subjects = read_subjects(
                 loaded.tools, label, loaded.extras or None, limit=self.options.attribute_limit
             )
@@ -491,12 +504,29 @@ class ConformanceSession:
             report.longrepr = (item.nodeid, None, report.longrepr[2])  # type: ignore[assignment]
         return report
 
+    def _report_path(self) -> Path | None:
+        if self._is_worker or not self.settings.report:
+            return None
+        path = Path(self.settings.report)
+        if not path.is_absolute():
+            path = Path(str(self.config.invocation_params.dir)) / path
+        return path
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        path = self._report_path()
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.live_report = LiveReport(path)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
             return
         for key, value in report.user_properties:
             if key == RECORD_KEY and isinstance(value, dict):
                 self.records.add(value)
+                if self.live_report is not None:
+                    with self.sigterm.holding():
+                        self.live_report.add(value, self.records.summary())
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self._is_worker:
@@ -515,13 +545,13 @@ class ConformanceSession:
             terminalreporter.write_line(f"report written to {self.settings.report}")
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if not self._is_worker and self.settings.report:
-            path = Path(self.settings.report)
-            if not path.is_absolute():
-                path = Path(str(self.config.invocation_params.dir)) / path
+        path = self._report_path()
+        if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             state = self.completeness.state() if self.completeness is not None else None
             with self.sigterm.holding():  # a half-written report would serve nobody
+                if self.live_report is not None:
+                    self.live_report.close()
                 extra = {
                     "sandbox": self.sandbox.as_report(),
                     "not_called": self._not_called(),
@@ -543,6 +573,8 @@ class ConformanceSession:
                     pass
         self.loop.close()
         self.records.close()
+        if self.live_report is not None:
+            self.live_report.close()
         self.sandbox.close()
 
     def _not_called(self) -> dict[str, int]:

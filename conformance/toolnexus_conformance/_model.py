@@ -11,11 +11,13 @@ __all__ = [
     "CheckInfo",
     "Fail",
     "Finding",
+    "KitFailure",
     "Outcome",
     "Scope",
     "Severity",
     "Skip",
     "Verdict",
+    "exhaustion",
 ]
 
 
@@ -106,6 +108,27 @@ class Skip(Exception):
         self.reason = reason
 
 
+class KitFailure(Skip):
+    """The kit itself failed to judge (never the tool's doing): the run must not pass."""
+
+
+def exhaustion(exc: BaseException) -> str | None:
+    """How ``exc`` says a process ran out of memory, threads or processes; ``None`` otherwise.
+
+    Raised while a tool is explored in a process of its own, these are the tool's doing
+    (it allocated, or started threads or processes, until none were left).
+    """
+    if isinstance(exc, MemoryError):
+        return "it ran out of memory (MemoryError)"
+    if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+        return "it ran out of threads (RuntimeError: can't start new thread)"
+    if isinstance(exc, BlockingIOError) or (
+        isinstance(exc, OSError) and exc.errno in (11, 12)  # EAGAIN, ENOMEM: fork, clone
+    ):
+        return f"it ran out of processes or memory ({type(exc).__name__}: {exc})"
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """The outcome of one check on one tool of one target: one row of the report."""
@@ -120,6 +143,8 @@ class Verdict:
     #: Calls the live engine made to the tool (all its checks share them); ``None`` when
     #: the check made none or the count is not known where the verdict was made.
     calls: int | None = None
+    #: Skipped because the kit failed (``KitFailure``): the run does not pass.
+    kit_failure: bool = False
 
     @property
     def severity(self) -> Severity:
@@ -146,4 +171,4 @@ class Verdict:
             # Every finding, not only the first that ``message`` shows.
             "findings": [f.message for f in self.findings],
             **({"calls": self.calls} if self.calls is not None else {}),
-        }
+        } | ({"kit_failure": True} if self.kit_failure else {})

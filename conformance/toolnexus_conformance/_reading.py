@@ -1,7 +1,8 @@
 """Reading foreign objects in bounded time: a property that never returns is a finding, not a hung run.
 
-The static checks read every tool's declaration in the caller's own process (pytest's,
-for the plugin). A property that raises is easy to contain; one that never returns
+The static checks read every tool's declaration in the process that loaded it (the
+worker process of a Python target, for the plugin; pytest's own for MCP servers and
+in-process targets). A property that raises is easy to contain; one that never returns
 (it waits on a lock, polls a server that is down, loops forever) would stop the
 run for good. So the reads of a whole sequence of objects are made on one daemon
 thread while the caller waits:

@@ -13,6 +13,7 @@ no record: the caller, who knows what was meant to run, says so.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,7 +22,14 @@ from typing import IO, Any
 
 from ._model import Category, Outcome, Severity
 
-__all__ = ["REPORT_VERSION", "Records", "build_report", "cell_status", "render_table"]
+__all__ = [
+    "REPORT_VERSION",
+    "LiveReport",
+    "Records",
+    "build_report",
+    "cell_status",
+    "render_table",
+]
 
 REPORT_VERSION = 1
 
@@ -163,7 +171,10 @@ class Records:
         left items without a verdict (``not_judged``, their node ids). These keys come
         before the results, so that a reader of a large report learns it first.
         """
-        with path.open("w", encoding="utf-8") as out:
+        # Written beside and moved into place: a reader (or a run killed now) never
+        # sees half of it.
+        partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with partial.open("w", encoding="utf-8") as out:
             out.write(f'{{\n  "version": {REPORT_VERSION},')
             out.write(f'\n  "complete": {json.dumps(bool(complete))},')
             out.write(f'\n  "interrupted": {json.dumps(interrupted, ensure_ascii=False)},')
@@ -181,6 +192,7 @@ class Records:
             out.write("\n  ]," if self._index else "],")
             summary = json.dumps(self.summary(), indent=2).replace("\n", "\n  ")
             out.write(f'\n  "summary": {summary}\n}}\n')
+        os.replace(partial, path)
 
     def table(self) -> list[str]:
         """A compact table per target: tools down, the nine categories across.
@@ -216,6 +228,55 @@ class Records:
 
     def close(self) -> None:
         self._file.close()
+
+
+#: What an unfinished report says: the run ended (or was killed) before it wrote the last.
+UNFINISHED = "the run did not finish: this report holds the records judged until it ended"
+
+
+class LiveReport:
+    """The JSON report kept on disk, valid, as records arrive: a killed run leaves what it judged.
+
+    The file always has the report's shape, with ``complete: false``; each record is
+    added with one positioned write of the record and a new tail (the results'
+    closing bracket and the summary so far) over the old tail. A write is one
+    system call, so a process killed at any moment leaves either the file before it
+    or the file after it. Records are in arrival order here; the final report
+    (``Records.write_report``) replaces the file, sorted, when the run ends.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        head = (
+            f'{{\n  "version": {REPORT_VERSION},\n  "complete": false,'
+            f'\n  "interrupted": {json.dumps(UNFINISHED)},\n  "not_judged": [],'
+            '\n  "results": ['
+        ).encode()
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+        self._end = len(head)
+        self._count = 0
+        os.write(self._fd, head + self._tail({}))
+
+    @staticmethod
+    def _tail(summary: Mapping[str, int]) -> bytes:
+        shown = json.dumps(dict(summary), indent=2).replace("\n", "\n  ")
+        return f'\n  ],\n  "summary": {shown}\n}}\n'.encode()
+
+    def add(self, record: Mapping[str, Any], summary: Mapping[str, int]) -> None:
+        shown = {k: v for k, v in record.items() if k != "position"}
+        body = (
+            (",\n    " if self._count else "\n    ") + json.dumps(shown, ensure_ascii=False)
+        ).encode()
+        data = body + self._tail(summary)
+        os.pwrite(self._fd, data, self._end)
+        self._end += len(body)
+        self._count += 1
+        os.ftruncate(self._fd, self._end + len(data) - len(body))
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 _HEADERS = (

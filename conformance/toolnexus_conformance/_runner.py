@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ._model import Fail, Finding, Outcome, Scope, Skip, Verdict
+from ._model import Fail, Finding, KitFailure, Outcome, Scope, Skip, Verdict
 from ._options import RunOptions
 from ._registry import Check, load_catalog, selected, with_providers
 from ._safety import may_execute
@@ -104,11 +104,20 @@ def _verdict(
     findings: tuple[Finding, ...] = (),
     duration: float = 0.0,
     calls: int | None = None,
+    kit_failure: bool = False,
 ) -> Verdict:
     tool = subject.display_name if isinstance(subject, ToolSubject) else "*"
     masked = tuple(replace(f, message=_mask(f.message)) for f in findings)
     return Verdict(
-        subject.target, tool, check.info, outcome, _mask(message), masked, duration, calls
+        subject.target,
+        tool,
+        check.info,
+        outcome,
+        _mask(message),
+        masked,
+        duration,
+        calls=calls,
+        kit_failure=kit_failure,
     )
 
 
@@ -137,7 +146,14 @@ def run_check(
             findings = tuple(outcome)
     except Skip as skip:
         duration = time.perf_counter() - started
-        return _verdict(subject, check, Outcome.SKIPPED, skip.reason, duration=duration)
+        return _verdict(
+            subject,
+            check,
+            Outcome.SKIPPED,
+            skip.reason,
+            duration=duration,
+            kit_failure=isinstance(skip, KitFailure),
+        )
     except Fail as fail:
         findings = (fail.finding,)
     except LoopBlocked as exc:

@@ -97,6 +97,8 @@ class ToolSubject:
     on_loop: bool | None = None
     #: An http tool's ``method``, upper-cased; ``None`` when it has none or it cannot be read.
     http_method: Any = MISSING
+    #: Where the tool is declared (file, first line), when the worker could tell.
+    position: tuple[str, int] | None = None
 
     def attribute(self, name: str) -> Any:
         return getattr(self, name)

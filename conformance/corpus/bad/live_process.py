@@ -141,11 +141,61 @@ class WritesLate(_Duck):
         return ToolResult.ok("saved")
 
 
+class KillsItsWorker(_Duck):
+    """Signals the process that started its own (``os.getppid()``): the worker, under the kit."""
+
+    name = "kills_its_worker"
+    signum = signal.SIGKILL
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        os.kill(os.getppid(), self.signum)
+        time.sleep(1.0)  # its own process is killed with the worker's: it never returns
+        return ToolResult.ok("the worker is gone")
+
+
+class TermsItsWorker(KillsItsWorker):
+    name = "terms_its_worker"
+    signum = signal.SIGTERM
+
+
+#: The address space a memory bomb allows itself past what its process holds already.
+BOMB_HEADROOM = 64 << 20
+_HOARD: list[bytearray] = []
+
+
+class MemoryBomb(_Duck):
+    """Caps its process's address space (RLIMIT_AS), then allocates until MemoryError and keeps it.
+
+    The kit's own next allocation in that process fails too: the exploration runs
+    out of memory, which is the tool's doing.
+    """
+
+    name = "memory_bomb"
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        import resource
+
+        if not _HOARD:
+            size = int(re.findall(r"VmSize:\s+(\d+)", Path("/proc/self/status").read_text())[0])
+            cap = size * 1024 + BOMB_HEADROOM
+            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        for chunk in (8 << 20, 64 << 10):  # big pieces first, then what is left
+            try:
+                while True:
+                    _HOARD.append(bytearray(chunk))
+            except MemoryError:
+                pass
+        return ToolResult.ok("holding it all")
+
+
 exits_zero = ExitsZero()
 exits_three = ExitsThree()
 segfaults = Segfaults()
 holds_the_gil = HoldsTheGil()
 freezes_the_clock = FreezesTheClock()
+kills_its_worker = KillsItsWorker()
+terms_its_worker = TermsItsWorker()
+memory_bomb = MemoryBomb()
 #: A target of two: the first removes what the second needs. Apart, both are judged alone.
 neighbours = [RemovesAVariable(), NeedsTheVariable()]
 leaves_children = LeavesChildren()
@@ -176,5 +226,17 @@ CORPUS = [
         frozenset({"TN606"}),
         "replaces time.monotonic: every later bound of its process stops",
         spec="live_process:freezes_the_clock",
+    ),
+    Entry(
+        kills_its_worker,
+        frozenset({"TN606"}),
+        "SIGKILLs the worker process that started its own",
+        spec="live_process:kills_its_worker",
+    ),
+    Entry(
+        memory_bomb,
+        frozenset({"TN606"}),
+        "allocates until MemoryError under its own RLIMIT_AS, and keeps it",
+        spec="live_process:memory_bomb",
     ),
 ]

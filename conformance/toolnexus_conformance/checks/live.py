@@ -345,12 +345,14 @@ def _names_an_argument(outcome: CallOutcome, names: list[str]) -> bool:
     "TN561",
     "result-echoes-secret",
     streams=(Stream.VALID, Stream.INVALID),
-    title="A result never carries a credential the kit expanded for the tool",
+    title="A result never carries a credential of the environment",
     category=Category.RESULT,
     severity=Severity.ERROR,
-    why="A secret given to a server or an http tool through ${ENV} (an API key, a token) that"
-    " comes back in a result is shown to the model, logged by the host and sent to the provider:"
-    " a leaked credential. The kit masks it in every report; the tool still leaks it.",
+    why="A secret given to a server or an http tool through ${ENV} (an API key, a token), or the"
+    " value of a credential-looking variable of the environment (a name holding KEY, TOKEN,"
+    " SECRET, PASSWORD, CREDENTIAL or AUTH; eight characters or more), that comes back in a"
+    " result is shown to the model, logged by the host and sent to the provider: a leaked"
+    " credential. The kit masks it in every report; the tool still leaks it.",
     fix="Never echo configuration or request headers into results or error messages; redact"
     " credentials in the tool's own error texts.",
     reference="OWASP Top 10 for LLM Applications: LLM02 Sensitive Information Disclosure",
@@ -359,7 +361,7 @@ def result_echoes_secret(call: Call) -> str | None:
     text = _text_of(call.outcome)
     if not text or not _carries_secret(text):
         return None
-    return "the result carries a credential the kit expanded from the environment (masked here)"
+    return "the result carries a credential of the environment (masked here)"
 
 
 def _text_of(outcome: CallOutcome) -> str:

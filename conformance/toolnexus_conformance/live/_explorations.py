@@ -15,6 +15,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from .._model import exhaustion
 from .._options import RunOptions
 from .._subject import ToolSubject
 from ._calls import scratch_cwd
@@ -151,13 +152,17 @@ class Explorations:
                     )
             except LoopBlocked as exc:
                 self._blame(pending, str(exc))
-            except Exception as exc:  # our own failure: say so, never blame a tool
+            except Exception as exc:  # our own failure: say so, never blame a tool...
+                ran_out = exhaustion(exc)  # ...unless the tools used up the process
                 for plan in pending:
                     self._done.setdefault(
                         id(plan.subject),
-                        Observation(
+                        Observation(plan.subject, exhausted=f"exploring the tool, {ran_out}")
+                        if ran_out is not None
+                        else Observation(
                             plan.subject,
                             error=f"the exploration failed: {type(exc).__name__}: {exc}",
+                            kit_failed=True,
                         ),
                     )
             pending = [p for p in pending if id(p.subject) not in self._done]

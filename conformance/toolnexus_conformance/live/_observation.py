@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .._model import Skip
+from .._model import Fail, Finding, KitFailure, Skip
 from .._subject import ToolSubject
 from ._search import Call, Failure, Judge, Property, SearchResult
 
@@ -126,6 +126,10 @@ class Observation:
     blocked_loop: str | None = None
     #: Our own failure while exploring: never held against the tool.
     error: str | None = None
+    #: ``error`` is the kit's failure (``KitFailure``: the run does not pass), not a limit.
+    kit_failed: bool = False
+    #: The exploration ran out of memory, threads or processes: the tool's doing.
+    exhausted: str | None = None
     calls: int = 0
     elapsed: float = 0.0
     #: The run's bound on one call, for messages.
@@ -139,8 +143,10 @@ class Observation:
         """Skip unless the tool was called and came back at all."""
         if self.not_called is not None:
             raise Skip(self.not_called)
+        if self.exhausted is not None:
+            raise Fail(Finding(self.exhausted))
         if self.error is not None:
-            raise Skip(self.error)
+            raise (KitFailure if self.kit_failed else Skip)(self.error)
         if self.blocked_loop is not None:
             raise Skip(f"not judged: {self.blocked_loop} (TN501)")
         if self.unresponsive is not None:
@@ -166,8 +172,10 @@ class Observation:
         """The simplest arguments the single-call probes used, or ``Skip`` saying why none."""
         if self.not_called is not None:
             raise Skip(self.not_called)
+        if self.exhausted is not None:
+            raise Fail(Finding(self.exhausted))
         if self.error is not None:
-            raise Skip(self.error)
+            raise (KitFailure if self.kit_failed else Skip)(self.error)
         if self.blocked_loop is not None:
             raise Skip(f"not judged: {self.blocked_loop} (TN501)")
         if self.simplest_skip is not None:

@@ -6,8 +6,11 @@ it tools to explore and turns what comes back (or a process that died) into
 verdicts. ``_worker`` is the worker's half, run as ``python -m
 toolnexus_conformance.process._worker``: it imports the target once and forks a
 process per tool, which explores and judges that tool through the runner's public
-``plan``/``run_check`` functions. ``_pool`` bounds the workers alive at once
-(loading or exploring), stopping idle ones to make room. ``_target`` is
+``plan``/``run_check`` functions. ``_declared`` carries the target's declarations
+from the worker to the session as plain data, so the static checks judge them
+without the target's code ever running in the session's process. ``_pool`` bounds
+the workers alive at once (loading or exploring), stopping idle ones to make room.
+``_target`` is
 ``check_target``, the same isolated run for scripts.
 
 Arrows point one way: this room imports the runner and the live engine; neither

@@ -29,13 +29,14 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._model import Finding, Skip
+from .._model import Finding, KitFailure, Skip
 from .._options import RunOptions, ToolArguments
 from .._subject import ToolSubject
 from ..live._explorations import batch_of
@@ -93,6 +94,10 @@ class ToolJudgement:
     last_call: str | None = None
     #: Our own failure, never held against the tool.
     error: str | None = None
+    #: The worker process died while this tool's process ran (how it ended), and how
+    #: many tools' processes were running then (one: this tool is the culprit).
+    worker_died: str | None = None
+    running: int = 0
 
 
 @dataclass(slots=True)
@@ -104,6 +109,8 @@ class _Job:
     error: str | None = None
     #: The worker process (its start count) the job was sent to.
     generation: int = 0
+    #: Set when that worker process is gone.
+    gone: threading.Event | None = None
 
 
 class TargetWorker:
@@ -129,6 +136,9 @@ class TargetWorker:
         self.modules = list(modules)
         self.scratch = Path(tempfile.mkdtemp(prefix="toolnexus-worker-"))
         self.tools = 0
+        #: Each tool's declaration as the worker read it (``_declared``), and the target's info.
+        self.declared: list[dict[str, Any]] = []
+        self.info: dict[str, Any] = {}
         #: Threads the worker had after the import: a fork copies only the forking one.
         self.threads = 1
         self._ids = itertools.count()
@@ -149,6 +159,11 @@ class TargetWorker:
         #: Stopped to free its slot in the pool (``suspend``), not dead: its next use
         #: starts it again without counting a restart.
         self._suspended = False
+        #: Deaths of the worker blamed on the tool that caused them: not counted as restarts.
+        self._blamed = 0
+        #: Per worker process that died: how it ended, and the tools' processes then running.
+        self._deaths: dict[int, tuple[int | None, int]] = {}
+        self._gate = _Gate()
 
     # -- the worker process --------------------------------------------------------------
     def start(self) -> None:
@@ -241,7 +256,32 @@ class TargetWorker:
             raise WorkerError(str(reply[1]))
         self.tools = int(reply[1])
         self.threads = int(reply[2]) if len(reply) > 2 else 1
+        if len(reply) > 3:
+            self._read_declarations(str(reply[3]))
         return self.tools
+
+    def _read_declarations(self, path: str) -> None:
+        from ._declared import loads
+
+        try:
+            self.declared, self.info = loads(Path(path).read_bytes())
+        except Exception as exc:
+            self._stop_process()
+            raise WorkerError(
+                f"the worker's declarations of {self.spec!r} cannot be read: {exc}"
+            ) from None
+        if len(self.declared) != self.tools:
+            self._stop_process()
+            raise WorkerError(
+                f"the worker declared {len(self.declared)} tools of {self.spec!r} but holds"
+                f" {self.tools}"
+            )
+
+    def subjects(self, target: str | None = None) -> list[ToolSubject]:
+        """The tools as the worker read their declarations: plain data, no code of the target."""
+        from ._declared import subjects_from
+
+        return subjects_from(self.declared, target or self.label)
 
     def _send(self, data: bytes, fds: Sequence[int] = ()) -> None:
         control = self._control
@@ -292,10 +332,12 @@ class TargetWorker:
                 job.error = message[2]
                 job.started.set()
                 job.exited.set()
-        for job in list(self._jobs.values()):  # nobody will say how they ended now
-            if job.generation == generation:
-                job.started.set()
-                job.exited.set()
+        jobs = [job for job in list(self._jobs.values()) if job.generation == generation]
+        running = sum(1 for job in jobs if job.pid is not None and not job.exited.is_set())
+        self._deaths[generation] = (process.poll(), running)
+        for job in jobs:  # nobody will say how they ended now
+            job.started.set()
+            job.exited.set()
         gone.set()
 
     def _ensure(self) -> None:
@@ -307,7 +349,7 @@ class TargetWorker:
             if alive and not self._gone.is_set():
                 return
             if not self._suspended:
-                if self._restarts >= RESTARTS:
+                if self._restarts - self._blamed >= RESTARTS:
                     raise WorkerError(f"the worker process died {RESTARTS} times; not restarted")
                 self._restarts += 1
             self._suspended = False
@@ -377,10 +419,39 @@ class TargetWorker:
     ) -> ToolJudgement:
         """Explore tool ``index`` in a process of its own and judge ``codes`` there. Never raises.
 
+        A tool that kills the worker (its parent) kills every tool's process running
+        in it. The tool whose process alone was running then is the culprit; when
+        several were, each is explored again alone, on a fresh worker, and the one
+        whose run kills it again is.
+
         ``arguments`` are the user's for this tool, known only after the worker loaded
         (a conftest hook answers at collection): they travel with the request, and
         replace the load-time options' in the tool's process. ``None`` keeps those.
         """
+        with self._gate.shared():
+            judgement = self._explore_once(index, name, codes, arguments)
+        if judgement.worker_died is None:
+            return judgement
+        if judgement.running > 1:
+            with self._gate.exclusive():
+                judgement = self._explore_once(index, name, codes, arguments)
+            if judgement.worker_died is None:
+                return judgement
+        self._blamed += 1
+        return ToolJudgement(
+            ended=f"the tool killed the worker process that ran it ({judgement.worker_died}):"
+            " a tool's process must never signal its parent; its process was killed with it"
+            f"{self._tool_output(index, None)}",
+            last_call=judgement.last_call,
+        )
+
+    def _explore_once(
+        self,
+        index: int,
+        name: str,
+        codes: Sequence[str],
+        arguments: ToolArguments | None = None,
+    ) -> ToolJudgement:
         try:
             self._ensure()
         except WorkerError as exc:
@@ -392,7 +463,7 @@ class TargetWorker:
                 error=f"the arguments given for this tool take {len(request)} bytes to send;"
                 f" at most {ARGUMENTS_MAX} cross to the process that calls it"
             )
-        job = _Job(generation=self._generation)
+        job = _Job(generation=self._generation, gone=self._gone)
         self._jobs[job_id] = job
         ours, theirs = socket.socketpair()
         try:
@@ -427,6 +498,8 @@ class TargetWorker:
         in_flight: list[float] = []  # when each call still running began, oldest first
         last_call: str | None = None
         while True:
+            if job.gone is not None and job.gone.is_set():
+                return self._worker_gone(job, last_call)
             now = _monotonic()
             if now - heard > silence:
                 return self._kill(
@@ -457,6 +530,9 @@ class TargetWorker:
             except TimeoutError:
                 continue
             except EOFError:
+                job.exited.wait(EXIT_WAIT)
+                if job.gone is not None and job.gone.is_set() and job.status is None:
+                    return self._worker_gone(job, last_call)
                 return self._ended(job, last_call, index)
             heard = _monotonic()
             kind = frame[0]
@@ -469,8 +545,20 @@ class TargetWorker:
                     in_flight.pop(0)
             elif kind == "result":
                 return ToolJudgement(results=frame[1])
+            elif kind == "exhausted":
+                return ToolJudgement(
+                    ended=f"exploring the tool used up its process: {frame[1]}",
+                    last_call=last_call,
+                )
             elif kind == "error":
                 return ToolJudgement(error=f"exploring the tool failed: {frame[1]}")
+
+    def _worker_gone(self, job: _Job, last_call: str | None) -> ToolJudgement:
+        """The worker died while this tool's process ran: that process goes with it."""
+        if job.pid is not None:
+            kill_group(job.pid)
+        status, running = self._deaths.get(job.generation, (None, 2))
+        return ToolJudgement(worker_died=_ending(status), running=running, last_call=last_call)
 
     def _ended(self, job: _Job, last_call: str | None, index: int) -> ToolJudgement:
         job.exited.wait(EXIT_WAIT)
@@ -496,7 +584,7 @@ class TargetWorker:
             )
         return ToolJudgement(ended=f"{why}; it was killed", last_call=last_call)
 
-    def _tool_output(self, index: int, job: _Job) -> str:
+    def _tool_output(self, index: int, job: _Job | None) -> str:
         for log in self.scratch.glob(f"tool-{index}-*/output.log"):
             try:
                 text = log.read_bytes()[-OUTPUT_TAIL:].decode("utf-8", "replace").strip()
@@ -505,6 +593,40 @@ class TargetWorker:
             if text:
                 return f"; its output ends:\n{text}"
         return ""
+
+
+class _Gate:
+    """Many explorations at once, or one alone (a tool replayed to tell a culprit)."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._running = 0
+        self._alone = False
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        with self._condition:
+            self._condition.wait_for(lambda: not self._alone)
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._running -= 1
+                self._condition.notify_all()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._condition:
+            self._condition.wait_for(lambda: not self._alone)
+            self._alone = True
+            self._condition.wait_for(lambda: self._running == 0)
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._alone = False
+                self._condition.notify_all()
 
 
 def _ending(status: int | None) -> str:
@@ -586,7 +708,7 @@ class IsolatedExplorations:
         """The check's findings, read from what the tool's process sent (``Skip`` if none)."""
         judgement = self._judgement(subject)
         if judgement.error is not None:
-            raise Skip(judgement.error)
+            raise KitFailure(judgement.error)
         if judgement.ended is not None:
             if check.code == PROCESS_CHECK:
                 return (Finding(judgement.ended, sent=judgement.last_call),)

@@ -8,7 +8,7 @@ from pathlib import Path
 from .._model import Scope, Verdict
 from .._options import RunOptions
 from .._runner import applicable_checks, check_subjects, run_check
-from .._subject import TargetSubject, read_subjects
+from .._subject import TargetSubject
 
 __all__ = ["check_target"]
 
@@ -27,12 +27,11 @@ def check_target(
     The target is imported in a worker process first, and its live checks run
     there, one process per tool, as under the pytest plugin: a tool that ends,
     crashes or freezes its process is a TN606 finding, and a target whose import
-    does is a TN001 one. The declarations are read here, for the static checks.
+    does is a TN001 one. The declarations are read there too, and cross as plain data
+    (``_declared``): none of the target's code runs in the caller's process.
     """
-    import asyncio
-
     from .._registry import CATALOG
-    from ..targets import TargetError, TargetKind, load_target, parse_target
+    from ..targets import TargetKind, parse_target
     from ._isolation import IsolatedExplorations, TargetWorker, WorkerError
 
     options = options or RunOptions()
@@ -46,12 +45,9 @@ def check_target(
     try:
         try:
             worker.load(load_timeout)
-            loaded = asyncio.run(load_target(target, base_dir=base_dir))
-        except (WorkerError, TargetError) as exc:
+        except WorkerError as exc:
             return _load_failed(target.label, str(exc), select, ignore, options)
-        subjects = read_subjects(
-            loaded.tools, target.label, loaded.extras or None, limit=options.attribute_limit
-        )
+        subjects = worker.subjects()
         isolated = IsolatedExplorations(options)
         isolated.add(target.label, worker, subjects)
         return check_subjects(
@@ -60,7 +56,7 @@ def check_target(
             select=select,
             ignore=ignore,
             options=options,
-            target_extra=loaded.info,
+            target_extra=dict(worker.info),
             explorations=isolated,
         )
     finally:

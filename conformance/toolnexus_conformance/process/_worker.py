@@ -130,7 +130,12 @@ class _Worker:
         try:
             import asyncio
 
+            # The kit's code a tool's process runs is imported before the target, so
+            # that a target replacing it is caught (``_integrity``) as in pytest's process.
+            from .. import _runner  # noqa: F401
+            from ..live import _explorations, _search  # noqa: F401
             from ..targets import TargetKind, TargetSpec, load_target
+            from . import _declared  # noqa: F401
 
             loaded = asyncio.run(
                 load_target(
@@ -141,6 +146,8 @@ class _Worker:
             self.tools, self.extras = loaded.tools, list(loaded.extras)
             if prepare:
                 _prepare(options, modules)
+            threads = threading.active_count()
+            declarations = self._declare(loaded.info, options)
         except BaseException as exc:  # SystemExit at import included: the session reports it
             from ..targets import TargetError
 
@@ -149,7 +156,21 @@ class _Worker:
             else:
                 self.reply("load-error", f"loading {label!r} raised {type(exc).__name__}: {exc}")
             return
-        self.reply("loaded", len(self.tools), threading.active_count())
+        self.reply("loaded", len(self.tools), threads, declarations)
+
+    def _declare(self, info: Any, options: Any) -> str:
+        """Every tool's declaration read here, as plain data in a file the session reads.
+
+        A file, not a control message: a target's schemas can outgrow a datagram.
+        """
+        from ._declared import declare, dumps
+
+        declared = declare(
+            self.tools, self.label, self.extras or None, limit=options.attribute_limit
+        )
+        path = self.scratch / "declarations.pickle"
+        path.write_bytes(dumps(declared, info))
+        return str(path)
 
     def fork(self, request: tuple[Any, ...], fds: list[int]) -> None:
         job = request[0]
@@ -195,7 +216,9 @@ def _prepare(options: Any, modules: list[str]) -> None:
     import importlib
     import linecache
 
-    from toolnexus_ref import secrets  # noqa: F401
+    from toolnexus_ref import secrets
+
+    secrets.register_environment()  # a tool that returns one of them is TN561
 
     from .. import _runner
     from .._registry import load_catalog
@@ -240,8 +263,13 @@ def _child(
     _beat(channel)
     try:
         channel.send(("result", _judge(worker, channel, folder, index, name, codes, arguments)))
-    except BaseException as exc:  # our own failure: say so, never blame the tool
-        channel.send(("error", f"{type(exc).__name__}: {exc}"))
+    except BaseException as exc:  # our own failure: say so, never blame the tool...
+        from .._model import exhaustion
+
+        ran_out = exhaustion(exc)  # ...unless the tool used up its process
+        channel.send(
+            ("exhausted", ran_out) if ran_out else ("error", f"{type(exc).__name__}: {exc}")
+        )
     finally:
         try:
             sys.stdout.flush()

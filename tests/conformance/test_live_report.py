@@ -1,0 +1,50 @@
+"""The report written as the run goes: valid JSON after every record, incomplete until the end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from toolnexus_conformance._report import UNFINISHED, LiveReport, Records
+
+
+def _record(n: int) -> dict[str, Any]:
+    return {
+        "target": "t",
+        "tool": f"tool{n}",
+        "check": "TN101",
+        "category": "naming",
+        "severity": "error",
+        "outcome": "failed" if n % 2 else "passed",
+        "message": "é" * n,
+        "position": [0, 5 - n, 0],
+    }
+
+
+def test_the_file_is_a_valid_incomplete_report_after_every_record(tmp_path: Path) -> None:
+    path = tmp_path / "report.json"
+    live, records = LiveReport(path), Records()
+    try:
+        empty = json.loads(path.read_text())
+        assert empty["complete"] is False
+        assert empty["interrupted"] == UNFINISHED
+        assert empty["results"] == []
+        for n in range(5):
+            records.add(_record(n))
+            live.add(_record(n), records.summary())
+            report = json.loads(path.read_text())  # as a run killed now would leave it
+            assert report["complete"] is False
+            assert [r["tool"] for r in report["results"]] == [f"tool{i}" for i in range(n + 1)]
+            assert "position" not in report["results"][0]
+            assert report["summary"]["checks"] == n + 1
+            assert report["summary"]["failed"] == (n + 1) // 2
+        live.close()
+        records.write_report(path)
+        final = json.loads(path.read_text())
+        assert final["complete"] is True
+        assert [r["tool"] for r in final["results"]] == [f"tool{i}" for i in range(4, -1, -1)]
+        assert not list(tmp_path.glob(".report.json.*"))
+    finally:
+        live.close()
+        records.close()
