@@ -16,7 +16,7 @@ from ._card import CardError, CardReading, card_problems, read_card
 from ._probe import CancelProbe, probe_cancel, task_state
 from ._server import LoopbackAgent, agent_app, agent_card, serve_loopback, tools_agent_app
 from ._source import A2ASource, open_agent
-from ._tool import READ_ONLY_TAGS, A2ATool, exposed_name
+from ._tool import READ_ONLY_TAGS, A2ATool, build_request, exposed_name, open_client
 
 __all__ = [
     "READ_ONLY_TAGS",
@@ -28,9 +28,11 @@ __all__ = [
     "LoopbackAgent",
     "agent_app",
     "agent_card",
+    "build_request",
     "card_problems",
     "exposed_name",
     "open_agent",
+    "open_client",
     "probe_cancel",
     "read_card",
     "serve_loopback",

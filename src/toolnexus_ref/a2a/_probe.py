@@ -10,16 +10,19 @@ from typing import TYPE_CHECKING, Any
 from ._reply import FINAL, state_name
 
 if TYPE_CHECKING:
-    from ._tool import A2ATool
+    from collections.abc import Callable
+
+    #: ``A2ATool.client``, or ``functools.partial(open_client, reading)``.
+    Connect = Callable[..., Any]
 
 __all__ = ["CancelProbe", "probe_cancel", "task_state"]
 
 
-async def task_state(tool: A2ATool, task_id: str, *, limit: float = 10.0) -> str:
+async def task_state(connect: Connect, task_id: str, *, limit: float = 10.0) -> str:
     """The task's state as the agent reports it now (``get_task``)."""
     from a2a.types import GetTaskRequest
 
-    async with tool.client(streaming=False) as client:
+    async with connect(streaming=False) as client:
         task = await asyncio.wait_for(client.get_task(GetTaskRequest(id=task_id)), limit)
     return state_name(task.status.state)
 
@@ -39,13 +42,17 @@ class CancelProbe:
     states: tuple[str, ...] = ()
 
 
-async def probe_cancel(tool: A2ATool, args: Mapping[str, Any], *, grace: float) -> CancelProbe:
+async def probe_cancel(
+    connect: Connect, args: Mapping[str, Any], skill_id: str | None, *, grace: float
+) -> CancelProbe:
     """Start a task without waiting for it, cancel it at once, and watch it for ``grace`` seconds."""
     from a2a.types import CancelTaskRequest, GetTaskRequest
 
-    request = tool.message(args)
+    from ._tool import build_request
+
+    request = build_request(args, skill_id)
     request.configuration.return_immediately = True
-    async with tool.client(streaming=False, polling=True) as client:
+    async with connect(streaming=False, polling=True) as client:
         first = None
         async for event in client.send_message(request):
             first = event

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._calling import cancelled_result, exception_result
@@ -25,7 +25,14 @@ from ._reply import FINAL, Conversation, state_name
 if TYPE_CHECKING:
     from ._card import CardReading
 
-__all__ = ["CANCEL_GRACE", "READ_ONLY_TAGS", "A2ATool", "exposed_name"]
+__all__ = [
+    "CANCEL_GRACE",
+    "READ_ONLY_TAGS",
+    "A2ATool",
+    "build_request",
+    "exposed_name",
+    "open_client",
+]
 
 #: Skill tags that mark a skill as only reading (A2A cards have no behaviour hints).
 READ_ONLY_TAGS = frozenset({"read-only", "readonly", "read_only"})
@@ -76,6 +83,58 @@ def _hints(tags: list[str], title: str | None) -> ToolAnnotations:
     return ToolAnnotations(read_only=False, open_world=True, title=title)
 
 
+@contextlib.asynccontextmanager
+async def open_client(
+    reading: CardReading,
+    *,
+    transport: Any = None,
+    headers: Mapping[str, str] | None = None,
+    streaming: bool = True,
+    polling: bool = False,
+) -> AsyncIterator[Any]:
+    """A fresh SDK client for the agent of ``reading``: fresh per call, so no tool is bound
+    to an event loop, and nothing stays open between calls."""
+    import httpx
+    from a2a.client import ClientConfig, ClientFactory
+
+    async with httpx.AsyncClient(
+        transport=transport, headers=dict(headers or {}), timeout=httpx.Timeout(None)
+    ) as http:
+        config = ClientConfig(httpx_client=http, streaming=streaming, polling=polling)
+        client = ClientFactory(config).create(reading.card)
+        try:
+            yield client
+        finally:
+            with contextlib.suppress(Exception):
+                await client.close()
+
+
+def build_request(args: Mapping[str, Any], skill_id: str | None, answer: Any = None) -> Any:
+    """A ``SendMessageRequest``: ``message`` as a text part, ``data`` as a JSON data part.
+
+    The skill travels in ``metadata["skill"]`` (agents may route on it or ignore
+    it). ``answer``, a suspended call's ``pending`` mapping, continues that task.
+    """
+    import uuid
+
+    from a2a.types import Message, Part, Role, SendMessageRequest
+    from google.protobuf.json_format import ParseDict
+    from google.protobuf.struct_pb2 import Value
+
+    parts = [Part(text=str(args.get("message", "")))]
+    data = args.get("data")
+    if isinstance(data, Mapping):
+        parts.append(Part(data=ParseDict(dict(data), Value()), media_type="application/json"))
+    message = Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=parts)
+    if skill_id is not None:
+        message.metadata.update({"skill": skill_id})
+    if isinstance(answer, Mapping) and isinstance(answer.get("a2a_task_id"), str):
+        message.task_id = answer["a2a_task_id"]
+        if isinstance(answer.get("a2a_context_id"), str):
+            message.context_id = answer["a2a_context_id"]
+    return SendMessageRequest(message=message)
+
+
 class A2ATool:
     """A remote agent's skill the model can call (source ``a2a``).
 
@@ -124,47 +183,23 @@ class A2ATool:
             "a2a_card": self.reading,
             "a2a_skill_id": self.skill_id,
             "a2a_skill_ids": ids,
-            "a2a_client": self.client,
+            "a2a_connect": self.client,
         }
 
     # -- the client -----------------------------------------------------------------
-    @contextlib.asynccontextmanager
-    async def client(self, *, streaming: bool = True, polling: bool = False) -> Any:
-        """A fresh SDK client for this agent; fresh per call, so a tool is bound to no loop."""
-        import httpx
-        from a2a.client import ClientConfig, ClientFactory
-
-        async with httpx.AsyncClient(
-            transport=self._transport, headers=self._headers, timeout=httpx.Timeout(None)
-        ) as http:
-            config = ClientConfig(httpx_client=http, streaming=streaming, polling=polling)
-            client = ClientFactory(config).create(self.reading.card)
-            try:
-                yield client
-            finally:
-                with contextlib.suppress(Exception):
-                    await client.close()
+    def client(self, *, streaming: bool = True, polling: bool = False) -> Any:
+        """A fresh SDK client for this agent (an async context manager); see ``open_client``."""
+        return open_client(
+            self.reading,
+            transport=self._transport,
+            headers=self._headers,
+            streaming=streaming,
+            polling=polling,
+        )
 
     def message(self, args: Mapping[str, Any], answer: Any = None) -> Any:
-        """The request for ``args``; ``answer`` (a suspended call's ``pending``) continues its task."""
-        import uuid
-
-        from a2a.types import Message, Part, Role, SendMessageRequest
-        from google.protobuf.json_format import ParseDict
-        from google.protobuf.struct_pb2 import Value
-
-        parts = [Part(text=str(args.get("message", "")))]
-        data = args.get("data")
-        if isinstance(data, Mapping):
-            parts.append(Part(data=ParseDict(dict(data), Value()), media_type="application/json"))
-        message = Message(message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=parts)
-        if self.skill_id is not None:
-            message.metadata.update({"skill": self.skill_id})
-        if isinstance(answer, Mapping) and isinstance(answer.get("a2a_task_id"), str):
-            message.task_id = answer["a2a_task_id"]
-            if isinstance(answer.get("a2a_context_id"), str):
-                message.context_id = answer["a2a_context_id"]
-        return SendMessageRequest(message=message)
+        """The request for ``args``; see ``build_request``."""
+        return build_request(args, self.skill_id, answer)
 
     # -- a call ---------------------------------------------------------------------
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext | None = None) -> ToolResult:
