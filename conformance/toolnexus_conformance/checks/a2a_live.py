@@ -112,7 +112,7 @@ def a2a_cancel_ends_task(observation: Observation, options: RunOptions) -> Itera
 
 
 @check(
-    "TN661",
+    "TN671",
     "a2a-failed-task-is-error",
     title="A call whose task failed is an error result, not a success",
     category=Category.ERRORS,

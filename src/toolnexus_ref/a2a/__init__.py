@@ -12,7 +12,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised where the extra is missing
     raise ImportError('A2A support needs the a2a SDK: pip install "pytest-toolnexus[a2a]"') from exc
 
-from ._card import CardError, CardReading, card_problems, read_card
+from ._card import CardError, CardReading, card_problems, read_card, reading_of
 from ._probe import CancelProbe, probe_cancel, task_state
 from ._server import LoopbackAgent, agent_app, agent_card, serve_loopback, tools_agent_app
 from ._source import A2ASource, open_agent
@@ -35,6 +35,7 @@ __all__ = [
     "open_client",
     "probe_cancel",
     "read_card",
+    "reading_of",
     "serve_loopback",
     "task_state",
     "tools_agent_app",

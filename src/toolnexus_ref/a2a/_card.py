@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import httpx
     from a2a.types import AgentCard
 
-__all__ = ["CardError", "CardReading", "card_problems", "read_card"]
+__all__ = ["CardError", "CardReading", "card_problems", "read_card", "reading_of"]
 
 WELL_KNOWN = "/.well-known/agent-card.json"
 
@@ -106,8 +106,6 @@ def card_problems(raw: Mapping[str, Any]) -> tuple[str, list[str]]:
 async def read_card(base: str, *, client: httpx.AsyncClient | None = None) -> CardReading:
     """Fetch and judge the card of the agent at ``base``; raises ``CardError`` only."""
     import httpx
-    from a2a.client.card_resolver import parse_agent_card
-    from google.protobuf.json_format import ParseError
 
     url = card_url(base)
     own = client is None
@@ -125,12 +123,20 @@ async def read_card(base: str, *, client: httpx.AsyncClient | None = None) -> Ca
     finally:
         if own:
             await http.aclose()
+    return reading_of(raw, url)
+
+
+def reading_of(raw: object, url: str = "(in memory)") -> CardReading:
+    """Judge and parse a card already in hand (JSON data); raises ``CardError`` only."""
+    import copy
+
+    from a2a.client.card_resolver import parse_agent_card
+    from google.protobuf.json_format import ParseError
+
     if not isinstance(raw, dict):
         raise CardError(f"the agent card at {url} is not a JSON object")
     version, problems = card_problems(raw)
     try:
-        import copy
-
         card = parse_agent_card(copy.deepcopy(raw))
     except (ParseError, TypeError, ValueError) as exc:
         raise CardError(f"the agent card at {url} cannot be read: {exc}") from exc
