@@ -66,11 +66,10 @@ def test_a_0_3_card_is_judged_by_the_0_3_model() -> None:
     assert any(p.startswith("url") for p in problems), problems
 
 
-def test_duplicate_skill_ids_are_a_card_problem() -> None:
+def test_duplicate_skill_ids_are_left_to_the_skill_check() -> None:
     card = copy.deepcopy(CARD_1_0)
     card["skills"].append(dict(card["skills"][0], name="Flights again"))
-    _, problems = card_problems(card)
-    assert problems == ["skills: the id 'flights' is used by 2 skills"]
+    assert card_problems(card) == ("1.0", [])  # TN171 names them, per tool
 
 
 def test_the_a2a_target_form() -> None:

@@ -8,7 +8,6 @@ read at all (not JSON, not an object, fields of the wrong type) stops the load.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -58,8 +57,8 @@ def card_problems(raw: Mapping[str, Any]) -> tuple[str, list[str]]:
 
     1.0 cards are parsed strictly into the SDK's protobuf ``AgentCard`` and their
     REQUIRED fields checked by the SDK's own rule; 0.3 cards are validated with the
-    SDK's pydantic model of 0.3. Skill ids must be unique either way: a client
-    addresses a skill by its id.
+    SDK's pydantic model of 0.3. Duplicate skill ids are not judged here: the
+    checks judge them per skill (TN171), where the tool they break is named.
     """
     version = _version_of(raw)
     problems: list[str] = []
@@ -94,12 +93,6 @@ def card_problems(raw: Mapping[str, Any]) -> tuple[str, list[str]]:
             for n, interface in enumerate(strict.supported_interfaces):
                 if not interface.protocol_version:
                     problems.append(f"supported_interfaces[{n}].protocol_version: required")
-    skills = raw.get("skills")
-    if isinstance(skills, list):
-        ids = Counter(s.get("id") for s in skills if isinstance(s, Mapping))
-        for skill_id, count in ids.items():
-            if count > 1:
-                problems.append(f"skills: the id {skill_id!r} is used by {count} skills")
     return version, problems
 
 

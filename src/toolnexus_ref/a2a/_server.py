@@ -117,11 +117,16 @@ class ToolsExecutor:
         return None
 
     async def execute(self, context: Any, event_queue: Any) -> None:
-        from a2a.helpers.proto_helpers import new_task_from_user_message, new_text_part
+        from a2a.helpers.proto_helpers import new_task, new_text_part
         from a2a.server.tasks import TaskUpdater
+        from a2a.types import TaskState
 
-        task = context.current_task or new_task_from_user_message(context.message)
-        if context.current_task is None:
+        task = context.current_task
+        if task is None:  # an empty text is a message too (the SDK's helper refuses it)
+            task = new_task(
+                context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED,
+                history=[context.message],
+            )
             await event_queue.enqueue_event(task)
         updater = TaskUpdater(event_queue, task.id, task.context_id)
         tool = self._tool_for(context.message)
