@@ -82,3 +82,20 @@ def test_the_a2a_target_form() -> None:
     assert parse_target("https://host/mcp").kind is TargetKind.HTTP  # a bare URL stays MCP
     with pytest.raises(TargetError, match="needs the agent's http"):
         parse_target("a2a:agent.example")
+
+
+def test_the_reference_and_the_catalog_do_not_import_the_sdk() -> None:
+    """Only using the A2A source imports the a2a SDK: the extra stays optional."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, toolnexus_ref, toolnexus_ref.host\n"
+        "from toolnexus_conformance._registry import load_catalog\n"
+        "from toolnexus_conformance.targets import parse_target\n"
+        "assert 'TN871' in load_catalog() and 'TN771' in load_catalog()\n"
+        "parse_target('a2a:http://127.0.0.1:9/')\n"
+        "print(sorted(m for m in sys.modules if m == 'a2a' or m.startswith('a2a.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
