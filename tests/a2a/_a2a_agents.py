@@ -75,7 +75,9 @@ def ignores_cancel(url: str) -> Any:
             return await self.on_get_task(GetTaskRequest(id=params.id), context)
 
     tools = [_slow_tool()]
-    return agent_app(agent_card(tools, url=url, name="stubborn"), ToolsExecutor(tools), handler=IgnoringHandler)
+    return agent_app(
+        agent_card(tools, url=url, name="stubborn"), ToolsExecutor(tools), handler=IgnoringHandler
+    )
 
 
 def _card_json(url: str, tools: list[Any], name: str) -> dict[str, Any]:

@@ -8,9 +8,9 @@ import pytest
 
 pytest.importorskip("a2a", reason="the A2A tests need the a2a extra")
 
-from _a2a_agents import good_tools  # noqa: E402
+from _a2a_agents import good_tools
 
-from toolnexus_ref.a2a import LoopbackAgent, serve_loopback  # noqa: E402
+from toolnexus_ref.a2a import LoopbackAgent, serve_loopback
 
 
 @pytest.fixture

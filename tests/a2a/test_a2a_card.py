@@ -20,7 +20,9 @@ CARD_1_0: dict[str, Any] = {
     "capabilities": {"streaming": True},
     "defaultInputModes": ["text/plain"],
     "defaultOutputModes": ["text/plain"],
-    "skills": [{"id": "flights", "name": "Flights", "description": "Find flights.", "tags": ["travel"]}],
+    "skills": [
+        {"id": "flights", "name": "Flights", "description": "Find flights.", "tags": ["travel"]}
+    ],
 }
 CARD_0_3: dict[str, Any] = {
     "protocolVersion": "0.3.0",
@@ -31,7 +33,9 @@ CARD_0_3: dict[str, Any] = {
     "capabilities": {},
     "defaultInputModes": ["text/plain"],
     "defaultOutputModes": ["text/plain"],
-    "skills": [{"id": "flights", "name": "Flights", "description": "Find flights.", "tags": ["travel"]}],
+    "skills": [
+        {"id": "flights", "name": "Flights", "description": "Find flights.", "tags": ["travel"]}
+    ],
 }
 
 
@@ -55,7 +59,8 @@ def test_a_1_0_card_with_a_field_of_the_wrong_shape() -> None:
     card = copy.deepcopy(CARD_1_0)
     card["skills"] = "flights"
     _, problems = card_problems(card)
-    assert problems and "not an A2A 1.0 AgentCard" in problems[0]
+    assert problems
+    assert "not an A2A 1.0 AgentCard" in problems[0]
 
 
 def test_a_0_3_card_is_judged_by_the_0_3_model() -> None:

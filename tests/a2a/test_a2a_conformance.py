@@ -6,7 +6,6 @@ is a subprocess, as a user's would be.
 
 from __future__ import annotations
 
-
 import contextlib
 
 import pytest
@@ -19,11 +18,19 @@ FAST = ("--toolnexus-examples", "5", "-p", "no:cacheprovider")
 
 def _judge(pytester: pytest.Pytester, target: str, *more: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess(
-        "--toolnexus-conformance", "--toolnexus-only", "--toolnexus-target", target, "-rA", *FAST, *more
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        target,
+        "-rA",
+        *FAST,
+        *more,
     )
 
 
-def test_a_good_agent_passes_every_check(pytester: pytest.Pytester, good_agent: LoopbackAgent) -> None:
+def test_a_good_agent_passes_every_check(
+    pytester: pytest.Pytester, good_agent: LoopbackAgent
+) -> None:
     result = _judge(pytester, good_agent.target)
     assert result.ret == 0, result.stdout.str()
     out = result.stdout.str()
@@ -48,8 +55,13 @@ def test_each_defective_agent_fails_the_check_that_names_it(pytester: pytest.Pyt
         targets = [arg for agent in agents.values() for arg in ("--toolnexus-target", agent.target)]
         codes = ",".join(sorted({code for _, code in DEFECTS.values()}))
         result = pytester.runpytest_subprocess(
-            "--toolnexus-conformance", "--toolnexus-only", *targets,
-            "--toolnexus-select", codes, "-rA", *FAST,
+            "--toolnexus-conformance",
+            "--toolnexus-only",
+            *targets,
+            "--toolnexus-select",
+            codes,
+            "-rA",
+            *FAST,
         )
     assert result.ret == 1, result.stdout.str()
     failed = [line for line in result.stdout.lines if line.startswith("FAILED ")]
@@ -57,7 +69,8 @@ def test_each_defective_agent_fails_the_check_that_names_it(pytester: pytest.Pyt
         url = agents[defect].url
         mine = [line for line in failed if url in line]
         # Its own check fails, and no other check cries wolf on it.
-        assert mine and all(code in line for line in mine), (defect, code, failed)
+        assert mine, (defect, code, failed)
+        assert all(code in line for line in mine), (defect, code, failed)
 
 
 HIDES_FAILURES = '''
@@ -104,5 +117,3 @@ def test_an_unreachable_agent_fails_the_target_check(pytester: pytest.Pytester) 
     result = _judge(pytester, "a2a:http://127.0.0.1:9/")
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*TN001*cannot fetch the agent card*"])
-
-

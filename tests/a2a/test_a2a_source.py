@@ -73,7 +73,11 @@ def test_a_card_without_skills_is_one_tool_and_says_nothing_is_safe() -> None:
             "description": "Answers questions.",
             "version": "1",
             "supportedInterfaces": [
-                {"url": "http://127.0.0.1:9/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+                {
+                    "url": "http://127.0.0.1:9/",
+                    "protocolBinding": "JSONRPC",
+                    "protocolVersion": "1.0",
+                }
             ],
             "capabilities": {},
             "defaultInputModes": ["text/plain"],
@@ -112,15 +116,18 @@ async def test_cancel_sends_cancel_task_and_the_task_ends(busy_agent: LoopbackAg
     ctx = ToolContext()
     asyncio.get_running_loop().call_later(0.5, ctx.cancel, "user pressed stop")
     result = await nap.execute({"message": "zz"}, ctx)
-    assert result.is_error and result.metadata["cancelled"] is True
-    assert "user pressed stop" in result.output and "was cancelled" in result.output
+    assert result.is_error
+    assert result.metadata["cancelled"] is True
+    assert "user pressed stop" in result.output
+    assert "was cancelled" in result.output
     assert await task_state(nap.client, result.metadata["a2a_task_id"]) == "canceled"
 
 
 async def test_a_deadline_cancels_the_task_too(busy_agent: LoopbackAgent) -> None:
     nap = (await _tools(busy_agent))["nap"]
     result = await nap.execute({"message": "zz"}, ToolContext(timeout=0.5))
-    assert result.is_error and result.metadata["error_type"] == "TimeoutError"
+    assert result.is_error
+    assert result.metadata["error_type"] == "TimeoutError"
     assert result.metadata["a2a_state"] == "canceled"
 
 
@@ -131,19 +138,25 @@ async def test_transport_errors_are_results() -> None:
             "description": "An agent that is not there.",
             "version": "1",
             "supportedInterfaces": [
-                {"url": "http://127.0.0.1:9/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+                {
+                    "url": "http://127.0.0.1:9/",
+                    "protocolBinding": "JSONRPC",
+                    "protocolVersion": "1.0",
+                }
             ],
             "skills": [{"id": "x", "name": "x", "description": "x", "tags": []}],
         }
     )
     result = await A2ATool(reading, reading.card.skills[0]).execute({"message": "hello"})
-    assert result.is_error and result.retryable
+    assert result.is_error
+    assert result.retryable
     assert result.output.startswith("A2A request failed:")
 
 
 async def test_bad_arguments_are_refused_before_sending(busy_agent: LoopbackAgent) -> None:
     result = await (await _tools(busy_agent))["add"].execute({"msg": "x"})
-    assert result.is_error and result.metadata["error_type"] == "InvalidArguments"
+    assert result.is_error
+    assert result.metadata["error_type"] == "InvalidArguments"
 
 
 async def test_a_card_that_is_not_json_is_a_card_error() -> None:
@@ -157,6 +170,15 @@ async def test_a_card_that_is_not_json_is_a_card_error() -> None:
 
         return Starlette(routes=[Route("/.well-known/agent-card.json", page)])
 
-    with serve_loopback(app=app) as agent:
-        with pytest.raises(CardError, match="not JSON"):
-            await open_agent(agent.url)
+    with serve_loopback(app=app) as agent, pytest.raises(CardError, match="not JSON"):
+        await open_agent(agent.url)
+
+
+async def test_an_answer_continues_the_suspended_task(busy_agent: LoopbackAgent) -> None:
+    clarify = (await _tools(busy_agent))["clarify"]
+    asked = await clarify.execute({"message": "weather?"})
+    pending = asked.metadata["pending"]
+    again = await clarify.execute({"message": "Lisbon"}, ToolContext(answer=pending))
+    # The same task goes on (this agent asks again; a real one would answer).
+    assert again.metadata["a2a_task_id"] == pending["a2a_task_id"]
+    assert again.metadata["a2a_context_id"] == pending["a2a_context_id"]

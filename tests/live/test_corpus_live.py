@@ -39,7 +39,9 @@ def test_every_live_code_has_a_bad_tool() -> None:
         for c in load_catalog()
         # MCP (TNx5x) and A2A (TNx7x) codes are proven against real servers and agents,
         # in tests/mcp and tests/a2a.
-        if c.info.live and c.code[:3] in {"TN5", "TN6", "TN7", "TN8", "TN9"} and c.code[3] not in "57"
+        if c.info.live
+        and c.code[:3] in {"TN5", "TN6", "TN7", "TN8", "TN9"}
+        and c.code[3] not in "57"
     }
     covered = set().union(*(e.trips for e in BAD + HOSTILE))
     assert live_codes - covered == set()

@@ -38,7 +38,7 @@ def _run(make: Callable[[], Awaitable[T]], limit: float) -> T:
 
     def main() -> None:
         try:
-            box["value"] = asyncio.run(asyncio.wait_for(make(), limit))  # type: ignore[arg-type]
+            box["value"] = asyncio.run(_bounded(make, limit))
         except BaseException as exc:
             box["error"] = exc
 
@@ -52,6 +52,10 @@ def _run(make: Callable[[], Awaitable[T]], limit: float) -> T:
         raise Skip(f"the agent could not be asked: {type(error).__name__}: {error}")
     value: T = box["value"]
     return value
+
+
+async def _bounded(make: Callable[[], Awaitable[T]], limit: float) -> T:
+    return await asyncio.wait_for(make(), limit)
 
 
 def _connect(observation: Observation) -> tuple[Callable[..., Any], str | None]:
@@ -132,7 +136,9 @@ def a2a_failed_task_is_error(observation: Observation, options: RunOptions) -> I
     connect, _ = _connect(observation)
     told = []
     for call in calls:
-        ok, output, is_error, metadata = parts(call.outcome.value) if call.outcome.returned else (False,) * 4
+        ok, output, is_error, metadata = (
+            parts(call.outcome.value) if call.outcome.returned else (False,) * 4
+        )
         if not ok or is_error is not False or not isinstance(metadata, Mapping):
             continue
         task_id = metadata.get("a2a_task_id")
@@ -143,7 +149,7 @@ def a2a_failed_task_is_error(observation: Observation, options: RunOptions) -> I
     from toolnexus_ref.a2a import task_state
 
     for call, task_id, output in told[:5]:
-        state = _run(lambda task_id=task_id: task_state(connect, task_id), _ASK_LIMIT)
+        state = _run(functools.partial(task_state, connect, task_id), _ASK_LIMIT)
         if state in _NOT_SUCCESS:
             return [
                 Finding(

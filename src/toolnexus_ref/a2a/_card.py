@@ -108,9 +108,13 @@ async def read_card(base: str, *, client: httpx.AsyncClient | None = None) -> Ca
         response.raise_for_status()
         raw = response.json()
     except httpx.HTTPStatusError as exc:
-        raise CardError(f"the agent card at {url} answered HTTP {exc.response.status_code}") from exc
+        raise CardError(
+            f"the agent card at {url} answered HTTP {exc.response.status_code}"
+        ) from exc
     except httpx.HTTPError as exc:
-        raise CardError(f"cannot fetch the agent card at {url}: {type(exc).__name__}: {exc}") from exc
+        raise CardError(
+            f"cannot fetch the agent card at {url}: {type(exc).__name__}: {exc}"
+        ) from exc
     except ValueError as exc:
         raise CardError(f"the agent card at {url} is not JSON: {exc}") from exc
     finally:

@@ -62,16 +62,35 @@ async def probe_cancel(
         task_id = first.task.id
         seen = [state_name(first.task.status.state)]
         if seen[-1] in FINAL:
-            return CancelProbe("unjudged", f"the task was {seen[-1]} before it could be cancelled", task_id, tuple(seen))
+            return CancelProbe(
+                "unjudged",
+                f"the task was {seen[-1]} before it could be cancelled",
+                task_id,
+                tuple(seen),
+            )
         try:
-            answered = await asyncio.wait_for(client.cancel_task(CancelTaskRequest(id=task_id)), grace)
+            answered = await asyncio.wait_for(
+                client.cancel_task(CancelTaskRequest(id=task_id)), grace
+            )
             seen.append(state_name(answered.status.state))
-            if seen[-1] in FINAL and seen[-1] != "canceled":  # it finished first: a race, no verdict
-                return CancelProbe("unjudged", f"the task was {seen[-1]} when the cancel arrived", task_id, tuple(seen))
+            if (
+                seen[-1] in FINAL and seen[-1] != "canceled"
+            ):  # it finished first: a race, no verdict
+                return CancelProbe(
+                    "unjudged",
+                    f"the task was {seen[-1]} when the cancel arrived",
+                    task_id,
+                    tuple(seen),
+                )
         except Exception as exc:
             now = state_name((await client.get_task(GetTaskRequest(id=task_id))).status.state)
             if now in FINAL and now != "canceled":
-                return CancelProbe("unjudged", f"the task was {now} before it could be cancelled", task_id, (*seen, now))
+                return CancelProbe(
+                    "unjudged",
+                    f"the task was {now} before it could be cancelled",
+                    task_id,
+                    (*seen, now),
+                )
             return CancelProbe(
                 "ignored",
                 f"cancel_task failed ({type(exc).__name__}: {exc}) while the task was {now}",
@@ -82,7 +101,9 @@ async def probe_cancel(
         until = loop.time() + grace
         while seen[-1] not in FINAL and loop.time() < until:
             await asyncio.sleep(0.1)
-            seen.append(state_name((await client.get_task(GetTaskRequest(id=task_id))).status.state))
+            seen.append(
+                state_name((await client.get_task(GetTaskRequest(id=task_id))).status.state)
+            )
     final = seen[-1]
     if final == "canceled":
         return CancelProbe("ended", "the task reached canceled", task_id, tuple(seen))

@@ -109,7 +109,9 @@ class ToolsExecutor:
     def _tool_for(self, message: Any) -> Any:
         from google.protobuf.json_format import MessageToDict
 
-        skill = MessageToDict(message.metadata).get("skill") if message.HasField("metadata") else None
+        skill = (
+            MessageToDict(message.metadata).get("skill") if message.HasField("metadata") else None
+        )
         if isinstance(skill, str) and skill in self.tools:
             return self.tools[skill]
         if skill is None and len(self.tools) == 1:
@@ -124,7 +126,9 @@ class ToolsExecutor:
         task = context.current_task
         if task is None:  # an empty text is a message too (the SDK's helper refuses it)
             task = new_task(
-                context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED,
+                context.task_id,
+                context.context_id,
+                TaskState.TASK_STATE_SUBMITTED,
                 history=[context.message],
             )
             await event_queue.enqueue_event(task)
@@ -133,7 +137,9 @@ class ToolsExecutor:
         if tool is None:
             known = ", ".join(sorted(self.tools))
             await updater.reject(
-                updater.new_agent_message([new_text_part(f"no skill named by the message; skills: {known}")])
+                updater.new_agent_message(
+                    [new_text_part(f"no skill named by the message; skills: {known}")]
+                )
             )
             return
         await updater.start_work()
@@ -183,7 +189,9 @@ def agent_app(
 
     make = handler or DefaultRequestHandler
     request_handler = make(agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=card)
-    path = urlsplit(card.supported_interfaces[0].url).path or "/" if card.supported_interfaces else "/"
+    path = (
+        urlsplit(card.supported_interfaces[0].url).path or "/" if card.supported_interfaces else "/"
+    )
     if raw_card is None:
         card_routes = create_agent_card_routes(card)
     else:
@@ -245,7 +253,9 @@ def serve_loopback(
     if (tools is None) == (app is None):
         sock.close()
         raise ValueError("serve_loopback needs tools or app, not both")
-    asgi = app(url) if app is not None else tools_agent_app(tools, url=url, name=name, timeout=timeout)
+    asgi = (
+        app(url) if app is not None else tools_agent_app(tools, url=url, name=name, timeout=timeout)
+    )
     server = uvicorn.Server(uvicorn.Config(asgi, log_level="warning", lifespan="off"))
     thread = threading.Thread(
         target=lambda: asyncio.run(server.serve(sockets=[sock])), name="a2a-agent", daemon=True

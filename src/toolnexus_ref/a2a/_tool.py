@@ -178,7 +178,11 @@ class A2ATool:
     def conformance_extra(self) -> dict[str, Any]:
         """What the A2A checks read beside the declaration."""
         skills = self.reading.raw.get("skills")
-        ids = [s.get("id") for s in skills if isinstance(s, Mapping)] if isinstance(skills, list) else []
+        ids = (
+            [s.get("id") for s in skills if isinstance(s, Mapping)]
+            if isinstance(skills, list)
+            else []
+        )
         return {
             "a2a_card": self.reading,
             "a2a_skill_id": self.skill_id,
