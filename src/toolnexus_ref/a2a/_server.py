@@ -265,6 +265,10 @@ def serve_loopback(
     while not server.started and thread.is_alive() and time.monotonic() - started < 30:
         time.sleep(0.02)
     agent = LoopbackAgent(url, server, thread)
+    if not server.started:
+        agent.stop()
+        sock.close()
+        raise RuntimeError(f"the A2A agent at {url} did not start")
     try:
         yield agent
     finally:
