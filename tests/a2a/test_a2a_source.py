@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _a2a_agents import more_tools
+from _a2a_agents import ignores_cancel, more_tools
 
 from toolnexus_ref import Source, ToolContext, sanitize
 from toolnexus_ref.a2a import (
@@ -182,3 +182,14 @@ async def test_an_answer_continues_the_suspended_task(busy_agent: LoopbackAgent)
     # The same task goes on (this agent asks again; a real one would answer).
     assert again.metadata["a2a_task_id"] == pending["a2a_task_id"]
     assert again.metadata["a2a_context_id"] == pending["a2a_context_id"]
+
+
+async def test_the_result_says_when_the_agent_does_not_cancel() -> None:
+    with serve_loopback(app=ignores_cancel) as agent:
+        (work,) = (await open_agent(agent.url)).tools
+        ctx = ToolContext()
+        asyncio.get_running_loop().call_later(0.3, ctx.cancel)
+        result = await work.execute({"message": "go"}, ctx)
+    assert result.is_error
+    assert result.metadata["cancelled"] is True
+    assert "the agent reports it working" in result.output

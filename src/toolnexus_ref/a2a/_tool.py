@@ -36,8 +36,9 @@ __all__ = [
 
 #: Skill tags that mark a skill as only reading (A2A cards have no behaviour hints).
 READ_ONLY_TAGS = frozenset({"read-only", "readonly", "read_only"})
-#: Seconds a cancelled call waits for the agent to answer ``cancel_task``.
-CANCEL_GRACE = 5.0
+#: Seconds a cancelled call waits for the agent to answer ``cancel_task``: the caller is
+#: waiting for the result, so an agent slow to answer gets a bounded wait, not a hang.
+CANCEL_GRACE = 2.0
 #: Seconds between ``get_task`` reads of a task the agent answered before finishing.
 POLL_EVERY = 0.2
 JSON_MODES = frozenset({"application/json", "application/*", "*/*"})
@@ -248,8 +249,9 @@ class A2ATool:
             if work in done:
                 result: ToolResult = work.result()
                 return result
+            await _named(talk, work)
             work.cancel()
-            await asyncio.gather(work, return_exceptions=True)
+            await asyncio.wait({work}, timeout=CANCEL_GRACE)
             ended = await _cancel_remote(client, talk.task_id)
         meta = {**talk.metadata(), **ended}
         if ctx is not None and ctx.is_cancelled() and not ctx.deadline_exceeded:
@@ -263,6 +265,15 @@ class A2ATool:
             {"error_type": "TimeoutError", "timeout": shown, **meta},
             retryable=True,
         )
+
+
+async def _named(talk: Conversation, work: asyncio.Future[Any]) -> None:
+    """A cancel that came before the agent named its task: listen a little longer for the
+    name, so the task that is already running can be cancelled too."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + CANCEL_GRACE
+    while not talk.task_id and not work.done() and loop.time() < until:
+        await asyncio.sleep(0.02)
 
 
 async def _converse(client: Any, request: Any, talk: Conversation) -> ToolResult:
@@ -296,22 +307,32 @@ def _transport_error(exc: BaseException, talk: Conversation) -> ToolResult:
 
 
 async def _cancel_remote(client: Any, task_id: str | None) -> dict[str, Any]:
-    """Ask the agent to cancel its task; what it answered, in words and as a state."""
+    """Ask the agent to cancel its task, within ``CANCEL_GRACE``; what it answered, in words
+    and as a state."""
     from a2a.types import CancelTaskRequest, GetTaskRequest
 
     if not task_id:
         return {"a2a_cancel": "the agent had not named a task yet, so none was cancelled"}
-    try:
-        task = await asyncio.wait_for(
-            client.cancel_task(CancelTaskRequest(id=task_id)), CANCEL_GRACE
-        )
+
+    async def ask() -> str:
+        task = await client.cancel_task(CancelTaskRequest(id=task_id))
         state = state_name(task.status.state)
-        if state not in FINAL:
-            task = await asyncio.wait_for(client.get_task(GetTaskRequest(id=task_id)), CANCEL_GRACE)
+        if state not in FINAL:  # it may cancel asynchronously: read it once more
+            task = await client.get_task(GetTaskRequest(id=task_id))
             state = state_name(task.status.state)
+        return state
+
+    try:
+        state = await asyncio.wait_for(ask(), CANCEL_GRACE)
+    except TimeoutError:
+        return {
+            "a2a_cancel": f"the agent did not answer cancel_task for its task {task_id}"
+            f" within {CANCEL_GRACE:g}s"
+        }
     except Exception as exc:
         return {
-            "a2a_cancel": f"cancel_task for the agent's task {task_id} failed: {type(exc).__name__}: {exc}",
+            "a2a_cancel": f"cancel_task for the agent's task {task_id} failed:"
+            f" {type(exc).__name__}: {exc}",
         }
     if state == "canceled":
         said = f"the agent's task {task_id} was cancelled (cancel_task: canceled)"
