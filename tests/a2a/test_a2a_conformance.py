@@ -33,18 +33,24 @@ def _judge(pytester: pytest.Pytester, target: str, *more: str) -> pytest.RunResu
 def test_a_good_agent_passes_every_check(
     pytester: pytest.Pytester, good_agent: LoopbackAgent
 ) -> None:
-    result = _judge(pytester, good_agent.target)
-    assert result.ret == 0, result.stdout.str()
+    # A generous grace: the timing checks judge how fast a cancel is honoured, and a
+    # loaded machine must not make a good agent look slow.
+    result = _judge(pytester, good_agent.target, "--toolnexus-grace", "5")
     out = result.stdout.str()
-    # The A2A checks did judge (not skip): the card, the skill ids, and both live checks.
+    assert result.ret == 0, out
+    assert "FAILED" not in out
+    # The A2A checks did judge (not skip): the card, the skill ids, a success's task.
     for judged in (
         "PASSED *::TN871-a2a-card-valid*",
         "PASSED *helper_agent_echo::TN171-a2a-skill-id-unique*",
-        "PASSED *helper_agent_ponder::TN771-a2a-cancel-ends-task*",
         "PASSED *helper_agent_echo::TN671-a2a-failed-task-is-error*",
     ):
         result.stdout.fnmatch_lines([judged])
-    assert "FAILED" not in out
+    # The cancel probe is judged when the cancel lands while the task works (a second);
+    # a machine slow enough to finish first leaves it unjudged, never failed.
+    ponder = [line for line in result.stdout.lines if "helper_agent_ponder::TN771" in line]
+    assert ponder, out
+    assert ponder[0].startswith("PASSED") or "not judged" in ponder[0], ponder
 
 
 def test_each_defective_agent_fails_the_check_that_names_it(pytester: pytest.Pytester) -> None:
