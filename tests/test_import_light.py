@@ -21,6 +21,7 @@ HEAVY_MODULES = (
     "respx",
     "syrupy",
     "mcp",
+    "a2a",
     "anyio",
     "yaml",
     "openai",

@@ -41,6 +41,8 @@ CHECK_MODULES: tuple[str, ...] = (
     "toolnexus_conformance.checks.mcp",
     "toolnexus_conformance.checks.mcp_live",
     "toolnexus_conformance.checks.skills",
+    "toolnexus_conformance.checks.a2a",
+    "toolnexus_conformance.checks.a2a_live",
 )
 
 

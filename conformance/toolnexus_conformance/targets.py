@@ -2,8 +2,8 @@
 
 ``package.module:attr`` (a Tool, an iterable of tools, a toolkit, or a zero-argument
 factory, sync or async, returning one of those), ``path/to/mcp.json``,
-``stdio:<command line>``, ``http(s)://...`` (a streamable-HTTP MCP server) and
-``skills:<folder>``. Loading never raises anything but ``TargetError``, whose
+``stdio:<command line>``, ``http(s)://...`` (a streamable-HTTP MCP server),
+``a2a:http(s)://...`` (an A2A agent, by its card) and ``skills:<folder>``. Loading never raises anything but ``TargetError``, whose
 message is what the user reads.
 """
 
@@ -32,6 +32,7 @@ class TargetKind(StrEnum):
     STDIO = "stdio"
     HTTP = "http"
     SKILLS = "skills"
+    A2A = "a2a"
     OBJECT = "object"
 
 
@@ -44,6 +45,7 @@ SPEC_FORMS = (
     "stdio:<command line> (an MCP server started as a subprocess)",
     "http(s)://host/path  (a streamable-HTTP MCP server)",
     "skills:<folder>      (a folder of SKILL.md skills)",
+    "a2a:http(s)://host/  (an A2A agent: its card at /.well-known/agent-card.json, or a card URL)",
 )
 
 
@@ -73,6 +75,13 @@ def parse_target(spec: str | object, *, base_dir: Path | None = None) -> TargetS
         return TargetSpec(TargetKind.STDIO, command, text)
     if text.startswith(("http://", "https://")):
         return TargetSpec(TargetKind.HTTP, text, text)
+    if text.startswith("a2a:"):
+        url = text[len("a2a:") :].strip()
+        if not url.startswith(("http://", "https://")):
+            raise TargetError(
+                f"'a2a:' needs the agent's http(s) URL, e.g. a2a:https://agent.example/ (got {url!r})"
+            )
+        return TargetSpec(TargetKind.A2A, url, text)
     if text.startswith("skills:"):
         return TargetSpec(TargetKind.SKILLS, text[len("skills:") :].strip(), text)
     if text.endswith(".json") or (base_dir is not None and (base_dir / text).is_file()):
@@ -115,6 +124,8 @@ async def load_target(
             return await _load_mcp(spec, base_dir, launcher)
         if spec.kind is TargetKind.SKILLS:
             return _load_skills(spec, base_dir)
+        if spec.kind is TargetKind.A2A:
+            return await _load_a2a(spec)
     except TargetError:
         raise
     except Exception as exc:
@@ -278,4 +289,22 @@ def _load_skills(spec: TargetSpec, base_dir: Path | None) -> LoadedTarget:
         raise TargetError(f"target {spec.label!r}: {exc}") from exc
     loaded = _loaded(spec.label, [tool])
     loaded.info["sources"] = ("skill",)
+    return loaded
+
+
+async def _load_a2a(spec: TargetSpec) -> LoadedTarget:
+    """The agent's card resolved into one tool per skill; the card's problems go to TN871."""
+    try:
+        from toolnexus_ref import a2a as a2a_source
+    except ImportError as exc:
+        raise TargetError(
+            f"target {spec.label!r} needs the A2A extra: pip install 'pytest-toolnexus[a2a]' ({exc})"
+        ) from exc
+    try:
+        source = await a2a_source.open_agent(spec.value)
+    except a2a_source.CardError as exc:
+        raise TargetError(f"target {spec.label!r}: {exc}") from exc
+    loaded = _loaded(spec.label, list(source.tools))
+    loaded.info.update(source.conformance_extra())
+    loaded.info["sources"] = ("a2a",)
     return loaded
