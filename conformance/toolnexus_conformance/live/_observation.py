@@ -16,6 +16,7 @@ from typing import Any
 
 from .._model import Skip
 from .._subject import ToolSubject
+from ._crashes import ServerCrash
 from ._search import Call, Failure, Judge, Property, SearchResult
 
 __all__ = [
@@ -126,6 +127,8 @@ class Observation:
     blocked_loop: str | None = None
     #: Our own failure while exploring: never held against the tool.
     error: str | None = None
+    #: MCP: a call of this tool ends its server, reproduced on a fresh one (TN606).
+    crashed: ServerCrash | None = None
     calls: int = 0
     elapsed: float = 0.0
     #: The run's bound on one call, for messages.
@@ -141,6 +144,8 @@ class Observation:
             raise Skip(self.not_called)
         if self.error is not None:
             raise Skip(self.error)
+        if self.crashed is not None:
+            raise Skip(f"not judged: {self.crashed.short()} (TN606)")
         if self.blocked_loop is not None:
             raise Skip(f"not judged: {self.blocked_loop} (TN501)")
         if self.unresponsive is not None:
@@ -164,6 +169,8 @@ class Observation:
             raise Skip(self.not_called)
         if self.error is not None:
             raise Skip(self.error)
+        if self.crashed is not None:
+            raise Skip(f"not judged: {self.crashed.short()} (TN606)")
         if self.blocked_loop is not None:
             raise Skip(f"not judged: {self.blocked_loop} (TN501)")
         if self.simplest_skip is not None:
