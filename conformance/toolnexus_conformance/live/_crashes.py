@@ -7,7 +7,9 @@ when it exited are replayed one at a time, each on a fresh process of the server
 until one ends it too: that call's tool is the culprit, with the exact arguments
 and what the server wrote on stderr during that replayed call alone. A control
 process left alone for as long must survive, or the server exits by itself and no
-tool is blamed.
+tool is blamed. The control is needed only when the replayed call ended its server
+sooner than the first server had lived: a server that lived longer than that is
+not one that exits on its own at that age.
 """
 
 from __future__ import annotations
@@ -74,9 +76,16 @@ def exited(connection: Any) -> bool:
 
 
 async def find_culprit(
-    connection: Any, suspects: Iterable[tuple[str, Any]], timeout: float
+    connection: Any,
+    suspects: Iterable[tuple[str, Any]],
+    timeout: float,
+    *,
+    lived: float | None = None,
 ) -> ServerCrash | None:
-    """The first in-flight call that ends a fresh server too, or ``None`` if none does."""
+    """The first in-flight call that ends a fresh server too, or ``None`` if none does.
+
+    ``lived``: how long the server that exited had been answering, if known.
+    """
     seen: set[str] = set()
     for tool, args in suspects:
         key = tool + "\0" + json.dumps(args, sort_keys=True, default=repr)
@@ -87,7 +96,8 @@ async def find_culprit(
             return None
         crash = await _replay(connection, tool, args, timeout)
         if crash is not None:
-            if await _exits_alone(connection, crash.after, timeout):
+            outlived = lived is not None and lived > crash.after + CONTROL_SLACK
+            if not outlived and await _exits_alone(connection, crash.after, timeout):
                 return None
             return crash
     return None

@@ -246,8 +246,11 @@ class Explorations:
     async def _after_crash(self, connection: Any, plans: list[_Plan]) -> list[_Plan]:
         """Blame the call that ended the server, restart it; the plans to explore again."""
         exit_status = connection.status.describe()
-        culprit = await find_culprit(
-            connection, connection.in_flight_at_exit, self.options.call_timeout
+        suspects, lived = connection.in_flight_at_exit, connection.lived
+        # The replays run on processes of their own: the server restarts meanwhile.
+        culprit, status = await asyncio.gather(
+            find_culprit(connection, suspects, self.options.call_timeout, lived=lived),
+            connection.restart(),
         )
         rest = []
         for plan in plans:
@@ -263,7 +266,6 @@ class Explorations:
                 )
             else:
                 rest.append(plan)
-        status = await connection.restart()
         reason = None
         if not status.ok:
             reason = (

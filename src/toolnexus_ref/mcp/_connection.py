@@ -119,6 +119,9 @@ class ServerConnection:
         #: The calls that were in flight when the server exited on its own, oldest first:
         #: one of them is likely what ended it (a checker replays them to find which).
         self.in_flight_at_exit: tuple[tuple[str, dict[str, Any]], ...] = ()
+        #: Seconds the server answered before it exited on its own (``None`` while it runs).
+        self.lived: float | None = None
+        self._ready_at: float | None = None
         if config.problem is not None and config.enabled:
             self._status = ServerStatus(config.name, "failed", config.problem, phase="config")
         else:
@@ -184,6 +187,7 @@ class ServerConnection:
                     self.tools = await self._list_all(self._client)
                     scope.deadline = math.inf
                     self._phase = "ready"
+                    self._ready_at = time.monotonic()
                     self.status = ServerStatus(
                         self.config.name,
                         "connected",
@@ -325,6 +329,8 @@ class ServerConnection:
         self._last_mark = 0
         self._listing_problems.clear()
         self.in_flight_at_exit = ()
+        self.lived = None
+        self._ready_at = None
         self._status = ServerStatus(self.config.name, "failed", "not started")
         return await self.start()
 
@@ -384,7 +390,8 @@ class ServerConnection:
         process = self._process
         if process is None or process.closing:
             return
-        if not self.in_flight_at_exit:
+        if self.lived is None and self._ready_at is not None:
+            self.lived = time.monotonic() - self._ready_at
             self.in_flight_at_exit = tuple(self._in_flight[k] for k in sorted(self._in_flight))
         code = await process.wait_exit(1.0)
         await process.stderr_read()
