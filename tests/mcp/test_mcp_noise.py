@@ -13,6 +13,7 @@ from toolnexus_conformance.live._loop import BackgroundLoop
 
 from toolnexus_ref.mcp import open_stdio
 
+
 @pytest.fixture
 def loop() -> Iterator[BackgroundLoop]:
     owner = BackgroundLoop()

@@ -73,7 +73,13 @@ def main() -> None:
         if request_id is None:
             continue
         params = message.get("params") or {}
-        send({"jsonrpc": "2.0", "id": request_id, **answer(request_id, message.get("method"), params)})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                **answer(request_id, message.get("method"), params),
+            }
+        )
 
 
 if __name__ == "__main__":

@@ -14,13 +14,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from toolnexus_ref._naming import sanitize
-
 from toolnexus_conformance._model import Category, Finding, Severity, Skip
 from toolnexus_conformance._options import Provider, RunOptions
 from toolnexus_conformance._registry import check
 from toolnexus_conformance._subject import ToolSubject
 from toolnexus_conformance.checks._walk import join_path, schema_nodes, usable_schema
+from toolnexus_ref._naming import sanitize
 
 from ._common import GEMINI_PROFILES, name_findings
 
