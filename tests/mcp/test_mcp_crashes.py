@@ -12,7 +12,7 @@ from _mcp_testing import PYTHON, SERVERS
 #: The live checks whose records used to fail on every tool once the server exited.
 LIVE = "TN55,TN60,TN65,TN75"
 CULPRIT = "crash_on_input_convert"
-SAID = "crash_on_input: fatal: no conversion table for kelvin (simulated abort)"
+SAID = "crash_on_input: fatal: cannot convert"
 
 
 def _run(pytester: pytest.Pytester, report: Path, script: str, *extra: str) -> Any:
@@ -58,8 +58,11 @@ def test_the_tool_that_ends_its_server_is_named_and_its_neighbours_pass(
     assert [(r["tool"], r["check"]) for r in failed] == [(CULPRIT, "TN606")], shown
     [finding] = failed
     assert "ended the server 'crash_on_input' (exit status 1)" in finding["message"]
-    assert SAID in finding["message"]
-    assert "'unit': 'kelvin'" in finding["message"]
+    message = finding["message"]
+    assert SAID in message
+    assert "(simulated abort)" in message
+    # The arguments that end it, shrunk where that still ends a fresh server.
+    assert "'unit': 'kelvin'" in message or "'value': -" in message, message
     # Only the lines the crashing call wrote: never a neighbour's.
     assert "called" not in finding["message"]
     # The neighbours were judged on the restarted server, not skipped for the exit.

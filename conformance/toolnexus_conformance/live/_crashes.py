@@ -28,6 +28,8 @@ __all__ = ["ServerCrash", "connection_of", "exited", "find_culprit"]
 
 #: The most in-flight calls replayed to find the one that ends the server.
 MAX_REPLAYS = 8
+#: The most simplifications tried on the culprit's arguments (one fresh server each).
+MAX_SHRINKS = 3
 #: Slack added to the control's wait: a server that exits on its own does so by then.
 CONTROL_SLACK = 0.5
 
@@ -99,8 +101,43 @@ async def find_culprit(
             outlived = lived is not None and lived > crash.after + CONTROL_SLACK
             if not outlived and await _exits_alone(connection, crash.after, timeout):
                 return None
-            return crash
+            return await _shrink(connection, crash, timeout)
     return None
+
+
+def _simpler(value: Any) -> Any:
+    """The simplest value of the same JSON type, or the value itself when it is that."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return 0
+    if isinstance(value, str):
+        return ""
+    if isinstance(value, list):
+        return []
+    if isinstance(value, dict):
+        return {}
+    return value
+
+
+async def _shrink(connection: Any, crash: ServerCrash, timeout: float) -> ServerCrash:
+    """The crash with simpler arguments, one top-level value at a time, while it still ends
+    a fresh server; a few tries at most, since each costs a server start."""
+    if not isinstance(crash.args, dict):
+        return crash
+    tries = 0
+    for key in list(crash.args):
+        value = crash.args[key]
+        simpler = _simpler(value)
+        if simpler == value and type(simpler) is type(value):
+            continue
+        if tries >= MAX_SHRINKS:
+            break
+        tries += 1
+        again = await _replay(connection, crash.tool, {**crash.args, key: simpler}, timeout)
+        if again is not None:
+            crash = again
+    return crash
 
 
 async def _replay(connection: Any, tool: str, args: Any, timeout: float) -> ServerCrash | None:

@@ -1,7 +1,8 @@
 """A server whose ``convert`` tool ends the whole process on some inputs, beside healthy tools.
 
 ``convert`` exits with status 1 (after one line on stderr) whenever the unit is
-``"kelvin"``, as a converter with an unguarded native call might; ``greet``, ``count_words``
+``"kelvin"`` or the value is negative, as a converter with an unguarded native call
+might; ``greet``, ``count_words``
 and ``upper`` never fail. Each healthy tool also writes a line on stderr per call,
 so a crash that quotes its neighbours' stderr is easy to tell apart.
 """
@@ -18,7 +19,7 @@ from mcp_types import ToolAnnotations
 server = MCPServer("crash_on_input")
 #: Read-only, so the default ``--toolnexus-execute auto`` calls every tool.
 READ_ONLY = ToolAnnotations(read_only_hint=True)
-SAID = "crash_on_input: fatal: no conversion table for kelvin (simulated abort)"
+SAID = "crash_on_input: fatal: cannot convert"
 
 
 def _log(line: str) -> None:
@@ -29,8 +30,8 @@ def _log(line: str) -> None:
 @server.tool(annotations=READ_ONLY)
 def convert(value: float, unit: Literal["celsius", "fahrenheit", "kelvin"]) -> str:
     """Convert a temperature to celsius."""
-    if unit == "kelvin":
-        _log(SAID)
+    if unit == "kelvin" or value < 0:
+        _log(f"{SAID} {value} {unit} (simulated abort)")
         os._exit(1)
     return f"{value if unit == 'celsius' else (value - 32) * 5 / 9:.2f} celsius"
 
