@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _mcp_testing import PYTHON, SERVERS
+from toolnexus_conformance._model import Outcome
+from toolnexus_conformance._options import RunOptions
+from toolnexus_conformance._runner import check_subjects
+from toolnexus_conformance._subject import read_subjects
+from toolnexus_conformance.live._loop import BackgroundLoop
+
+from toolnexus_ref.mcp import open_stdio
 
 #: The live checks whose records used to fail on every tool once the server exited.
 LIVE = "TN55,TN60,TN65,TN75"
@@ -86,3 +94,29 @@ def test_a_server_that_dies_at_every_start_is_one_target_finding(
     failed = [r for r in rows if r["outcome"] == "failed"]
     assert [(r["tool"], r["check"]) for r in failed] == [("*", "TN851")], rows
     assert "cannot open the database (simulated)" in failed[0]["message"]
+
+
+@pytest.fixture
+def loop() -> Iterator[BackgroundLoop]:
+    owner = BackgroundLoop()
+    yield owner
+    owner.close()
+
+
+def test_a_server_that_exits_on_its_own_blames_no_tool(loop: BackgroundLoop) -> None:
+    source = loop.run(open_stdio([PYTHON, str(SERVERS / "exit_soon.py")], timeout=20), timeout=60)
+    try:
+        subjects = read_subjects(source.tools, "t", [source.tool_extra(t) for t in source.tools])
+        verdicts = check_subjects(
+            subjects,
+            "t",
+            select=["TN606", "TN651", "TN552"],
+            loop=loop,
+            options=RunOptions(examples=20, call_timeout=5),
+            target_extra=source.conformance_extra(),
+        )
+    finally:
+        loop.run(source.close(), timeout=30)
+    shown = [(v.tool, v.check.code, v.outcome.value, v.message) for v in verdicts]
+    assert not [v for v in verdicts if v.outcome is Outcome.FAILED], shown
+    assert any("exited" in v.message for v in verdicts if v.outcome is Outcome.SKIPPED), shown
