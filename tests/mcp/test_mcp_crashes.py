@@ -33,8 +33,6 @@ def _run(pytester: pytest.Pytester, report: Path, script: str, *extra: str) -> A
         f"stdio:{PYTHON} {SERVERS / script}",
         "--toolnexus-examples",
         "6",
-        "--toolnexus-call-timeout",
-        "5",
         "--toolnexus-report",
         str(report),
         *extra,
@@ -112,7 +110,7 @@ def test_a_server_that_exits_on_its_own_blames_no_tool(loop: BackgroundLoop) -> 
             "t",
             select=["TN606", "TN651", "TN552"],
             loop=loop,
-            options=RunOptions(examples=20, call_timeout=5),
+            options=RunOptions(examples=20),
             target_extra=source.conformance_extra(),
         )
     finally:
