@@ -199,11 +199,13 @@ def gemini_json_schema(subject: ToolSubject, options: RunOptions) -> Iterator[Fi
             f"'$schema' is in this tool's schema too; reported once for the server on"
             f" {sanitize(server)}_{sanitize(declaring[0])} (TN432)"
         )
+    if len(declaring) == 1:
+        yield Finding("'$schema' is refused by Gemini even in parametersJsonSchema", path=paths[0])
+        return
     yield Finding(
         f"'$schema' is refused by Gemini even in parametersJsonSchema; {len(declaring)} of"
         f" {len(names)} tools of the server {server!r} declare it (the MCP TypeScript SDK"
-        " writes it into every schema it converts), so each of them is refused; this is the"
-        " first",
+        " writes it into every schema it converts): said here once for all of them",
         path=paths[0],
     )
 
