@@ -2,7 +2,8 @@
 
 ``convert`` exits with status 1 (after one line on stderr) whenever the unit is
 ``"kelvin"`` or the value is negative, as a converter with an unguarded native call
-might; ``greet``, ``count_words``
+might (``"kelvin"`` comes first, so the simplest arguments, tried first, end it
+however few examples a loaded machine leaves time for); ``greet``, ``count_words``
 and ``upper`` never fail. Each healthy tool also writes a line on stderr per call,
 so a crash that quotes its neighbours' stderr is easy to tell apart.
 """
@@ -28,7 +29,7 @@ def _log(line: str) -> None:
 
 
 @server.tool(annotations=READ_ONLY)
-def convert(value: float, unit: Literal["celsius", "fahrenheit", "kelvin"]) -> str:
+def convert(value: float, unit: Literal["kelvin", "celsius", "fahrenheit"]) -> str:
     """Convert a temperature to celsius."""
     if unit == "kelvin" or value < 0:
         _log(f"{SAID} {value} {unit} (simulated abort)")
