@@ -35,6 +35,7 @@ EVIDENCE_ELSEWHERE = {
     "TN852": "tests/mcp",  # stdout noise and endless paging: fed hostile servers
     "TN752": "tests/mcp",  # no progress after a cancel: fed a server that keeps sending it
     "TN871": "tests/a2a",  # the agent card is valid: fed agents serving broken cards
+    "TN853": "tests/mcp",  # a foreign Host and Origin refused: fed servers with and without it
 }
 #: The bound on each read of a corpus tool's declaration. The hanging entries
 #: (corpus/bad/hanging.py) cost it once each; a healthy read takes microseconds.

@@ -152,21 +152,25 @@ def test_execute_all_does_call_the_destructive_tool(
     assert marker.exists()
 
 
-def test_a_server_that_exits_mid_run_fails_the_remaining_items(loop: BackgroundLoop) -> None:
+def test_a_server_that_exits_mid_run_is_its_culprits_finding_alone(loop: BackgroundLoop) -> None:
     source = loop.run(open_stdio(server_command("crashy.py"), timeout=START), timeout=60)
     try:
-        verdicts = run_checks(loop, source, ["TN651", "TN751", "TN552"])
-        crash_items = [v for v in verdicts if v.tool == "crashy_crash"]
-        assert all(v.outcome is Outcome.FAILED for v in crash_items)
-        for verdict in crash_items[1:]:
-            assert "server exited (code 3)" in verdict.message
-            assert "segfault imminent" in verdict.findings[0].message
-        # The healthy tool is explored alongside: whatever it had answered before the
-        # crash passes, and what came after is the server's exit, never a fault of its own.
+        verdicts = run_checks(loop, source, ["TN606", "TN651", "TN751", "TN552"])
+        crash_items = {v.check.code: v for v in verdicts if v.tool == "crashy_crash"}
+        culprit = crash_items.pop("TN606")
+        assert culprit.outcome is Outcome.FAILED
+        assert "calling 'crash' with {} ended the server 'crashy' (exit status 3)" in (
+            culprit.message
+        )
+        assert "segfault imminent" in culprit.findings[0].message
+        for verdict in crash_items.values():
+            assert verdict.outcome is Outcome.SKIPPED
+            assert "(TN606)" in verdict.message
+        # The healthy tool is judged on the restarted server: the exit is not its fault.
         fine = [v for v in verdicts if v.tool == "crashy_fine"]
-        assert len(fine) == 3
-        for verdict in fine:
-            assert verdict.outcome is Outcome.PASSED or "server exited (code 3)" in verdict.message
+        assert len(fine) == 4
+        assert all(v.outcome is Outcome.PASSED for v in fine), [v.message for v in fine]
+        assert source.statuses["crashy"].ok
     finally:
         loop.run(source.close(), timeout=30)
 

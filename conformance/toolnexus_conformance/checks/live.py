@@ -268,10 +268,12 @@ def valid_calls_succeed(observation: Observation, options: RunOptions) -> Iterab
     severity=Severity.ERROR,
     why="A host calls tools inside its own process: a tool that calls os._exit, crashes the"
     " interpreter, holds the GIL past its bound or replaces the clock takes the whole agent down"
-    " with it, every conversation in flight included, and nothing reports why.",
+    " with it, every conversation in flight included, and nothing reports why. An MCP tool that"
+    " ends its stdio server takes every other tool of the server with it, until the host"
+    " restarts it.",
     fix="Never call os._exit or os.kill on your own process; raise or return an error result"
-    " instead. Release the GIL (or run native work in a subprocess) for long computations, and"
-    " never patch time functions outside tests.",
+    " instead (an MCP handler: return isError: true). Release the GIL (or run native work in a"
+    " subprocess) for long computations, and never patch time functions outside tests.",
     reference=_CONTRACT,
     live=True,
     needs=[Phase.VALID],
@@ -279,6 +281,15 @@ def valid_calls_succeed(observation: Observation, options: RunOptions) -> Iterab
 def call_keeps_process(observation: Observation, options: RunOptions) -> Iterable[Finding]:
     from toolnexus_conformance.live import _calls
 
+    crash = observation.crashed
+    if crash is not None:
+        return [Finding(crash.describe(), sent=crash.args)]
+    if observation.subject.source == "mcp":
+        # The tool's calls run in its server's process: a server that exits during them
+        # is restarted and the call that ended it found (``live._crashes``); a tool
+        # judged here ended it with none of its calls.
+        observation.stream(Stream.VALID)
+        return []
     if not _calls.IN_WORKER:
         raise Skip(
             "judged only when the tool runs in a worker process (the pytest plugin's default"

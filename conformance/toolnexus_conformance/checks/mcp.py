@@ -171,3 +171,108 @@ def mcp_server_keeps_protocol(subject: Any, options: RunOptions) -> Iterable[Fin
         for name, status in statuses.items()
         for problem in getattr(status, "problems", ())
     ]
+
+
+#: A host name no DNS resolves (RFC 6761): what a page served from a rebound name sends.
+FOREIGN_HOST = "rebind.invalid"
+#: The bound on the one request the check sends to each HTTP server.
+ORIGIN_TIMEOUT = 5.0
+
+
+@check(
+    "TN853",
+    "mcp-http-foreign-origin",
+    title="An HTTP server refuses a request from a foreign Host and Origin",
+    category=Category.TIMEOUT,
+    severity=Severity.WARNING,
+    why="A web page can make a browser send requests to a server on the user's own machine"
+    " under a host name it controls (DNS rebinding); a local MCP server that answers whatever"
+    " Host and Origin it is sent lets any page the user opens list and call its tools. The"
+    " specification asks servers to validate Origin on every connection.",
+    fix="Validate the Host and Origin headers and refuse others with 403 (the Python SDK:"
+    " TransportSecuritySettings with enable_dns_rebinding_protection and allowed_hosts /"
+    " allowed_origins; the TypeScript SDK: allowedHosts / allowedOrigins, or"
+    " createMcpExpressApp's host validation); bind local servers to 127.0.0.1, not 0.0.0.0.",
+    reference="https://modelcontextprotocol.io/specification/2025-11-25/basic/transports"
+    "#security-warning",
+    scope=Scope.TARGET,
+    sources=("mcp",),
+)
+def mcp_http_foreign_origin(subject: Any, options: RunOptions) -> Iterable[Finding]:
+    source = subject.extra.get("mcp_source")
+    connections = getattr(source, "connections", None)
+    if not isinstance(connections, Mapping):
+        raise Skip("not an MCP target")
+    servers = [
+        (name, connection.config)
+        for name, connection in connections.items()
+        if getattr(connection.config, "type", None) == "http"
+        and getattr(connection.config, "url", None)
+        and connection.status.ok
+    ]
+    if not servers:
+        raise Skip("no connected MCP server over HTTP (DNS rebinding concerns HTTP servers)")
+    findings = []
+    for name, config in servers:
+        answered = _answers_foreign_origin(config.url, config.headers)
+        if answered is not None:
+            findings.append(Finding(f"{name}: {answered}", path=f"servers.{name}"))
+    return findings
+
+
+def _answers_foreign_origin(url: str, headers: Mapping[str, Any]) -> str | None:
+    """What the server did with an ``initialize`` from a foreign Host and Origin, if it served it.
+
+    ``None`` when it refused (any status but 2xx, or no initialize result), or could
+    not be reached at all: only a served request is held against it.
+    """
+    import json
+    from urllib.parse import urlsplit
+
+    import httpx
+
+    parts = urlsplit(url)
+    foreign = FOREIGN_HOST + (f":{parts.port}" if parts.port else "")
+    sent = {
+        **{k: v.reveal() if hasattr(v, "reveal") else str(v) for k, v in headers.items()},
+        "Host": foreign,
+        "Origin": f"{parts.scheme}://{foreign}",
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "toolnexus-conformance", "version": "1"},
+        },
+    }
+    try:
+        with httpx.Client(timeout=ORIGIN_TIMEOUT, follow_redirects=False) as client:
+            with client.stream("POST", url, headers=sent, content=json.dumps(body)) as response:
+                text = b""
+                if 200 <= response.status_code < 300:
+                    for chunk in response.iter_bytes():
+                        text += chunk
+                        if b'"protocolVersion"' in text or len(text) > 65536:
+                            break
+                session = response.headers.get("mcp-session-id")
+            served = b'"protocolVersion"' in text
+            if served and session:  # leave no session behind (with the server's own Host)
+                polite = {k: v for k, v in sent.items() if k not in ("Host", "Origin")}
+                try:
+                    client.delete(url, headers={**polite, "mcp-session-id": session})
+                except httpx.HTTPError:
+                    pass
+    except httpx.HTTPError:
+        return None
+    if not served:
+        return None
+    return (
+        f"an initialize request with Host {foreign!r} and Origin"
+        f" '{parts.scheme}://{foreign}' was answered with HTTP {response.status_code} and an"
+        " initialize result; a page under a rebound host name could use this server"
+    )

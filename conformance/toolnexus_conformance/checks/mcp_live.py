@@ -2,8 +2,10 @@
 
 Judged on the calls of each tool's exploration: the valid and invalid streams
 for what the server answers, and the call cancelled mid-way for what it does
-afterwards. Once a server is gone, every remaining check fails with its exit code
-and stderr tail.
+afterwards. A server that exits mid-run is restarted once the call that ended it
+is known: that call is its tool's TN606 finding, and the other tools are judged on
+the restarted server. Should a server stay gone, the remaining checks fail with its
+exit code and stderr tail.
 """
 
 from __future__ import annotations
@@ -64,7 +66,13 @@ def _server_gone(call: Call) -> str | None:
 
 
 def _live(observation: Observation) -> None:
-    """Fail every remaining check with the server's own account once it is gone."""
+    """Fail every remaining check with the server's own account once it is gone.
+
+    A tool whose call ended the server (TN606), or that could not be judged on a
+    restarted server, is skipped with that reason instead: the exit is not news here.
+    """
+    if observation.crashed is not None or observation.error is not None:
+        observation.usable()
     status = observation.subject.extra.get("server_status")
     connection = observation.subject.extra.get("connection")
     if connection is not None:

@@ -4,7 +4,9 @@ The runner (and the pytest plugin, item by item) asks for a tool's observation;
 the first ask explores every planned tool not explored yet, of every target, at
 once, bounded by ``RunOptions.concurrency``, inside one scratch working directory.
 In-process ``async def`` tools take turns: one that blocks the event loop is then
-known by name, the loop is replaced, and the rest of the group carries on.
+known by name, the loop is replaced, and the rest of the group carries on. An MCP
+server that exits mid-batch is restarted once the call that ended it is known
+(``_crashes``), and the tools it took down with it are explored again.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from .._model import exhaustion
 from .._options import RunOptions
 from .._subject import ToolSubject
 from ._calls import scratch_cwd
+from ._crashes import connection_of, exited, find_culprit
 from ._explorer import explore_tool, runs_on_loop
 from ._loop import BackgroundLoop, LoopBlocked
 from ._observation import Observation, Phase
@@ -105,6 +108,10 @@ class Explorations:
         self._plans: dict[int, _Plan] = {}
         self._done: dict[int, Observation] = {}
         self._on_loop_now: int | None = None
+        #: Servers (by ``id`` of the connection) that exited with no call to blame once.
+        self._unexplained: set[int] = set()
+        #: Servers (by ``id``) that exited and were not explored again.
+        self._given_up: set[int] = set()
 
     def plan(
         self, subject: ToolSubject, phases: Iterable[Any], codes: Iterable[str], *, group: str
@@ -200,6 +207,7 @@ class Explorations:
             self._done[key] = observation
 
         await asyncio.gather(*(one(plan) for plan in batch))
+        await self._again_after_crashes(batch, one)
         await self._again_without_the_rest(batch, one)
         for plan in batch:  # alone now: a late verdict must be the tool's, not contention's
             observation = self._done.get(id(plan.subject))
@@ -211,6 +219,81 @@ class Explorations:
                     await recheck()
                 finally:
                     self._on_loop_now = None
+
+    async def _again_after_crashes(
+        self, batch: list[_Plan], one: Callable[[_Plan], Awaitable[None]]
+    ) -> None:
+        """Tools whose MCP server exited mid-batch, explored again on a restarted server.
+
+        The call that ended the server is found by replaying the calls in flight
+        (``find_culprit``); its tool's observation says so (TN606) and it is not
+        called again. Every other tool of the server saw only the exit, which is
+        not its doing: it is explored again. Each round blames at most one tool per
+        server, so a batch ends after as many rounds as it has tools.
+        """
+        for _ in range(len(batch)):
+            servers: dict[int, tuple[Any, list[_Plan]]] = {}
+            for plan in batch:
+                connection = connection_of(plan.subject) if plan.subject.source == "mcp" else None
+                if (
+                    connection is not None
+                    and id(connection) not in self._given_up
+                    and exited(connection)
+                ):
+                    servers.setdefault(id(connection), (connection, []))[1].append(plan)
+            again: list[_Plan] = []
+            for connection, plans in servers.values():
+                again += await self._after_crash(connection, plans)
+            if not again:
+                return
+            for plan in again:
+                self._done.pop(id(plan.subject), None)
+            await asyncio.gather(*(one(plan) for plan in again))
+
+    async def _after_crash(self, connection: Any, plans: list[_Plan]) -> list[_Plan]:
+        """Blame the call that ended the server, restart it; the plans to explore again."""
+        exit_status = connection.status.describe()
+        suspects, lived = connection.in_flight_at_exit, connection.lived
+        # The replays run on processes of their own: the server restarts meanwhile.
+        culprit, status = await asyncio.gather(
+            find_culprit(connection, suspects, self.options.call_timeout, lived=lived),
+            connection.restart(),
+        )
+        rest = []
+        for plan in plans:
+            found = self._done.get(id(plan.subject))
+            if found is not None and found.crashed is not None:
+                continue  # blamed in an earlier round: not called again
+            name = plan.subject.extra.get(
+                "original_name", getattr(plan.subject.tool, "original_name", None)
+            )
+            if culprit is not None and name == culprit.tool:
+                self._done[id(plan.subject)] = Observation(
+                    plan.subject, crashed=culprit, call_timeout=self.options.call_timeout
+                )
+            else:
+                rest.append(plan)
+        reason = None
+        if not status.ok:
+            reason = (
+                f"not judged: the server exited ({exit_status}) and did not start again:"
+                f" {status.describe()}"
+            )
+        elif culprit is None:
+            if id(connection) in self._unexplained:
+                reason = (
+                    "not judged: the server exited twice during the exploration, and no call"
+                    f" in flight then ends a fresh server when replayed alone ({exit_status})"
+                )
+            self._unexplained.add(id(connection))
+        if reason is not None:
+            self._given_up.add(id(connection))
+            for plan in rest:
+                self._done[id(plan.subject)] = Observation(
+                    plan.subject, error=reason, call_timeout=self.options.call_timeout
+                )
+            return []
+        return rest
 
     async def _again_without_the_rest(
         self, batch: list[_Plan], one: Callable[[_Plan], Awaitable[None]]

@@ -75,7 +75,7 @@ async def explore_tool(
     """Make the calls ``phases`` need; never raises for anything the tool does."""
     started = time.monotonic()
     observation = Observation(subject, call_timeout=options.call_timeout)
-    reason = may_execute(subject, options)
+    reason = may_execute(subject, options) or _task_required(subject)
     if reason is not None:
         observation.not_called = reason
         return observation
@@ -87,6 +87,17 @@ async def explore_tool(
     finally:
         observation.elapsed = time.monotonic() - started
     return observation
+
+
+def _task_required(subject: ToolSubject) -> str | None:
+    """Why an MCP tool that must run as a task is not called (``None`` for any other)."""
+    if subject.source != "mcp" or subject.extra.get("task_support") != "required":
+        return None
+    return (
+        'not called: the tool declares execution.taskSupport "required" (MCP tasks,'
+        " 2025-11-25), so the server refuses a plain tools/call, and the checks call tools"
+        " without tasks"
+    )
 
 
 async def _explore(env: Env, phases: frozenset[Phase]) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from .._model import Fail, Finding, KitFailure, Skip
 from .._subject import ToolSubject
+from ._crashes import ServerCrash
 from ._search import Call, Failure, Judge, Property, SearchResult
 
 __all__ = [
@@ -130,6 +131,8 @@ class Observation:
     kit_failed: bool = False
     #: The exploration ran out of memory, threads or processes: the tool's doing.
     exhausted: str | None = None
+    #: MCP: a call of this tool ends its server, reproduced on a fresh one (TN606).
+    crashed: ServerCrash | None = None
     calls: int = 0
     elapsed: float = 0.0
     #: The run's bound on one call, for messages.
@@ -147,6 +150,8 @@ class Observation:
             raise Fail(Finding(self.exhausted))
         if self.error is not None:
             raise (KitFailure if self.kit_failed else Skip)(self.error)
+        if self.crashed is not None:
+            raise Skip(f"not judged: {self.crashed.short()} (TN606)")
         if self.blocked_loop is not None:
             raise Skip(f"not judged: {self.blocked_loop} (TN501)")
         if self.unresponsive is not None:
@@ -176,6 +181,8 @@ class Observation:
             raise Fail(Finding(self.exhausted))
         if self.error is not None:
             raise (KitFailure if self.kit_failed else Skip)(self.error)
+        if self.crashed is not None:
+            raise Skip(f"not judged: {self.crashed.short()} (TN606)")
         if self.blocked_loop is not None:
             raise Skip(f"not judged: {self.blocked_loop} (TN501)")
         if self.simplest_skip is not None:

@@ -117,6 +117,14 @@ class ServerConnection:
         self._call_marks: dict[int, int] = {}
         self._call_keys = itertools.count()
         self._last_mark = 0
+        #: The calls in flight, by key: which tool, with which arguments.
+        self._in_flight: dict[int, tuple[str, dict[str, Any]]] = {}
+        #: The calls that were in flight when the server exited on its own, oldest first:
+        #: one of them is likely what ended it (a checker replays them to find which).
+        self.in_flight_at_exit: tuple[tuple[str, dict[str, Any]], ...] = ()
+        #: Seconds the server answered before it exited on its own (``None`` while it runs).
+        self.lived: float | None = None
+        self._ready_at: float | None = None
         if config.problem is not None and config.enabled:
             self._status = ServerStatus(config.name, "failed", config.problem, phase="config")
         else:
@@ -182,6 +190,7 @@ class ServerConnection:
                     self.tools = await self._list_all(self._client)
                     scope.deadline = math.inf
                     self._phase = "ready"
+                    self._ready_at = time.monotonic()
                     self.status = ServerStatus(
                         self.config.name,
                         "connected",
@@ -304,6 +313,32 @@ class ServerConnection:
                     f" listed ({shown}); each name is kept once"
                 )
 
+    def fresh(self) -> ServerConnection:
+        """A new, unstarted connection to another process of the same server."""
+        return ServerConnection(self.config, client_factory=self._client_factory)
+
+    async def restart(self) -> ServerStatus:
+        """Close this server (whatever its state) and start a new process of it.
+
+        The tools handed out stay bound to this connection, so they call the new
+        process; a tool the new process no longer lists answers as an unknown tool.
+        """
+        await self.close()
+        self._owner = None
+        self._stop = None
+        self._client = None
+        self._process = None
+        self._phase = "start"
+        self._call_marks.clear()
+        self._in_flight.clear()
+        self._last_mark = 0
+        self._listing_problems.clear()
+        self.in_flight_at_exit = ()
+        self.lived = None
+        self._ready_at = None
+        self._status = ServerStatus(self.config.name, "failed", "not started")
+        return await self.start()
+
     async def close(self) -> None:
         """End the session and the server's whole process tree; bounded, idempotent."""
         owner = self._owner
@@ -360,6 +395,9 @@ class ServerConnection:
         process = self._process
         if process is None or process.closing:
             return
+        if self.lived is None and self._ready_at is not None:
+            self.lived = time.monotonic() - self._ready_at
+            self.in_flight_at_exit = tuple(self._in_flight[k] for k in sorted(self._in_flight))
         code = await process.wait_exit(1.0)
         await process.stderr_read()
         shown = "unknown" if code is None else str(code)
@@ -375,6 +413,19 @@ class ServerConnection:
     def process(self) -> ServerProcess | None:
         """The server's process (stdio servers only), for its pid, stderr and exit code."""
         return self._process
+
+    def stderr_mark(self) -> int:
+        """A mark for ``stderr_since``: how much the server has written to stderr so far."""
+        return self._process.stderr_size() if self._process is not None else 0
+
+    async def stderr_since(self, mark: int, lines: int = 20) -> str:
+        """What the server wrote to stderr after ``mark`` (all of it, once it exited), redacted."""
+        process = self._process
+        if process is None:
+            return ""
+        if process.returncode is not None:
+            await process.stderr_read()
+        return redact(process.stderr_tail(lines, since=mark), self.config.secrets())
 
     @property
     def alive(self) -> bool:
@@ -410,6 +461,7 @@ class ServerConnection:
         key = next(self._call_keys)
         mark = self._process.stderr_size() if self._process is not None else 0
         self._call_marks[key] = self._last_mark = mark
+        self._in_flight[key] = (tool.name, dict(sent))
         try:
             raw = await guard(lambda _c: self._request(tool, args, progress), ctx, timeout=timeout)
         except ValidationError as exc:
@@ -443,6 +495,7 @@ class ServerConnection:
             )
         finally:
             self._call_marks.pop(key, None)
+            self._in_flight.pop(key, None)
         if isinstance(raw, ToolResult):  # cancelled or timed out by guard
             return ToolResult(
                 raw.output,

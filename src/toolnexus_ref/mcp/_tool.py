@@ -59,6 +59,9 @@ class McpTool:
         self.annotations = _annotations(declared)
         #: One wall-clock budget per call in seconds, or ``None`` (the context's deadline rules).
         self.timeout: float | None = None
+        #: ``execution.taskSupport`` as declared: ``"required"`` means a plain call is refused.
+        execution = declared.execution
+        self.task_support: str | None = execution.task_support if execution is not None else None
 
     def __repr__(self) -> str:
         return f"<McpTool {self.name!r} server={self.server_name!r} tool={self.original_name!r}>"
@@ -79,4 +82,5 @@ class McpTool:
             "annotations": self.annotations,
             "server_status": self._connection.status,
             "connection": self._connection,
+            "task_support": self.task_support,
         }

@@ -3,19 +3,23 @@
 Gemini's ``parameters`` is a protobuf ``Schema``: a keyword outside its fields is an
 "Unknown name ... Cannot find field" 400. The newer ``parametersJsonSchema`` field
 takes real JSON Schema, except ``$schema``; the message says when that would work.
+An MCP server built on the TypeScript SDK writes ``$schema`` into every tool's
+schema: that is said once per server, on its first tool, with the count.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
-from toolnexus_conformance._model import Category, Finding, Severity
+from toolnexus_conformance._model import Category, Finding, Severity, Skip
 from toolnexus_conformance._options import Provider, RunOptions
 from toolnexus_conformance._registry import check
 from toolnexus_conformance._subject import ToolSubject
 from toolnexus_conformance.checks._walk import join_path, schema_nodes, usable_schema
+from toolnexus_ref._naming import sanitize
 
 from ._common import GEMINI_PROFILES, name_findings
 
@@ -180,9 +184,50 @@ def gemini_json_schema(subject: ToolSubject, options: RunOptions) -> Iterator[Fi
             "parametersJsonSchema must describe an object; the top level is not type: object",
             path="input_schema.type",
         )
-    for node in schema_nodes(schema):
-        if "$schema" in node.schema:
-            yield Finding(
-                "'$schema' is refused by Gemini even in parametersJsonSchema",
-                path=f"{node.path}.$schema",
-            )
+    paths = [f"{node.path}.$schema" for node in schema_nodes(schema) if "$schema" in node.schema]
+    if not paths:
+        return
+    siblings = _server_siblings(subject)
+    if siblings is None or subject.extra.get("original_name") not in siblings[2]:
+        for path in paths:
+            yield Finding("'$schema' is refused by Gemini even in parametersJsonSchema", path=path)
+        return
+    server, names, declaring = siblings
+    own = subject.extra.get("original_name")
+    if declaring and declaring[0] != own:
+        raise Skip(
+            f"'$schema' is in this tool's schema too; reported once for the server on"
+            f" {sanitize(server)}_{sanitize(declaring[0])} (TN432)"
+        )
+    if len(declaring) == 1:
+        yield Finding("'$schema' is refused by Gemini even in parametersJsonSchema", path=paths[0])
+        return
+    yield Finding(
+        f"'$schema' is refused by Gemini even in parametersJsonSchema; {len(declaring)} of"
+        f" {len(names)} tools of the server {server!r} declare it (the MCP TypeScript SDK"
+        " writes it into every schema it converts): said here once for all of them",
+        path=paths[0],
+    )
+
+
+def _server_siblings(subject: ToolSubject) -> tuple[str, list[str], list[str]] | None:
+    """An MCP tool's server name, its tools' names, and those whose schema has ``$schema``."""
+    connection = subject.extra.get("connection")
+    server = subject.extra.get("server_name")
+    tools = getattr(connection, "tools", None)
+    if subject.source != "mcp" or not isinstance(server, str) or not isinstance(tools, list):
+        return None
+    names: list[str] = []
+    declaring: list[str] = []
+    for tool in tools:
+        name = getattr(tool, "name", None)
+        if not isinstance(name, str):
+            continue
+        names.append(name)
+        try:
+            text = json.dumps(getattr(tool, "input_schema", None), default=str)
+        except (TypeError, ValueError, RecursionError):
+            continue
+        if '"$schema"' in text:
+            declaring.append(name)
+    return server, names, declaring

@@ -1,0 +1,120 @@
+"""A tool that ends its stdio server is one tool's finding; its neighbours never pay for it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _mcp_testing import PYTHON, SERVERS
+from toolnexus_conformance._model import Outcome
+from toolnexus_conformance._options import RunOptions
+from toolnexus_conformance._runner import check_subjects
+from toolnexus_conformance._subject import read_subjects
+from toolnexus_conformance.live._loop import BackgroundLoop
+
+from toolnexus_ref.mcp import open_stdio
+
+#: The live checks whose records used to fail on every tool once the server exited.
+LIVE = "TN55,TN60,TN65,TN75"
+CULPRIT = "crash_on_input_convert"
+SAID = "crash_on_input: fatal: cannot convert"
+
+
+def _run(pytester: pytest.Pytester, report: Path, script: str, *extra: str) -> Any:
+    return pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        f"stdio:{PYTHON} {SERVERS / script}",
+        "--toolnexus-examples",
+        "6",
+        "--toolnexus-report",
+        str(report),
+        *extra,
+    )
+
+
+def _rows(report: Path) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = json.loads(report.read_text())["results"]
+    return rows
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_tool_that_ends_its_server_is_named_and_its_neighbours_pass(
+    pytester: pytest.Pytester, tmp_path: Path, seed: int
+) -> None:
+    report = tmp_path / "report.json"
+    result = _run(
+        pytester,
+        report,
+        "crash_on_input.py",
+        "--toolnexus-select",
+        LIVE,
+        "--toolnexus-seed",
+        str(seed),
+    )
+    rows = _rows(report)
+    shown = "\n".join(f"{r['tool']} {r['check']} {r['outcome']}: {r['message']}" for r in rows)
+    failed = [r for r in rows if r["outcome"] == "failed"]
+    assert [(r["tool"], r["check"]) for r in failed] == [(CULPRIT, "TN606")], shown
+    [finding] = failed
+    assert "ended the server 'crash_on_input' (exit status 1)" in finding["message"]
+    message = finding["message"]
+    assert SAID in message
+    assert "(simulated abort)" in message
+    # The arguments that end it, shrunk where that still ends a fresh server.
+    assert "'unit': 'kelvin'" in message or "'value': -" in message, message
+    # Only the lines the crashing call wrote: never a neighbour's.
+    assert "called" not in finding["message"]
+    # The neighbours were judged on the restarted server, not skipped for the exit.
+    for tool in ("crash_on_input_greet", "crash_on_input_count_words", "crash_on_input_upper"):
+        mine = {r["check"]: r["outcome"] for r in rows if r["tool"] == tool}
+        assert mine["TN651"] == "passed", shown
+        assert mine["TN751"] == "passed", shown
+    # The culprit's other live checks say why they were not judged.
+    others = [r for r in rows if r["tool"] == CULPRIT and r["check"] != "TN606"]
+    assert others
+    assert all(r["outcome"] == "skipped" and "TN606" in r["message"] for r in others), shown
+    result.stdout.fnmatch_lines([f"*{CULPRIT}::TN606-call-keeps-process*"])
+
+
+def test_a_server_that_dies_at_every_start_is_one_target_finding(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    report = tmp_path / "report.json"
+    _run(pytester, report, "exit_at_start.py")
+    rows = _rows(report)
+    failed = [r for r in rows if r["outcome"] == "failed"]
+    assert [(r["tool"], r["check"]) for r in failed] == [("*", "TN851")], rows
+    assert "cannot open the database (simulated)" in failed[0]["message"]
+
+
+@pytest.fixture
+def loop() -> Iterator[BackgroundLoop]:
+    owner = BackgroundLoop()
+    yield owner
+    owner.close()
+
+
+def test_a_server_that_exits_on_its_own_blames_no_tool(loop: BackgroundLoop) -> None:
+    source = loop.run(open_stdio([PYTHON, str(SERVERS / "exit_soon.py")], timeout=20), timeout=60)
+    try:
+        subjects = read_subjects(source.tools, "t", [source.tool_extra(t) for t in source.tools])
+        verdicts = check_subjects(
+            subjects,
+            "t",
+            select=["TN606", "TN651", "TN552"],
+            loop=loop,
+            options=RunOptions(examples=20),
+            target_extra=source.conformance_extra(),
+        )
+    finally:
+        loop.run(source.close(), timeout=30)
+    shown = [(v.tool, v.check.code, v.outcome.value, v.message) for v in verdicts]
+    assert not [v for v in verdicts if v.outcome is Outcome.FAILED], shown
+    assert any("exited" in v.message for v in verdicts if v.outcome is Outcome.SKIPPED), shown
