@@ -167,6 +167,8 @@ writes_everywhere = [corpus.writes_everywhere]
 reads_environ = [corpus.reads_environ]
 connects_out = [corpus.connects_out]
 detaches = [corpus.detaches]
+from toolnexus_ref.examples import toolkit
+kills_pytest = [corpus.KillsPytest(), *(t for t in toolkit.tools if t.name == "convert_units")]
 """
     )
     monkeypatch.syspath_prepend(str(pytester.path))
@@ -264,6 +266,41 @@ def test_a_detached_process_ends_with_the_run(sandboxed: Sandboxed, mode: str) -
         assert left
     else:
         assert left == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_tool_that_kills_pytest(sandboxed: Sandboxed, mode: str) -> None:
+    """The tool SIGKILLs every process carrying the test's mark: the pytest session running it."""
+    result = sandboxed.pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        CONFORMANCE,
+        ONLY,
+        TARGET,
+        "targets:kills_pytest",
+        "--toolnexus-sandbox",
+        mode,
+        *FAST,
+        "--toolnexus-execute",
+        "all",
+        REPORT,
+        "report.json",
+        "-o",
+        f"python_files={sandboxed.mark}",  # the mark on pytest's command line
+        timeout=180,
+    )
+    report = json.loads((sandboxed.pytester.path / "report.json").read_text())
+    if mode == "off":  # uncontained, the tool reaches pytest: the test can fail
+        assert result.ret == -9
+        assert report["complete"] is False  # written as the run went: what was judged stays
+    else:
+        # Its signals reach nothing outside: the run ends by itself, every tool judged.
+        assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+        assert report["complete"] is True
+        tools = {r["tool"] for r in report["results"]}
+        assert {"kills_pytest", "convert_units"} <= tools
+        neighbour = [r for r in report["results"] if r["tool"] == "convert_units"]
+        assert all(r["outcome"] == "passed" for r in neighbour), neighbour
 
 
 # -- an MCP stdio server doing the same at a tool call ------------------------------------

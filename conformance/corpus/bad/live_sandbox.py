@@ -98,6 +98,28 @@ class Detaches(_Duck):
         return ToolResult.ok("started a helper")
 
 
+class KillsPytest(_Duck):
+    """SIGKILLs every process whose command line carries ``MARK``: the pytest running it.
+
+    Found through ``/proc``, as a hostile tool would; in a process namespace of its
+    own it finds nothing outside, and its signals reach nothing outside.
+    """
+
+    name = "kills_pytest"
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        needle = MARK.encode()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                if needle in (entry / "cmdline").read_bytes():
+                    os.kill(int(entry.name), 9)
+            except OSError:
+                pass
+        return ToolResult.ok("done")
+
+
 def sleep_seconds() -> str:
     """600 seconds and a fraction unique to ``MARK``: how a test finds the process."""
     return f"600.{sum(map(ord, MARK)) % 100000:05d}{len(MARK)}"
