@@ -125,7 +125,6 @@ class ConformanceSession:
         )
         #: Each distinct target's load, begun at most once (``_target_key``).
         self._loads: dict[tuple[str, Any], concurrent.futures.Future[_Loaded]] = {}
-        self._subjects: list[ToolSubject] = []
         self._start_early()
 
     def _explores(self) -> bool:
@@ -404,7 +403,6 @@ class ConformanceSession:
         if load_error is not None:
             self._unloaded.append(label)
         self._collected.extend((label, _tool_name(s)) for s in subjects)
-        self._subjects.extend(subjects)
         if worker is not None and self.isolated is not None:
             self.isolated.add(label, worker, subjects)
         target_extra: dict[str, Any] = dict(loaded.info) if loaded is not None else {}
@@ -537,7 +535,7 @@ class ConformanceSession:
         terminalreporter.section("toolnexus conformance")
         for line in self.records.table():
             terminalreporter.write_line(line)
-        for line in not_called_lines(self._not_called()):
+        for line in not_called_lines(self.records.not_called()):
             terminalreporter.write_line(line)
         for line in incomplete:
             terminalreporter.write_line(line, red=True, bold=line is incomplete[0])
@@ -554,7 +552,7 @@ class ConformanceSession:
                     self.live_report.close()
                 extra = {
                     "sandbox": self.sandbox.as_report(),
-                    "not_called": self._not_called(),
+                    "not_called": self.records.not_called(),
                 }
                 self.records.write_report(path, **(state.as_report() if state else {}), extra=extra)
 
@@ -576,18 +574,6 @@ class ConformanceSession:
         if self.live_report is not None:
             self.live_report.close()
         self.sandbox.close()
-
-    def _not_called(self) -> dict[str, int]:
-        """How many tools no live check may call, by reason (``may_execute``)."""
-        from toolnexus_conformance._safety import may_execute
-
-        counts: dict[str, int] = {}
-        for subject in self._subjects:
-            reason = may_execute(subject, self.options)
-            if reason is not None:
-                why = reason.split("; allow it", 1)[0]
-                counts[why] = counts.get(why, 0) + 1
-        return counts
 
 
 def _target_key(spec: TargetSpec) -> tuple[str, Any]:

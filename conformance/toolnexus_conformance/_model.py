@@ -112,6 +112,10 @@ class KitFailure(Skip):
     """The kit itself failed to judge (never the tool's doing): the run must not pass."""
 
 
+class NotCalled(Skip):
+    """No live check may call this tool (the safety rule's reason): counted in the report."""
+
+
 def exhaustion(exc: BaseException) -> str | None:
     """How ``exc`` says a process ran out of memory, threads or processes; ``None`` otherwise.
 
@@ -145,6 +149,8 @@ class Verdict:
     calls: int | None = None
     #: Skipped because the kit failed (``KitFailure``): the run does not pass.
     kit_failure: bool = False
+    #: Skipped because no live check may call the tool (``NotCalled``).
+    not_called: bool = False
 
     @property
     def severity(self) -> Severity:
@@ -160,15 +166,19 @@ class Verdict:
 
     def as_record(self) -> dict[str, Any]:
         """The report's JSON record for this verdict."""
-        return {
-            "target": self.target,
-            "tool": self.tool,
-            "check": self.check.code,
-            "category": self.check.category.value,
-            "severity": self.check.severity.value,
-            "outcome": self.outcome.value,
-            "message": self.message,
-            # Every finding, not only the first that ``message`` shows.
-            "findings": [f.message for f in self.findings],
-            **({"calls": self.calls} if self.calls is not None else {}),
-        } | ({"kit_failure": True} if self.kit_failure else {})
+        return (
+            {
+                "target": self.target,
+                "tool": self.tool,
+                "check": self.check.code,
+                "category": self.check.category.value,
+                "severity": self.check.severity.value,
+                "outcome": self.outcome.value,
+                "message": self.message,
+                # Every finding, not only the first that ``message`` shows.
+                "findings": [f.message for f in self.findings],
+                **({"calls": self.calls} if self.calls is not None else {}),
+            }
+            | ({"kit_failure": True} if self.kit_failure else {})
+            | ({"not_called": True} if self.not_called else {})
+        )

@@ -98,9 +98,16 @@ class Records:
         self._cells: dict[str, dict[str, dict[str, str]]] = {}
         self._loads: dict[str, list[str]] = {}
         self._statuses: dict[str, Counter[str]] = {}
+        #: (target, tool) -> why no live check may call it
+        self._not_called: dict[tuple[str, str], str] = {}
 
     def __len__(self) -> int:
         return len(self._index)
+
+    def not_called(self) -> dict[str, int]:
+        """How many tools no live check may call, by reason: read from the records, so
+        an xdist controller, which loads no target, counts what its workers judged."""
+        return dict(Counter(self._not_called.values()))
 
     def add(self, record: Mapping[str, Any]) -> None:
         position = tuple(int(p) for p in record.get("position", ()) or ())
@@ -110,6 +117,8 @@ class Records:
         self._file.write(data)
         self._index.append((position, offset, len(data)))
         target, tool = str(shown["target"]), str(shown["tool"])
+        if shown.get("not_called"):
+            self._not_called[(target, tool)] = str(shown["message"]).split("; allow it", 1)[0]
         self._outcomes[str(shown["outcome"])] += 1
         failed = shown["outcome"] == Outcome.FAILED
         if failed and shown["severity"] == Severity.ERROR:

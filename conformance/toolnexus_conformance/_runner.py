@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ._model import Fail, Finding, KitFailure, Outcome, Scope, Skip, Verdict
+from ._model import Fail, Finding, KitFailure, NotCalled, Outcome, Scope, Skip, Verdict
 from ._options import RunOptions
 from ._registry import Check, load_catalog, selected, with_providers
 from ._safety import may_execute
@@ -105,6 +105,7 @@ def _verdict(
     duration: float = 0.0,
     calls: int | None = None,
     kit_failure: bool = False,
+    not_called: bool = False,
 ) -> Verdict:
     tool = subject.display_name if isinstance(subject, ToolSubject) else "*"
     masked = tuple(replace(f, message=_mask(f.message)) for f in findings)
@@ -118,6 +119,7 @@ def _verdict(
         duration,
         calls=calls,
         kit_failure=kit_failure,
+        not_called=not_called,
     )
 
 
@@ -153,6 +155,7 @@ def run_check(
             skip.reason,
             duration=duration,
             kit_failure=isinstance(skip, KitFailure),
+            not_called=isinstance(skip, NotCalled),
         )
     except Fail as fail:
         findings = (fail.finding,)
@@ -181,7 +184,7 @@ def _live(
 ) -> tuple[Finding, ...]:
     reason = may_execute(subject, options)
     if reason is not None:
-        raise Skip(reason)
+        raise NotCalled(reason)
     if explorations is None:  # a lone check: explore just for it
         explorations = Explorations(options, loop or BackgroundLoop())
         plan(explorations, subject, [check], group=subject.target)

@@ -108,7 +108,16 @@ def test_a_tool_that_hides_a_failed_task_fails_tn671(
     pytester.makepyfile(hides_failures=HIDES_FAILURES)
     with serve_loopback(app=always_fails) as agent:
         monkeypatch.setenv("FLAKY_AGENT", agent.url)
-        result = _judge(pytester, "hides_failures:tools", "--toolnexus-select", "TN671")
+        result = _judge(
+            pytester,
+            "hides_failures:tools",
+            "--toolnexus-select",
+            "TN671",
+            # A Python target whose tools reach an agent on loopback, named by a variable.
+            "--toolnexus-allow-network",
+            "--toolnexus-env",
+            "FLAKY_AGENT",
+        )
     assert result.ret == 1, result.stdout.str()
     result.stdout.fnmatch_lines(["*the agent reports task * failed*"])
     result.stdout.fnmatch_lines(["FAILED *TN671*"])

@@ -187,6 +187,7 @@ def test_report_has_one_record_per_target_tool_and_check(tools_module: pytest.Py
         "severity",
         "outcome",
         "message",
+        "findings",
     }
     assert {r["outcome"] for r in results} <= {"passed", "failed", "skipped"}
     misnamed = [r for r in results if r["tool"] == "bad tool" and r["check"] == "TN102"]
@@ -199,6 +200,7 @@ def test_report_has_one_record_per_target_tool_and_check(tools_module: pytest.Py
             "severity": "error",
             "outcome": "failed",
             "message": misnamed[0]["message"],
+            "findings": [misnamed[0]["message"]],
         }
     ]
     assert next(r for r in results if r["target"] == "nope:x")["check"] == "TN001"

@@ -149,6 +149,11 @@ def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[
             *FAST,
             REPORT,
             "report.json",
+            # The target writes where it was imported to a file of the project.
+            "--toolnexus-sandbox",
+            "off",
+            "--toolnexus-env",
+            "TOOLNEXUS_IMPORTED_IN",
             *extra,
             timeout=timeout,
         )
@@ -268,7 +273,10 @@ def test_a_credential_of_the_environment_is_masked_everywhere_and_is_tn561(
     token = f"tok-{uuid.uuid4().hex}"
     monkeypatch.setenv("MY_SERVICE_TOKEN", token)
     pytester.makepyfile(leaks=LEAKS_A_TOKEN)
-    result, report = run("leaks:tools", "--junitxml", "junit.xml", "-rA")
+    # Named, so the tool is given it (the rest of the environment never reaches a tool).
+    result, report = run(
+        "leaks:tools", "--junitxml", "junit.xml", "-rA", "--toolnexus-env", "MY_SERVICE_TOKEN"
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     mine = _verdicts(report, "leaks_token")
     assert mine["TN561"]["outcome"] == "failed", mine["TN561"]

@@ -96,6 +96,12 @@ def _run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[
         "report.json",
         "--toolnexus-examples",
         "3",
+        # The tools count their calls in a file of the project: uncontained, so that
+        # what selection prevents (not the sandbox) is what these tests see.
+        "--toolnexus-sandbox",
+        "off",
+        "--toolnexus-env",
+        "TOOLNEXUS_TEST_CALLS",
         *args,
     )
     report: dict[str, Any] = json.loads((pytester.path / "report.json").read_text())
