@@ -81,8 +81,6 @@ def test_without_arguments_git_tools_are_judged_on_their_error_path(
     for tool in READ_ONLY:
         assert verdicts[tool]["outcome"] == "failed", result.stdout.str()
         assert "returned an error" in verdicts[tool]["message"]
-    # Tools that write are not called under --toolnexus-execute auto.
-    assert verdicts["git_commit"]["outcome"] == "skipped"
 
 
 def test_with_a_repository_from_the_hook_git_tools_succeed(pytester: pytest.Pytester) -> None:
@@ -91,4 +89,3 @@ def test_with_a_repository_from_the_hook_git_tools_succeed(pytester: pytest.Pyte
     for tool in READ_ONLY:
         assert verdicts[tool]["outcome"] == "passed", (tool, result.stdout.str())
     assert "toolnexus-arguments" not in result.stdout.str()
-    assert verdicts["git_commit"]["outcome"] == "skipped"

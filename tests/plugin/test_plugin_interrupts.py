@@ -244,7 +244,9 @@ def test_sigterm_mid_call_ends_an_mcp_servers_whole_process_group(
     pytest.importorskip("mcp")
     pytester.makepyfile(blocking_server=BLOCKING_SERVER)
     target = f"stdio:{sys.executable} blocking_server.py"
-    process, out = _start(pytester, *ARGS, TARGET, target)
+    # Uncontained, so that the server can say its process ids in the project; this is
+    # about the kill of its process group, which the sandbox's namespace only widens.
+    process, out = _start(pytester, *ARGS, TARGET, target, "--toolnexus-sandbox", "off")
     status = _signal_when_called(pytester, process, out, signal.SIGTERM)
     assert status == pytest.ExitCode.INTERRUPTED, out.read_text()
     server, helper = (int(p) for p in (pytester.path / "pids").read_text().split())

@@ -364,7 +364,7 @@ def test_a_session_killed_outright_leaves_no_worker_behind(
     )
 
     def started() -> bool:
-        return any((pytester.path / "tmp").glob("toolnexus-worker-*/tool-*/started"))
+        return any((pytester.path / "tmp").glob("toolnexus-worker-*/tool-*/**/started"))
 
     deadline = time.monotonic() + 60
     while not started() and process.poll() is None and time.monotonic() < deadline:

@@ -183,6 +183,8 @@ class TargetWorker:
             self.sandbox.environment({"PWD": str(self.scratch)}),
             self.scratch,
             die_with_parent=False,
+            # The target is imported from its base folder, wherever that is.
+            readable=[self.base_dir] if self.base_dir is not None else [],
         )
         if self.sandbox.active:
             # Inside, the scratch is a mount point the worker cannot remove: a worker that

@@ -374,8 +374,12 @@ class Sandbox:
         *,
         die_with_parent: bool = True,
         chdir: Path | None = None,
+        readable: Sequence[Path] = (),
     ) -> tuple[list[str], dict[str, str]]:
-        """``argv`` and ``env`` as started: limited always, sandboxed when active."""
+        """``argv`` and ``env`` as started: limited always, sandboxed when active.
+
+        ``readable`` adds folders this one process may read (a target's base folder).
+        """
         command = [sys.executable, "-S", "-c", _LIMIT_SHIM]
         command += [f"{name}={value}" for name, value in self.limits.pairs()]
         command += ["--", *argv]
@@ -393,7 +397,7 @@ class Sandbox:
             status.bwrap,
             scratch,
             network=self.network,
-            readable=self._readable(),
+            readable=[*self._readable(), *readable],
             writable=self.writable,
             die_with_parent=die_with_parent,
             chdir=chdir,
