@@ -142,8 +142,8 @@ class Observation:
     recheck: Callable[[], Awaitable[bool]] | None = None
 
     # -- what checks read -------------------------------------------------------------
-    def usable(self) -> None:
-        """Skip unless the tool was called and came back at all."""
+    def _explored(self) -> None:
+        """Raise unless the exploration ran: not called, exhausted, failed, crashed, blocked."""
         if self.not_called is not None:
             raise Skip(self.not_called)
         if self.exhausted is not None:
@@ -154,6 +154,10 @@ class Observation:
             raise Skip(f"not judged: {self.crashed.short()} (TN606)")
         if self.blocked_loop is not None:
             raise Skip(f"not judged: {self.blocked_loop} (TN501)")
+
+    def usable(self) -> None:
+        """Skip unless the tool was called and came back at all."""
+        self._explored()
         if self.unresponsive is not None:
             raise Skip(f"not judged: the tool did not answer within {self.call_timeout:g}s (TN803)")
 
@@ -175,16 +179,7 @@ class Observation:
 
     def needs_simplest(self) -> Any:
         """The simplest arguments the single-call probes used, or ``Skip`` saying why none."""
-        if self.not_called is not None:
-            raise Skip(self.not_called)
-        if self.exhausted is not None:
-            raise Fail(Finding(self.exhausted))
-        if self.error is not None:
-            raise (KitFailure if self.kit_failed else Skip)(self.error)
-        if self.crashed is not None:
-            raise Skip(f"not judged: {self.crashed.short()} (TN606)")
-        if self.blocked_loop is not None:
-            raise Skip(f"not judged: {self.blocked_loop} (TN501)")
+        self._explored()
         if self.simplest_skip is not None:
             raise Skip(self.simplest_skip)
         return self.simplest
