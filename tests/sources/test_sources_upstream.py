@@ -99,9 +99,15 @@ def test_through_the_plugin_builtins_give_real_verdicts_and_todowrite_is_found(
         assert {"TN501", "TN601", "TN603", "TN701"} <= set(run.live_passed(name)), name
     todowrite = [r for r in run.failed() if r["tool"] == "todowrite"]
     assert [r["check"] for r in todowrite] == ["TN604"]
-    assert "for arguments {}" in todowrite[0]["message"]
+    # The first invalid arguments it accepts: {} or a non-object, whichever came first.
+    assert "reported success (is_error=False) for arguments" in todowrite[0]["message"]
+    # Tools that act on the world are called under auto only where the sandbox holds:
+    # there, all they can change is their own scratch folder.
+    from toolnexus_conformance.process._sandbox import probe
+
+    contained = probe().available
     for name in ("bash", "write", "edit", "apply_patch"):
-        assert run.outcomes(name)["TN601"] == "skipped", name
+        assert (run.outcomes(name)["TN601"] == "skipped") is not contained, name
 
 
 @pytest.mark.anyio
