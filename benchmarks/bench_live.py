@@ -282,6 +282,20 @@ def xdist(repeat: int, count: int = 200) -> None:
             print(f"  {name:22} {wall:6.1f} s  speed-up {serial / wall:4.2f}x")
 
 
+def _compare(folder: str, repeat: int, variants: dict[str, list[str]]) -> None:
+    """Whole runs of each variant, interleaved; medians and ratios to the first variant."""
+    walls: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(repeat):
+        for name, command in variants.items():
+            started = time.perf_counter()
+            subprocess.run(command, cwd=folder, capture_output=True, check=False, timeout=900)
+            walls[name].append(time.perf_counter() - started)
+    first = statistics.median(next(iter(walls.values())))
+    for name, values in walls.items():
+        wall = statistics.median(values)
+        print(f"    {name:18} {wall:6.2f} s  ratio {wall / first:4.2f}x")
+
+
 def isolation(repeat: int, count: int = 200) -> None:
     print("5. isolation: a worker process (a process per tool) against pytest's own process")
     with tempfile.TemporaryDirectory() as folder:
@@ -291,23 +305,15 @@ def isolation(repeat: int, count: int = 200) -> None:
             (f"{count}-tool target", "bench_xdist_tools:tools"),
         ):
             base = _live_suite(target)
-            variants = {
-                "in-process": [*base, "--toolnexus-isolation", "none"],
-                "worker process": [*base, "--toolnexus-isolation", "process"],
-            }
-            walls: dict[str, list[float]] = {name: [] for name in variants}
-            for _ in range(repeat):
-                for name, command in variants.items():
-                    started = time.perf_counter()
-                    subprocess.run(
-                        command, cwd=folder, capture_output=True, check=False, timeout=900
-                    )
-                    walls[name].append(time.perf_counter() - started)
-            inside = statistics.median(walls["in-process"])
             print(f"  {label}")
-            for name, values in walls.items():
-                wall = statistics.median(values)
-                print(f"    {name:18} {wall:6.2f} s  ratio {wall / inside:4.2f}x")
+            _compare(
+                folder,
+                repeat,
+                {
+                    "in-process": [*base, "--toolnexus-isolation", "none"],
+                    "worker process": [*base, "--toolnexus-isolation", "process"],
+                },
+            )
 
 
 SLOW_TOOL = """
@@ -383,23 +389,15 @@ def sandbox(repeat: int, count: int = 200) -> None:
             (f"{count}-tool target", "bench_xdist_tools:tools"),
         ):
             base = _live_suite(target)
-            variants = {
-                "sandbox off": [*base, "--toolnexus-sandbox", "off"],
-                "sandbox on": [*base, "--toolnexus-sandbox", "required"],
-            }
-            walls: dict[str, list[float]] = {name: [] for name in variants}
-            for _ in range(repeat):
-                for name, command in variants.items():
-                    started = time.perf_counter()
-                    subprocess.run(
-                        command, cwd=folder, capture_output=True, check=False, timeout=900
-                    )
-                    walls[name].append(time.perf_counter() - started)
-            off = statistics.median(walls["sandbox off"])
             print(f"  {label}")
-            for name, values in walls.items():
-                wall = statistics.median(values)
-                print(f"    {name:18} {wall:6.2f} s  ratio {wall / off:4.2f}x")
+            _compare(
+                folder,
+                repeat,
+                {
+                    "sandbox off": [*base, "--toolnexus-sandbox", "off"],
+                    "sandbox on": [*base, "--toolnexus-sandbox", "required"],
+                },
+            )
     print("  an MCP stdio server: start, handshake, list, close")
     for name, value in asyncio.run(_server_starts(repeat)).items():
         print(f"    {name:18} {value * 1000:7.0f} ms")
