@@ -62,6 +62,9 @@ class ConformanceSession:
     """A pytest plugin object living for one session."""
 
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        from toolnexus_conformance._parser_lock import install
+
+        install()  # before the loader and warm-up threads start parsing (CPython < 3.13)
         self.config = config
         self.settings = settings
         arguments = _file_arguments(config, settings)  # a bad file stops the run before it starts

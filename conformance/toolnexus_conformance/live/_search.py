@@ -264,6 +264,9 @@ def warm_generation(options: RunOptions) -> None:
     process per tool, so no tool's process pays for it. It starts no thread.
     """
     global _warmed
+    from .._parser_lock import install
+
+    install()  # for callers that did not install it before starting threads
     with _warm_lock:
         if _warmed:
             return

@@ -400,6 +400,9 @@ def _plain(value: Any) -> Any:
 
 
 def main(argv: list[str]) -> int:
+    from .._parser_lock import install
+
+    install()  # before any thread: the heartbeat and the tool's call thread may parse
     control = socket.socket(fileno=int(argv[1]))
     # Ctrl-C in the terminal is the session's to handle: it stops the worker itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
