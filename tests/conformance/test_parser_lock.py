@@ -14,7 +14,6 @@ import sys
 import textwrap
 
 import pytest
-
 from toolnexus_conformance import _parser_lock
 
 _PARSE_FROM_THREADS = textwrap.dedent(
