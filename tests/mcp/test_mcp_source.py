@@ -75,10 +75,10 @@ async def test_cancel_reaches_a_legacy_server_and_the_session_survives() -> None
         ctx = ToolContext()
         asyncio.get_running_loop().call_later(0.2, ctx.cancel)
         started = time.monotonic()
-        result = await by_original(source, "nap").execute({"seconds": 20}, ctx)
+        result = await by_original(source, "nap").execute({"seconds": 60}, ctx)
         assert result.is_error
         assert result.metadata["cancelled"] is True
-        assert time.monotonic() - started < 3
+        assert time.monotonic() - started < 15  # the cancel, not the nap's 60 s
         assert (await by_original(source, "shout").execute({"text": "on"})).output == "ON"
         # The server heard notifications/cancelled: it logs the request id it dropped.
         connection = source.connections["legacy"]
@@ -94,10 +94,10 @@ async def test_a_deadline_bounds_the_request() -> None:
     async with await open_stdio(server_command("highlevel.py"), timeout=START) as source:
         wait = by_original(source, "wait")
         started = time.monotonic()
-        result = await wait.execute({"seconds": 20}, ToolContext(timeout=0.3))
+        result = await wait.execute({"seconds": 60}, ToolContext(timeout=0.3))
         assert result.is_error
         assert result.retryable
-        assert time.monotonic() - started < 3
+        assert time.monotonic() - started < 15  # the deadline, not the wait's 60 s
         assert (await by_original(source, "echo").execute({"text": "x"})).output == '{"result":"x"}'
 
 
@@ -139,7 +139,9 @@ async def test_hung_start_and_slow_listing_fail_in_bounded_time_without_harming_
     try:
         elapsed = time.monotonic() - started
         statuses = source.statuses
-        assert elapsed < START / 2 + 5
+        # Bounded by the servers' own timeouts (START at most), never the 60 s listing;
+        # starting the healthy server takes seconds on a loaded machine.
+        assert elapsed < 50
         hang = statuses["hang"]
         assert hang.state == "failed"
         assert "timed out after 1s" in hang.reason
@@ -186,7 +188,7 @@ async def test_close_ends_the_whole_process_tree(tmp_path: Path) -> None:
     assert server_pid is not None
     started = time.monotonic()
     await source.close()
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 15
     for _ in range(200):
         if not _alive(grandchild):
             break

@@ -144,13 +144,13 @@ def test_timeout_is_one_budget_and_a_retryable_error() -> None:
 
         def run(self, args: Mapping[str, Any], ctx: ToolContext | None) -> Any:
             budgets.append(ctx.remaining() if ctx is not None else None)
-            release.wait(5)  # ignores the context: the budget must still hold
+            release.wait(30)  # ignores the context: the budget must still hold
             return "late"
 
     started = time.monotonic()
     result = execute(Slow(), {"query": "x"})
     release.set()
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 10  # the budget, not the tool's 30 s
     assert budgets[0] is not None  # the budget is visible to the tool
     assert 0 < budgets[0] <= 0.05
     assert result.is_error

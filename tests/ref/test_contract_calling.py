@@ -13,7 +13,7 @@ import pytest
 
 from toolnexus_ref import ToolContext, ToolResult, call_tool, execute_raw
 
-PROMPT = 1.0
+PROMPT = 5.0  # well under the 30 s a misbehaving tool would take
 
 
 @dataclass
@@ -174,7 +174,7 @@ def test_async_tool_that_swallows_cancellation_is_abandoned_after_grace() -> Non
     result, elapsed = asyncio.run(main())
     assert result.is_error
     assert result.retryable is True
-    assert elapsed < 2.0
+    assert elapsed < PROMPT
 
 
 def test_cooperative_cancel_ends_in_an_error_result() -> None:

@@ -11,7 +11,7 @@ import pytest
 from toolnexus_ref import DEADLINE_EXCEEDED, ToolContext
 
 #: Generous bound for "promptly": far above the expected milliseconds, far below a hang.
-PROMPT = 1.0
+PROMPT = 2.0  # prompt against the waits' own bounds (PROMPT * 5), with room for a loaded machine
 
 
 def test_cancel_from_another_thread_wakes_an_async_waiter_promptly() -> None:

@@ -201,7 +201,7 @@ def test_timeout_is_passed_through_as_a_retryable_error() -> None:
 
     started = time.monotonic()
     result = run(Toolkit([Slow("slow")]).execute("slow", {}, timeout=0.05))
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 10  # the timeout, not the tool's 30 s
     assert result.is_error
     assert result.retryable is True
 
