@@ -75,8 +75,15 @@ def batch_of(
 
 
 def tool_limit(options: RunOptions) -> float:
-    """A safety net over one tool's whole exploration; each call has its own bound."""
-    return 5 * options.call_timeout + 4 * options.search_budget + 10 * options.grace + 10
+    """A safety net over one tool's whole exploration; each call has its own bound.
+
+    Its search budget stretches on a busy machine (``_search.stretch``), so the net
+    does too.
+    """
+    from ._search import stretch
+
+    search = 4 * options.search_budget * stretch()
+    return 5 * options.call_timeout + search + 10 * options.grace + 10
 
 
 @dataclass(slots=True)

@@ -86,6 +86,25 @@ def _leave() -> int:
 #: ``DEPTH_EXAMPLES`` within it; a tool that took longer than this to reach the
 #: floor gets no more calls than the floor.
 DEPTH_TIME = 1.5
+#: The most the search's wall-clock budgets stretch on a busy machine (``stretch``).
+MAX_STRETCH = 10.0
+
+
+def stretch() -> float:
+    """How much longer the wall-clock budgets run on this machine now: 1 when quiet.
+
+    The budgets are wall seconds, so on a machine with more runnable processes than
+    cores (a shared CI runner, ``pytest -n`` beside other jobs) a search would make a
+    fraction of its calls and miss what it finds on a quiet one: the verdicts would
+    depend on the neighbours. Stretching by the load per core (at most
+    ``MAX_STRETCH``) buys the same calls; read once per search, it costs a read of
+    ``/proc/loadavg``.
+    """
+    try:
+        load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except (AttributeError, OSError):  # not on every platform
+        return 1.0
+    return min(MAX_STRETCH, max(1.0, load))
 
 
 @dataclass(frozen=True, slots=True)
@@ -431,6 +450,8 @@ async def search(
     results = [SearchResult() for _ in lanes]
     stopped = threading.Event()
     budget_ends: list[float] = []  # set at the first real call, so set-up is free
+    slower = stretch()  # the machine's load now: the budgets buy the same calls
+    budget = options.search_budget * slower
     made_calls = [0]  # calls this search began (remembered ones are free)
     fastest = [float("inf")]  # the quickest call so far (its share): how fast the tool is
     shares: dict[int, int] = {}  # calls in flight when each call began
@@ -456,11 +477,10 @@ async def search(
                 made = replace(made, mutation=mutation)
             return made
         now = time.monotonic()
-        budget = options.search_budget
         if not budget_ends:
-            budget_ends.extend([now + budget, now + min(budget, DEPTH_TIME), now])
+            budget_ends.extend([now + budget, now + min(budget, DEPTH_TIME * slower), now])
         elif in_explicit[0]:
-            fast = fastest[0] < FAST_CALL
+            fast = fastest[0] < FAST_CALL * slower
             if now > budget_ends[2] + (EXPLICIT_SPAN * budget if fast else budget / 2):
                 return None  # the rest of the explicit arguments are skipped
         elif now > budget_ends[0] or (made_calls[0] >= floor and now > budget_ends[1]):
@@ -553,9 +573,8 @@ async def search(
             in_explicit[0] = False
             if budget_ends:  # the generated examples' own share of the budget
                 now = time.monotonic()
-                budget = options.search_budget
                 budget_ends[0] = max(budget_ends[0], now + budget / 2)
-                budget_ends[1] = max(budget_ends[1], now + min(budget, DEPTH_TIME) / 2)
+                budget_ends[1] = max(budget_ends[1], now + min(budget, DEPTH_TIME * slower) / 2)
 
     def run() -> None:
         import hypothesis
