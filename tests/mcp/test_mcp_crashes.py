@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,13 @@ def _rows(report: Path) -> list[dict[str, Any]]:
     return rows
 
 
-@pytest.mark.parametrize("seed", range(10))
+#: Seeds the crash run is repeated with. Two in the suite; ``TOOLNEXUS_CRASH_RUNS=10``
+#: repeats it as often as the blame's stability is worth proving (each run is a real
+#: session with a server restarted mid-run: 10-30 s).
+RUNS = int(os.environ.get("TOOLNEXUS_CRASH_RUNS", "2"))
+
+
+@pytest.mark.parametrize("seed", range(RUNS))
 def test_the_tool_that_ends_its_server_is_named_and_its_neighbours_pass(
     pytester: pytest.Pytester, tmp_path: Path, seed: int
 ) -> None:
