@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _corpus import CORPUS, LIVE, live_entries
+from _corpus import LIVE, live_entries
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import load_catalog
@@ -24,12 +24,43 @@ HOSTILE = [e for e in live_entries("bad") if e.hostile]
 GOOD = live_entries("good")
 
 
-def _run(entry: Entry, select: tuple[str, ...] | list[str]) -> dict[str, tuple[Outcome, str]]:
-    if entry.spec is not None:  # it ends or freezes its process: checked in a worker's
-        verdicts = check_target(entry.spec, base_dir=CORPUS / "bad", select=select, options=OPTIONS)
-    else:
-        subjects = read_subjects([entry.tool], "corpus")
-        verdicts = check_subjects(subjects, "corpus", select=select, options=OPTIONS)
+Verdicts = dict[str, tuple[Outcome, str]]
+#: The bad tools that end or freeze their process, by corpus module: judged in workers.
+IN_WORKERS: dict[str, list[Entry]] = {}
+for _entry in BAD:
+    if _entry.spec is not None:
+        IN_WORKERS.setdefault(_entry.spec.split(":")[0], []).append(_entry)
+
+
+@pytest.fixture(scope="module")
+def worker_verdicts() -> dict[str, Verdicts]:
+    """Each module's process-ending tools judged together, one worker per module.
+
+    ``_process_targets`` lists them as one target per module; every tool still runs in
+    a process of its own, and one that kills its worker is replayed alone, so each
+    verdict is the tool's own.
+    """
+    import _process_targets
+
+    found: dict[str, Verdicts] = {}
+    for module, entries in IN_WORKERS.items():
+        held = getattr(_process_targets, f"{module}_tools")
+        assert sorted(t.name for t in held) == sorted(e.tool.name for e in entries), module
+        select = sorted(set().union(*(e.trips for e in entries)))
+        verdicts = check_target(
+            f"_process_targets:{module}_tools", base_dir=HERE, select=select, options=OPTIONS
+        )
+        for verdict in verdicts:
+            found.setdefault(verdict.tool, {})[verdict.check.code] = (
+                verdict.outcome,
+                verdict.message,
+            )
+    return found
+
+
+def _run(entry: Entry, select: tuple[str, ...] | list[str]) -> Verdicts:
+    subjects = read_subjects([entry.tool], "corpus")
+    verdicts = check_subjects(subjects, "corpus", select=select, options=OPTIONS)
     return {v.check.code: (v.outcome, v.message) for v in verdicts}
 
 
@@ -48,8 +79,11 @@ def test_every_live_code_has_a_bad_tool() -> None:
 
 
 @pytest.mark.parametrize("entry", BAD, ids=lambda e: e.tool.name)
-def test_bad_tool_trips_its_codes(entry: Entry) -> None:
-    verdicts = _run(entry, sorted(entry.trips))
+def test_bad_tool_trips_its_codes(entry: Entry, request: pytest.FixtureRequest) -> None:
+    if entry.spec is not None:  # it ends or freezes its process: judged in a worker
+        verdicts = request.getfixturevalue("worker_verdicts")[entry.tool.name]
+    else:
+        verdicts = _run(entry, sorted(entry.trips))
     for code in entry.trips:
         outcome, message = verdicts[code]
         assert outcome is Outcome.FAILED, (
