@@ -230,7 +230,9 @@ def invalid_args_refused(call: Call) -> str | None:
     severity=Severity.WARNING,
     why="A tool that answers every valid call with an error gives the model nothing to work"
     " with: it is broken, misconfigured (a missing key, no network), or its schema admits"
-    " arguments it cannot serve.",
+    " arguments it cannot serve. Not judged where the errors may be the environment's: a"
+    " write the file system refused, or a tool called only because its sandbox holds (it"
+    " may write, or reach other systems, and the sandbox refuses both).",
     fix="Read the error in the finding: configure what the tool needs, or tighten input_schema"
     " to the arguments the tool really serves (enums, patterns, required fields).",
     reference=_CONTRACT,
