@@ -24,8 +24,9 @@ and the ratio of ours to each peer. Our run is the plugin as a user runs it:
 No test asserts on these numbers.
 
 ``--before PATH`` adds a fourth command to each round: ours from another checkout
-(``git worktree add PATH <commit>``), run by the same environment with that checkout
-first on ``PYTHONPATH``, so one run compares the suites before and after a change.
+(``git worktree add PATH <commit>``), installed the same way in ``.peers/ours-before``
+(delete it to install another checkout there), so one run compares the suites
+before and after a change.
 Each command's CPU seconds (user + system of it and the processes it waited for) are
 printed beside its wall seconds, for a machine shared with other work, and, from the
 last round, its calls and every finding it reports (ours: failed records; amagi:
@@ -139,10 +140,13 @@ def ours(server: str, cwd: Path, report: str = "report.json") -> list[str]:
     ]
 
 
-def _checkout_path(checkout: Path) -> dict[str, str]:
-    """``PYTHONPATH`` that makes the ours environment import another checkout's code."""
-    parts = [checkout / "src", checkout / "conformance", checkout]
-    return {"PYTHONPATH": os.pathsep.join(str(p) for p in parts)}
+def ours_before(server: str, cwd: Path) -> list[str]:
+    """Ours from the other checkout, installed the same way in an environment of its own
+    (an editable install's import hook outranks ``PYTHONPATH``, so one environment cannot
+    serve both)."""
+    command = ours(server, cwd, "report-before.json")
+    command[0] = str(_bin("ours-before", "python"))
+    return command
 
 
 #: A finding, as printed: (code, tool, one line).
@@ -311,6 +315,8 @@ def main() -> None:
         return
     _venv("amagi", "amagi-mcp-probe")
     _venv("toolproof", "mcp-toolproof", "hypothesis==6.150.0")
+    if args.before is not None:
+        _venv("ours-before", "-e", f"{args.before.resolve()}[mcp]")
     for label, server in servers(args.servers.split(",")).items():
         with tempfile.TemporaryDirectory() as scratch:
             compare(label, server, Path(scratch), args.repeat, args.before)
@@ -326,8 +332,8 @@ def _runners(server: str, cwd: Path, before: Path | None) -> dict[str, Runner]:
     }
     if before is not None:
         runners["ours-before"] = (
-            ours(server, cwd, "report-before.json"),
-            _checkout_path(before),
+            ours_before(server, cwd),
+            None,
             lambda _out: ours_findings(cwd / "report-before.json"),
         )
     runners["amagi-mcp-probe"] = (
