@@ -23,6 +23,15 @@ and the ratio of ours to each peer. Our run is the plugin as a user runs it:
 ``pytest --toolnexus-conformance --toolnexus-only --toolnexus-target "stdio:CMD"``.
 No test asserts on these numbers.
 
+``--before PATH`` adds a fourth command to each round: ours from another checkout
+(``git worktree add PATH <commit>``), installed the same way in ``.peers/ours-before``
+(delete it to install another checkout there), so one run compares the suites
+before and after a change.
+Each command's CPU seconds (user + system of it and the processes it waited for) are
+printed beside its wall seconds, for a machine shared with other work, and, from the
+last round, its calls and every finding it reports (ours: failed records; amagi:
+its findings; toolproof: its fuzz findings), one line each.
+
 ``--seeded`` runs ours and ``toolproof fuzz --seed 1`` on the seeded-bug server
 (``conformance/corpus/servers/seeded_bugs.py``, one input-dependent crash per
 ``seed_*`` tool, clean ``clean_*`` twins) and prints, for each, the tools it flags,
@@ -41,6 +50,7 @@ import subprocess
 import tempfile
 import time
 import venv
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,22 +95,35 @@ def servers(names: list[str]) -> dict[str, str]:
     return found
 
 
+def _cpu() -> float:
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+#: CPU seconds of the last ``_timed`` command (it and the processes it waited for).
+LAST_CPU = [0.0]
+
+
 def _timed(
     command: list[str], cwd: Path, env: dict[str, str] | None = None
 ) -> tuple[float, int, str]:
+    cpu = _cpu()
     started = time.perf_counter()
     done = subprocess.run(
         command,
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=900,
         env={**os.environ, **env} if env else None,
     )
+    LAST_CPU[0] = _cpu() - cpu
     return time.perf_counter() - started, done.returncode, done.stdout + done.stderr
 
 
-def ours(server: str, cwd: Path) -> list[str]:
+def ours(server: str, cwd: Path, report: str = "report.json") -> list[str]:
     return [
         str(_bin("ours", "python")),
         "-m",
@@ -113,8 +136,72 @@ def ours(server: str, cwd: Path) -> list[str]:
         "--toolnexus-target",
         f"stdio:{server}",
         "--toolnexus-report",
-        str(cwd / "report.json"),
+        str(cwd / report),
     ]
+
+
+def ours_before(server: str, cwd: Path) -> list[str]:
+    """Ours from the other checkout, installed the same way in an environment of its own
+    (an editable install's import hook outranks ``PYTHONPATH``, so one environment cannot
+    serve both)."""
+    command = ours(server, cwd, "report-before.json")
+    command[0] = str(_bin("ours-before", "python"))
+    return command
+
+
+#: A finding, as printed: (code, tool, one line).
+Found = tuple[str, str, str]
+
+
+def _line(text: object) -> str:
+    return " ".join(str(text).split())[:160]
+
+
+def ours_findings(report: Path) -> tuple[list[Found], int | None]:
+    """Our failed records, and the calls made (per tool, summed; ``None`` before the
+    report counted them)."""
+    records = json.loads(report.read_text())["results"]
+    found = [
+        (r["check"], r["tool"], f"{r['severity']}: {_line(r['message'])}")
+        for r in records
+        if r["outcome"] == "failed"
+    ]
+    calls: dict[str, int] = {}
+    for r in records:
+        if isinstance(r.get("calls"), int):
+            calls[r["tool"]] = max(calls.get(r["tool"], 0), r["calls"])
+    return found, sum(calls.values()) if calls else None
+
+
+def amagi_findings(output: str) -> tuple[list[Found], int | None]:
+    """amagi's findings (``--format json``); it calls each tool it does not skip once."""
+    data = json.loads(output[output.index("{") :])
+    found: list[Found] = []
+    calls = 0
+    for server in data["servers"]:
+        for f in server.get("findings", []):
+            found.append((f["check"], "*", f"{f['severity']}: {_line(f['message'])}"))
+        for tool in server.get("tools", []):
+            calls += tool.get("skip_reason") is None
+            for f in tool.get("findings", []):
+                found.append((f["check"], tool["name"], f"{f['severity']}: {_line(f['message'])}"))
+    return found, calls
+
+
+def toolproof_findings(report: Path) -> tuple[list[Found], int | None]:
+    """toolproof's fuzz findings and calls (``--json``)."""
+    data = json.loads(report.read_text())
+    found: list[Found] = []
+    calls = 0
+    for tool in (data.get("fuzz") or {}).get("tools", []):
+        calls += tool.get("calls") or 0
+        for f in tool.get("findings", []):
+            kind = f.get("kind") or f.get("type") or f.get("check") or "finding"
+            found.append((str(kind), tool["tool"], _line(json.dumps(f, ensure_ascii=False))))
+    for c in data.get("checks", []):
+        if not c.get("passed", True):
+            found.append((str(c.get("name", "check")), "*", _line(c.get("message", ""))))
+    return found, calls
 
 
 SEEDED = ROOT / "conformance" / "corpus" / "servers" / "seeded_bugs.py"
@@ -217,6 +304,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--servers", default="time,everything")
     parser.add_argument("--seeded", action="store_true", help="the seeded-bug server only")
+    parser.add_argument(
+        "--before", type=Path, help="another checkout of this project, run as ours-before"
+    )
     args = parser.parse_args()
     _venv("ours", "-e", f"{ROOT}[mcp]")
     if args.seeded:
@@ -225,45 +315,83 @@ def main() -> None:
         return
     _venv("amagi", "amagi-mcp-probe")
     _venv("toolproof", "mcp-toolproof", "hypothesis==6.150.0")
-    runners = {
-        "ours": ours,
-        "amagi-mcp-probe": lambda s, _cwd: [
-            str(_bin("amagi", "amagi-mcp-probe")),
-            "--",
-            *s.split(),
-        ],
-        "mcp-toolproof": lambda s, _cwd: [
+    if args.before is not None:
+        _venv("ours-before", "-e", f"{args.before.resolve()}[mcp]")
+    for label, server in servers(args.servers.split(",")).items():
+        with tempfile.TemporaryDirectory() as scratch:
+            compare(label, server, Path(scratch), args.repeat, args.before)
+
+
+#: How each command is started, and how its findings are read: name -> (argv, env, read).
+Runner = tuple[list[str], dict[str, str] | None, Callable[[str], tuple[list[Found], int | None]]]
+
+
+def _runners(server: str, cwd: Path, before: Path | None) -> dict[str, Runner]:
+    runners: dict[str, Runner] = {
+        "ours": (ours(server, cwd), None, lambda _out: ours_findings(cwd / "report.json")),
+    }
+    if before is not None:
+        runners["ours-before"] = (
+            ours_before(server, cwd),
+            None,
+            lambda _out: ours_findings(cwd / "report-before.json"),
+        )
+    runners["amagi-mcp-probe"] = (
+        [str(_bin("amagi", "amagi-mcp-probe")), "--format", "json", "--", *server.split()],
+        None,
+        amagi_findings,
+    )
+    runners["mcp-toolproof"] = (
+        [
             str(_bin("toolproof", "toolproof")),
             "fuzz",
             "--seed",
             "1",
+            "--json",
+            str(cwd / "toolproof.json"),
             "--",
-            *s.split(),
+            *server.split(),
         ],
-    }
-    for label, server in servers(args.servers.split(",")).items():
-        walls: dict[str, list[float]] = {name: [] for name in runners}
-        errors: list[int] = []
-        codes: list[int] = []
-        with tempfile.TemporaryDirectory() as scratch:
-            cwd = Path(scratch)
-            for _ in range(args.repeat):
-                for name, runner in runners.items():  # interleaved: A B C A B C ...
-                    wall, code, _output = _timed(runner(server, cwd), cwd)
-                    walls[name].append(wall)
-                    if name == "ours":
-                        codes.append(code)
-                        summary = json.loads((cwd / "report.json").read_text())["summary"]
-                        errors.append(summary["errors"])
-        median = {name: statistics.median(values) for name, values in walls.items()}
-        print(f"\n{label} (stdio), {args.repeat} interleaved runs, median wall seconds:")
-        for name, value in median.items():
-            spread = f"{min(walls[name]):.1f}-{max(walls[name]):.1f}"
-            print(f"  {name:16} {value:6.1f} s  (min-max {spread})")
-        print(f"  ours: exit status {codes}, error-severity failures {errors}")
-        for name in runners:
-            if name != "ours":
-                print(f"  ours / {name}: {median['ours'] / median[name]:.2f}")
+        None,
+        lambda _out: toolproof_findings(cwd / "toolproof.json"),
+    )
+    return runners
+
+
+def compare(label: str, server: str, cwd: Path, repeat: int, before: Path | None) -> None:
+    runners = _runners(server, cwd, before)
+    walls: dict[str, list[float]] = {name: [] for name in runners}
+    cpus: dict[str, list[float]] = {name: [] for name in runners}
+    last: dict[str, tuple[list[Found], int | None]] = {}
+    counts: dict[str, list[int]] = {name: [] for name in runners}
+    codes: list[int] = []
+    for _ in range(repeat):
+        for name, (command, env, read) in runners.items():  # interleaved: A B C A B C ...
+            wall, code, output = _timed(command, cwd, env)
+            walls[name].append(wall)
+            cpus[name].append(LAST_CPU[0])
+            last[name] = read(output)
+            counts[name].append(len(last[name][0]))
+            if name == "ours":
+                codes.append(code)
+    median = {name: statistics.median(values) for name, values in walls.items()}
+    print(f"\n{label} (stdio), {repeat} interleaved runs, median seconds (set-up included):")
+    for name, value in median.items():
+        spread = f"{min(walls[name]):.1f}-{max(walls[name]):.1f}"
+        found, calls = last[name]
+        print(
+            f"  {name:16} wall {value:6.1f} s (min-max {spread})  cpu"
+            f" {statistics.median(cpus[name]):6.1f} s  calls {calls}  findings per run"
+            f" {counts[name]}"
+        )
+    print(f"  ours: exit status {codes}")
+    for name in runners:
+        if name != "ours":
+            print(f"  ours / {name}: wall {median['ours'] / median[name]:.2f}")
+    for name, (found, _calls) in last.items():
+        print(f"  {name} findings (last run):")
+        for check, tool, line in found:
+            print(f"    {check} {tool}: {line}")
 
 
 if __name__ == "__main__":

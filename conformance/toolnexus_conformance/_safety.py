@@ -22,7 +22,7 @@ from typing import Any
 from ._options import ExecuteMode, RunOptions
 from ._subject import MISSING, ToolSubject, hints_of
 
-__all__ = ["may_execute"]
+__all__ = ["called_for_the_sandbox", "may_execute"]
 
 _HOW = (
     "allow it with --toolnexus-execute all, or name it in the ini list toolnexus_allow"
@@ -97,3 +97,15 @@ def may_execute(subject: ToolSubject, options: RunOptions) -> str | None:
     return f"not called under --toolnexus-execute auto: {reason}; " + _HOW.format(
         name=name, qualified=qualified
     )
+
+
+def called_for_the_sandbox(subject: ToolSubject, options: RunOptions) -> str | None:
+    """Why ``auto`` would not call this tool outside the sandbox, where the sandbox holds.
+
+    Such a tool was called because what it does is refused there (its writes outside
+    scratch, its connections out), so an error from every call may be that refusal and
+    says nothing of the tool. ``None`` for a tool called for its own hints.
+    """
+    if not _contained(subject, options):
+        return None
+    return _unsafe_reason(subject)

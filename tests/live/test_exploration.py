@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Mapping
@@ -226,3 +227,39 @@ def test_every_valid_call_erroring_is_a_warning_unless_the_errors_are_about_argu
     assert (verdict.outcome is Outcome.FAILED) is fires
     if fires:
         assert answer in verdict.message
+
+
+def test_every_valid_call_refused_a_write_is_not_the_tools_failure() -> None:
+    """A read-only file system (the sandbox's project) answering every call is the machine's."""
+
+    class Refused(Counted):
+        def execute(self, args: Any, ctx: Any = None) -> Any:
+            return ToolResult.error("EROFS: read-only file system, open '/data/memory.jsonl'")
+
+    verdict = _by_code(check_tools(Refused(), select=["TN605"], options=FAST))["TN605"]
+    assert verdict.outcome is Outcome.SKIPPED
+    assert "the file system refused a write" in verdict.message
+
+
+@pytest.mark.parametrize("contained", [False, True])
+def test_a_tool_called_only_because_its_sandbox_holds_is_not_judged_on_its_errors(
+    contained: bool,
+) -> None:
+    """fetch in a sandbox without network: every call fails to connect, and the tool is fine."""
+
+    class Offline(Counted):
+        def __init__(self) -> None:
+            super().__init__("fetch")
+            self.annotations = ToolAnnotations(read_only=True, open_world=True)
+
+        def execute(self, args: Any, ctx: Any = None) -> Any:
+            return ToolResult.error("Failed to fetch https://a.com due to a connection issue")
+
+    options = dataclasses.replace(FAST, contained=frozenset({"tools"} if contained else ()))
+    verdict = _by_code(check_tools(Offline(), select=["TN605"], options=options))["TN605"]
+    if contained:
+        assert verdict.outcome is Outcome.SKIPPED
+        assert "open-world" in verdict.message
+        assert "--toolnexus-allow fetch" in verdict.message
+    else:  # called by the user's choice (execute all), outside a sandbox: judged
+        assert verdict.outcome is Outcome.FAILED

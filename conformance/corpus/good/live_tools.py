@@ -6,6 +6,8 @@ None of these may trip any live check.
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
 import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -114,10 +116,28 @@ class SlowBaseTool(BaseTool):
         return "done"
 
 
+class SavesToReadOnlyDisk(BaseTool):
+    """Saves a note where the file system refuses writes (the sandbox's read-only project,
+    a read-only mount) and says so: every call fails, and the tool is not to blame (TN605)."""
+
+    name = "save_note"
+    description = "Saves a note to the notes file."
+    input_schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+        "additionalProperties": False,
+    }
+
+    def run(self, args: Mapping[str, Any], ctx: ToolContext | None) -> Any:
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), "/srv/notes/notes.txt")
+
+
 CORPUS = [
     Entry(Double(), note="a quick BaseTool, read-only and idempotent"),
     Entry(PollingSyncTool(), note="sync, polls ctx.is_cancelled() between steps"),
     Entry(WaitingSyncTool(), note="sync, blocks in ctx.wait()"),
     Entry(RacingAsyncTool(), note="async, races its work against ctx.wait_cancelled()"),
     Entry(SlowBaseTool(), note="BaseTool's guarded execute honours ctx for a careless run()"),
+    Entry(SavesToReadOnlyDisk(), note="every call refused by a read-only file system (not TN605)"),
 ]

@@ -230,7 +230,9 @@ def invalid_args_refused(call: Call) -> str | None:
     severity=Severity.WARNING,
     why="A tool that answers every valid call with an error gives the model nothing to work"
     " with: it is broken, misconfigured (a missing key, no network), or its schema admits"
-    " arguments it cannot serve.",
+    " arguments it cannot serve. Not judged where the errors may be the environment's: a"
+    " write the file system refused, or a tool called only because its sandbox holds (it"
+    " may write, or reach other systems, and the sandbox refuses both).",
     fix="Read the error in the finding: configure what the tool needs, or tighten input_schema"
     " to the arguments the tool really serves (enums, patterns, required fields).",
     reference=_CONTRACT,
@@ -250,14 +252,55 @@ def valid_calls_succeed(observation: Observation, options: RunOptions) -> Iterab
         # "" is no timezone): the schema is loose, the tool is not broken.
         return []
     first = calls[0]
-    return [
-        Finding(
-            f"every one of {len(calls)} calls with valid arguments returned an error, e.g."
-            f" {show(first.outcome)} for arguments {describe(first.args)}",
-            sent=first.args,
-            got=show(first.outcome),
+    every = (
+        f"every one of {len(calls)} calls with valid arguments returned an error, e.g."
+        f" {show(first.outcome)} for arguments {describe(first.args)}"
+    )
+    _not_the_tools_doing(observation, options, calls, every)
+    return [Finding(every, sent=first.args, got=show(first.outcome))]
+
+
+#: An error that is the file system refusing a write (the sandbox's read-only project,
+#: a read-only mount): Python's, Node's and Go's spellings.
+_READ_ONLY_FS = re.compile(r"read-only file system|\bEROFS\b", re.IGNORECASE)
+
+
+def _not_the_tools_doing(
+    observation: Observation, options: RunOptions, calls: list[Call], every: str
+) -> None:
+    """Skip TN605 when the errors may be the environment refusing the tool, not the tool.
+
+    A write the file system refused is the machine's answer. A tool ``auto`` calls only
+    because its sandbox holds (it may write, or reach other systems) meets the sandbox's
+    refusals on its success path, and a write tool's siblings cannot make the state it
+    needs (git_commit finds nothing staged): its errors do not say it is broken.
+    """
+    from toolnexus_conformance._safety import called_for_the_sandbox
+
+    refused = next(
+        (
+            c
+            for c in calls
+            if _READ_ONLY_FS.search(str(parts(c.outcome.value)[1] or "")) is not None
+        ),
+        None,
+    )
+    if refused is not None:
+        raise Skip(
+            f"{every}; the file system refused a write ({show(refused.outcome)}): the errors"
+            " are the machine's, so whether the tool can succeed is not judged"
         )
-    ]
+    reason = called_for_the_sandbox(observation.subject, options)
+    if reason is None:
+        return
+    subject = observation.subject
+    name = subject.name if isinstance(subject.name, str) else subject.display_name
+    raise Skip(
+        f"{every}; {reason}, so it was called only because its sandbox holds, where"
+        " nothing outside its scratch is writable and no other system is reachable: whether"
+        f" it can succeed is judged outside the sandbox (--toolnexus-sandbox off with"
+        f" --toolnexus-allow {name})"
+    )
 
 
 @check(

@@ -132,7 +132,9 @@ def mcp_prefixed_length(subject: ToolSubject, options: RunOptions) -> Iterable[F
     why="A server that hangs at start-up or fails its handshake gives the model no tools, and"
     " a host that waits for it without a bound hangs with it.",
     fix="Read the reason and the stderr tail; make start-up faster or raise 'timeout' in the"
-    " server's mcp.json entry.",
+    " server's mcp.json entry. A server started by a package runner (npx, uvx) that fails in"
+    " a sandbox without network is not judged: it could not download itself; install it and"
+    " name its own command.",
     scope=Scope.TARGET,
     sources=("mcp",),
 )
@@ -140,11 +142,49 @@ def mcp_server_starts(subject: Any, options: RunOptions) -> Iterable[Finding]:
     statuses = subject.extra.get("statuses")
     if not isinstance(statuses, Mapping) or not statuses:
         raise Skip("not an MCP target")
+    failed = {n: s for n, s in statuses.items() if getattr(s, "state", None) == "failed"}
+    offline = subject.target in options.contained  # a sandbox that holds has no network
+    runners = {n: r for n in failed if offline and (r := _runner_of(subject, n)) is not None}
+    if failed and runners.keys() == failed.keys():
+        raise Skip(
+            "; ".join(
+                f"{name} did not start ({failed[name].reason or 'failed'}): its command, {runner},"
+                " fetches the server when it starts, and the sandbox has no network"
+                for name, runner in runners.items()
+            )
+            + ". Install the server and name its own command (node .../dist/index.js, the"
+            " package's script), or pass --toolnexus-allow-network"
+        )
     return [
         Finding(status.describe(), path=f"servers.{name}")
-        for name, status in statuses.items()
-        if getattr(status, "state", None) == "failed"
+        for name, status in failed.items()
+        if name not in runners
     ]
+
+
+#: Commands that download the package they run when it is not cached: in a sandbox
+#: without network (and whose HOME, where their cache lives, is empty) they cannot start.
+_RUNNERS = {"npx", "pnpx", "bunx", "uvx"}
+_RUNNER_VERBS = {"npm": "exec", "pnpm": "dlx", "yarn": "dlx", "bun": "x", "pipx": "run"}
+
+
+def _runner_of(subject: Any, name: str) -> str | None:
+    """``npx`` (or another package runner) when it is how the server ``name`` starts."""
+    source = subject.extra.get("mcp_source")
+    connections = getattr(source, "connections", None)
+    connection = connections.get(name) if isinstance(connections, Mapping) else None
+    command = getattr(getattr(connection, "config", None), "command", ())
+    if not isinstance(command, tuple) or not command or not isinstance(command[0], str):
+        return None
+    program = re.split(r"[/\\]", command[0])[-1].removesuffix(".cmd").removesuffix(".exe")
+    if program in _RUNNERS:
+        return program
+    verb = _RUNNER_VERBS.get(program)
+    if verb is not None and verb in command[1:3]:
+        return f"{program} {verb}"
+    if program == "uv" and command[1:3] == ("tool", "run"):
+        return "uv tool run"
+    return None
 
 
 @check(
