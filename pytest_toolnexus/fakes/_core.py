@@ -14,7 +14,14 @@ from toolnexus_ref.wire import Message, Request, ToolCallPart, ToolDecl, ToolRes
 from ._behaviours import Adversarial, Behaviour, FunctionBehaviour, SchemaDriven, Script, Verdict
 from ._cassette import Replay
 from ._embeddings import DEFAULT_DIMENSIONS, hashed_vector
-from ._refusals import refusal_for
+from ._reasoning import (
+    Reasoning,
+    ScriptedTurn,
+    passback_refusal,
+    reasoning_violation,
+    signed_calls,
+)
+from ._refusals import Refusal, refusal_for
 from ._replies import (
     AUTO_ID,
     ESTIMATED,
@@ -104,6 +111,8 @@ class FakeLLM:
         #: every text an embeddings endpoint was asked to embed, in order
         self.embedded: list[str] = []
         self._vectors: dict[str, list[float]] = {}
+        #: call id -> the reasoning served with it, which the agent must send back
+        self._signed: dict[str, tuple[Reasoning, ...]] = {}
 
     def __repr__(self) -> str:
         return f"<FakeLLM {type(self.behaviour).__name__} requests={len(self.requests)} strict={self.strict}>"
@@ -186,6 +195,10 @@ class FakeLLM:
             self.requests.append(request)
             number = len(self.requests)
             refusal = refusal_for(request) if self.provider_checks else None
+            if refusal is None and self.provider_checks and self._signed:
+                dropped = passback_refusal(self._signed, request.provider, request.raw)
+                if dropped is not None:
+                    refusal = Refusal(dropped[0], dropped[1], dropped[2])
             if refusal is not None:
                 reply = ErrorReply(
                     refusal.status, refusal.message, param=refusal.param, rule=refusal.rule
@@ -219,6 +232,15 @@ class FakeLLM:
         if not isinstance(turn, Turn):
             return reply
         turn = self._named(turn, request.provider)
+        if isinstance(turn, ScriptedTurn):
+            why = reasoning_violation(turn, request.provider, request.raw)
+            if why is not None:
+                found = Violation(*why)
+                self.violations.append((number, found.rule, found.message))
+                return ErrorReply(
+                    400, _violation_message(self.behaviour, number, found), rule=found.rule
+                )
+            self._signed.update(signed_calls(turn, request.provider))
         if isinstance(self.behaviour, Script | FunctionBehaviour | Replay):
             shaped = apply_settings(turn, request)
             if isinstance(shaped, Violation):

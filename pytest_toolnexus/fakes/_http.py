@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from toolnexus_ref.wire import Request, WireError, route
 
 from ._endpoints import endpoint
+from ._reasoning import ScriptedTurn, dress_response, dress_stream
 from ._record import Recording
 from ._replies import ErrorReply, HangReply, TruncatedReply
 from ._threads import Continued, continued, remembers
@@ -138,11 +139,15 @@ def _chat_reply(
         events = wire.stream_events(
             turn, model=request.model, id=id, fragment=fake.fragment, request=data
         )
+        if isinstance(turn, ScriptedTurn):
+            events = dress_stream(row.name, events, turn, data, fake.fragment)
         if isinstance(reply, TruncatedReply):
             events = events[: min(reply.keep, len(events) - 1)]  # never the final event
         headers = {"content-type": row.stream_type, "cache-control": "no-cache"}
         return HTTPReply(200, headers, events, delay=served.delay)
     payload = wire.build_response(turn, model=request.model, id=id, request=data)
+    if isinstance(turn, ScriptedTurn):
+        payload = dress_response(row.name, payload, turn, data)
     if isinstance(reply, TruncatedReply):
         raw = json.dumps(payload).encode()
         return HTTPReply(200, {"content-type": "application/json"}, [raw[: len(raw) // 2]])
