@@ -411,6 +411,7 @@ class FakeLLM:
         # Gemini results may come back without the call's id (the SDK's
         # Part.from_function_response sets none): then the name is all there is.
         answered_by_name = {r.name for r in results if not r.call_id and r.name}
+        answered_by_name |= _answered_in_order(self.requests)
         for c in calls:
             if c.id in answered or c.name in answered_by_name:
                 return c
@@ -489,3 +490,21 @@ def _arguments(call: ToolCallPart) -> Any:
         return call.parsed_arguments()
     except ValueError:
         return call.arguments
+
+
+def _answered_in_order(requests: Sequence[Request]) -> set[str]:
+    """Names of calls answered by a result with neither id nor name, which answers the
+    call at its position in the assistant message before it (Ollama's tool messages
+    carry no id, and clients such as litellm's ``ollama_chat/`` send no name)."""
+    names: set[str] = set()
+    for request in requests:
+        calls: tuple[ToolCallPart, ...] = ()
+        position = 0
+        for message in request.messages:
+            if message.tool_calls:
+                calls, position = message.tool_calls, 0
+            for result in message.tool_results:
+                if not result.call_id and not result.name and position < len(calls):
+                    names.add(calls[position].name)
+                position += 1
+    return names
