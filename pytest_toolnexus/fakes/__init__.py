@@ -26,7 +26,7 @@ from ._behaviours import (
 from ._cassette import Cassette, Replay, conversation_shape
 from ._core import FakeLLM
 from ._reasoning import HostedCall, Reasoning, ScriptedTurn, signature_for
-from ._record import Recorder, Recording
+from ._record import NewEpisodes, Recorder, Recording
 from ._refusals import RULES, Refusal
 from ._replies import (
     DelayedReply,
@@ -64,6 +64,7 @@ __all__ = [
     "HangReply",
     "HostedCall",
     "MountedFake",
+    "NewEpisodes",
     "Reasoning",
     "Recorder",
     "Recording",

@@ -21,6 +21,7 @@ from ._reasoning import (
     reasoning_violation,
     signed_calls,
 )
+from ._record import Recording
 from ._refusals import Refusal, refusal_for
 from ._replies import (
     AUTO_ID,
@@ -241,14 +242,14 @@ class FakeLLM:
                     400, _violation_message(self.behaviour, number, found), rule=found.rule
                 )
             self._signed.update(signed_calls(turn, request.provider))
-        if isinstance(self.behaviour, Script | FunctionBehaviour | Replay):
+        if isinstance(self.behaviour, Script | FunctionBehaviour | Replay | Recording):
             shaped = apply_settings(turn, request)
             if isinstance(shaped, Violation):
                 self.violations.append((number, shaped.rule, shaped.message))
                 return ErrorReply(
                     400, _violation_message(self.behaviour, number, shaped), rule=shaped.rule
                 )
-            if not isinstance(self.behaviour, Replay):
+            if not isinstance(self.behaviour, Replay | Recording):
                 # a recorded reply was shaped by the real model already: judge, never reshape
                 turn = shaped
         if turn.usage == ESTIMATED:
@@ -464,7 +465,7 @@ class FakeLLM:
 
 
 def _violation_message(behaviour: Behaviour, number: int, violation: Violation) -> str:
-    if not isinstance(behaviour, Replay):
+    if not isinstance(behaviour, Replay | Recording):
         return (
             f"FakeLLM: scripted reply for request #{number} breaks the request's "
             f"{violation.rule} rule: {violation.message}. A real model cannot answer so; "

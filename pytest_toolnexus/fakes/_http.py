@@ -68,7 +68,7 @@ def handle(
     origin: str | None = None,
 ) -> HTTPReply:
     """``origin`` is where the request was sent (respx mode), for a recording fake."""
-    if isinstance(fake.behaviour, Recording):
+    if isinstance(fake.behaviour, Recording) and not _replayed(fake.behaviour, method, path, body):
         return _recorded(fake, fake.behaviour, method, path, body, query, headers, origin)
     found = route(path)
     if found is None or method.upper() != "POST":
@@ -152,6 +152,21 @@ def _chat_reply(
         raw = json.dumps(payload).encode()
         return HTTPReply(200, {"content-type": "application/json"}, [raw[: len(raw) // 2]])
     return replace(_json_reply(200, payload), delay=served.delay)
+
+
+def _replayed(recording: Recording, method: str, path: str, body: bytes) -> bool:
+    """A model request a recording answers from its cassette (``new_episodes``)."""
+    found = route(path)
+    if found is None or method.upper() != "POST":
+        return False
+    try:
+        data = json.loads(body or b"null")
+        if not isinstance(data, dict):
+            return False
+        request = found.provider.wire.parse_request(data, model=found.model, stream=found.stream)
+    except (ValueError, WireError):
+        return False
+    return recording.replays(request)
 
 
 def _recorded(
