@@ -27,8 +27,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "outrun the script without failing the test; provider_checks=False lets through "
         "requests the provider would refuse with a 400; cassette='name.yaml' replays a "
         "recorded session (a path relative to the test file); with --toolnexus-record "
-        "once|all it is recorded against the real API (upstream='https://...' or the "
-        "provider's default host).",
+        "once|new_episodes|all it is recorded against the real API (upstream='https://...' "
+        "or the provider's default host).",
     )
 
 
@@ -53,7 +53,7 @@ def fake_llm(request: pytest.FixtureRequest) -> Iterator[FakeLLM]:
     request the provider would refuse fails the test. Relax with
     ``@pytest.mark.toolnexus_llm(strict=False)`` or ``(provider_checks=False)``;
     replay a recorded session with ``(cassette="session.yaml")``, recorded against
-    the real API under ``--toolnexus-record once|all``."""
+    the real API under ``--toolnexus-record once|new_episodes|all``."""
     from pytest_toolnexus.fakes import FakeLLM
 
     options = _options(request)
@@ -65,10 +65,15 @@ def fake_llm(request: pytest.FixtureRequest) -> Iterator[FakeLLM]:
     else:
         path = request.path.parent / str(cassette)
         mode = request.config.getoption("toolnexus_record", "none")
-        if mode == "all" or (mode == "once" and not path.exists()):
+        if mode == "all" or (mode in ("once", "new_episodes") and not path.exists()):
             from pytest_toolnexus.fakes import Recording
 
             recording = Recording(path, upstream=upstream)
+            fake = FakeLLM(recording, **options)
+        elif mode == "new_episodes":
+            from pytest_toolnexus.fakes import NewEpisodes
+
+            recording = NewEpisodes(path, upstream=upstream)
             fake = FakeLLM(recording, **options)
         else:
             fake = FakeLLM.replay(path, **options)

@@ -281,10 +281,11 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--toolnexus-record",
         default="none",
-        choices=("none", "once", "all"),
+        choices=("none", "once", "new_episodes", "all"),
         dest="toolnexus_record",
         help="cassettes of the fake_llm fixture (toolnexus_llm(cassette=...)): none replays"
-        " only (default), once records the missing ones against the real API, all records"
+        " only (default), once records the missing ones against the real API, new_episodes"
+        " replays what matches and records the new turns into the cassette, all records"
         " every one again.",
     )
     parser.addini("toolnexus_targets", "conformance targets, one per line", type="linelist")

@@ -25,7 +25,8 @@ from ._behaviours import (
 )
 from ._cassette import Cassette, Replay, conversation_shape
 from ._core import FakeLLM
-from ._record import Recorder, Recording
+from ._reasoning import HostedCall, Reasoning, ScriptedTurn, signature_for
+from ._record import NewEpisodes, Recorder, Recording
 from ._refusals import RULES, Refusal
 from ._replies import (
     DelayedReply,
@@ -36,10 +37,12 @@ from ._replies import (
     call,
     delayed,
     error,
+    file_search,
     hang,
     text,
     tool_calls,
     truncated,
+    web_search,
 )
 from ._respx import HOSTS, FakeRouter, mount_respx, respx_mock
 from ._server import FakeLLMServer, MountedFake
@@ -59,13 +62,17 @@ __all__ = [
     "FakeRouter",
     "FunctionBehaviour",
     "HangReply",
+    "HostedCall",
     "MountedFake",
+    "NewEpisodes",
+    "Reasoning",
     "Recorder",
     "Recording",
     "Refusal",
     "Replay",
     "Reply",
     "SchemaDriven",
+    "ScriptedTurn",
     "Script",
     "TruncatedReply",
     "Usage",
@@ -74,10 +81,13 @@ __all__ = [
     "conversation_shape",
     "delayed",
     "error",
+    "file_search",
     "hang",
     "mount_respx",
     "respx_mock",
+    "signature_for",
     "text",
     "tool_calls",
     "truncated",
+    "web_search",
 ]

@@ -10,6 +10,7 @@ message naming it, so nothing leaves the machine from either client library.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["aiohttp_mock", "aiohttp_installed"]
 
 
+@functools.cache
 def aiohttp_installed() -> bool:
     """Whether there is an aiohttp to intercept (and ``aioresponses`` to do it)."""
     import importlib.util
@@ -32,6 +34,7 @@ def aiohttp_installed() -> bool:
     return importlib.util.find_spec("aiohttp") is not None
 
 
+@functools.cache
 def _host_pattern(hosts: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = []
     for where in hosts:
@@ -79,23 +82,9 @@ def aiohttp_mock(fake: FakeLLM, hosts: tuple[str, ...]) -> Iterator[Any]:
         with _refuse_all(hosts):
             yield None
         return
-    from aiohttp import ClientConnectionError, ClientResponse, ServerTimeoutError
+    from aiohttp import ClientConnectionError, ServerTimeoutError
 
-    class Response(ClientResponse):
-        """aioresponses builds responses as aiohttp 3.13 did; 3.14 also wants the
-        request's stream writer (for ``output_size``), which a mocked request has not."""
-
-        def __init__(self, method: str, url: Any, **kwargs: Any) -> None:
-            kwargs.setdefault("stream_writer", _SentWriter())
-            super().__init__(method, url, **kwargs)
-
-        @property
-        def headers(self) -> Any:
-            """Read-only, as aiohttp's own (google-genai tells the types apart by name)."""
-            from multidict import CIMultiDict, CIMultiDictProxy
-
-            held: Any = self._headers
-            return CIMultiDictProxy(held) if isinstance(held, CIMultiDict) else held
+    Response = _response_class()
 
     async def respond(url: Any, **kwargs: Any) -> Any:
         method = str(kwargs.get("method") or "POST")
@@ -148,6 +137,30 @@ def aiohttp_mock(fake: FakeLLM, hosts: tuple[str, ...]) -> Iterator[Any]:
             mock.add(served, method=method, callback=_with_method(respond, method), repeat=True)
             mock.add(re.compile(".*"), method=method, callback=refuse, repeat=True)
         yield mock
+
+
+@functools.cache
+def _response_class() -> type[Any]:
+    """The response class the mock builds (made once: a class costs to create)."""
+    from aiohttp import ClientResponse
+
+    class Response(ClientResponse):
+        """aioresponses builds responses as aiohttp 3.13 did; 3.14 also wants the
+        request's stream writer (for ``output_size``), which a mocked request has not."""
+
+        def __init__(self, method: str, url: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("stream_writer", _SentWriter())
+            super().__init__(method, url, **kwargs)
+
+        @property
+        def headers(self) -> Any:
+            """Read-only, as aiohttp's own (google-genai tells the types apart by name)."""
+            from multidict import CIMultiDict, CIMultiDictProxy
+
+            held: Any = self._headers
+            return CIMultiDictProxy(held) if isinstance(held, CIMultiDict) else held
+
+    return Response
 
 
 @contextmanager

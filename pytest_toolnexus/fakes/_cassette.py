@@ -129,37 +129,44 @@ class Cassette:
 
 
 class Replay:
-    """Serves a cassette's replies in order, each only to a conversation of the shape
-    it was recorded for; a request of another shape is refused with the diff."""
+    """Serves a cassette's replies, each once, each only to a conversation of the shape
+    it was recorded for: the first unused turn of the request's shape answers it (so a
+    cassette grown by ``new_episodes`` replays too); a request of no recorded shape is
+    refused with the diff against the next unused turn."""
 
     def __init__(self, cassette: Cassette) -> None:
         self.cassette = cassette
-        self._next = 0
+        self._used: set[int] = set()
+        self._asked = 0
         self.mismatches: list[str] = []
 
     def next(self, request: Request) -> Reply | None:
-        if self._next >= len(self.cassette.turns):
+        turns = self.cassette.turns
+        unused = [i for i in range(len(turns)) if i not in self._used]
+        if not unused:
             return None
-        turn = self.cassette.turns[self._next]
+        self._asked += 1
         shape = conversation_shape(request.messages)
-        if shape != turn.expect:
-            diff = "\n".join(
-                difflib.unified_diff(
-                    turn.expect, shape, "recorded", "this request", lineterm="", n=2
-                )
+        for i in unused:
+            if turns[i].expect == shape:
+                self._used.add(i)
+                return turns[i].reply
+        diff = "\n".join(
+            difflib.unified_diff(
+                turns[unused[0]].expect, shape, "recorded", "this request", lineterm="", n=2
             )
-            message = (
-                f"FakeLLM replay: request #{self._next + 1} does not match the cassette "
-                f"(conversation shape):\n{diff}"
-            )
-            self.mismatches.append(message)
-            return ErrorReply(400, message, rule="cassette_mismatch")
-        self._next += 1
-        return turn.reply
+        )
+        message = (
+            f"FakeLLM replay: request #{self._asked} does not match the cassette "
+            f"(conversation shape):\n{diff}"
+        )
+        self.mismatches.append(message)
+        return ErrorReply(400, message, rule="cassette_mismatch")
 
     def pending(self) -> list[str]:
         left = [
             f"cassette turn #{i + 1} never replayed"
-            for i in range(self._next, len(self.cassette.turns))
+            for i in range(len(self.cassette.turns))
+            if i not in self._used
         ]
         return self.mismatches + left

@@ -14,7 +14,15 @@ from toolnexus_ref.wire import Message, Request, ToolCallPart, ToolDecl, ToolRes
 from ._behaviours import Adversarial, Behaviour, FunctionBehaviour, SchemaDriven, Script, Verdict
 from ._cassette import Replay
 from ._embeddings import DEFAULT_DIMENSIONS, hashed_vector
-from ._refusals import refusal_for
+from ._reasoning import (
+    Reasoning,
+    ScriptedTurn,
+    passback_refusal,
+    reasoning_violation,
+    signed_calls,
+)
+from ._record import Recording
+from ._refusals import Refusal, refusal_for
 from ._replies import (
     AUTO_ID,
     ESTIMATED,
@@ -104,6 +112,8 @@ class FakeLLM:
         #: every text an embeddings endpoint was asked to embed, in order
         self.embedded: list[str] = []
         self._vectors: dict[str, list[float]] = {}
+        #: call id -> the reasoning served with it, which the agent must send back
+        self._signed: dict[str, tuple[Reasoning, ...]] = {}
 
     def __repr__(self) -> str:
         return f"<FakeLLM {type(self.behaviour).__name__} requests={len(self.requests)} strict={self.strict}>"
@@ -186,6 +196,10 @@ class FakeLLM:
             self.requests.append(request)
             number = len(self.requests)
             refusal = refusal_for(request) if self.provider_checks else None
+            if refusal is None and self.provider_checks and self._signed:
+                dropped = passback_refusal(self._signed, request.provider, request.raw)
+                if dropped is not None:
+                    refusal = Refusal(dropped[0], dropped[1], dropped[2])
             if refusal is not None:
                 reply = ErrorReply(
                     refusal.status, refusal.message, param=refusal.param, rule=refusal.rule
@@ -219,14 +233,23 @@ class FakeLLM:
         if not isinstance(turn, Turn):
             return reply
         turn = self._named(turn, request.provider)
-        if isinstance(self.behaviour, Script | FunctionBehaviour | Replay):
+        if isinstance(turn, ScriptedTurn):
+            why = reasoning_violation(turn, request.provider, request.raw)
+            if why is not None:
+                found = Violation(*why)
+                self.violations.append((number, found.rule, found.message))
+                return ErrorReply(
+                    400, _violation_message(self.behaviour, number, found), rule=found.rule
+                )
+            self._signed.update(signed_calls(turn, request.provider))
+        if isinstance(self.behaviour, Script | FunctionBehaviour | Replay | Recording):
             shaped = apply_settings(turn, request)
             if isinstance(shaped, Violation):
                 self.violations.append((number, shaped.rule, shaped.message))
                 return ErrorReply(
                     400, _violation_message(self.behaviour, number, shaped), rule=shaped.rule
                 )
-            if not isinstance(self.behaviour, Replay):
+            if not isinstance(self.behaviour, Replay | Recording):
                 # a recorded reply was shaped by the real model already: judge, never reshape
                 turn = shaped
         if turn.usage == ESTIMATED:
@@ -389,6 +412,7 @@ class FakeLLM:
         # Gemini results may come back without the call's id (the SDK's
         # Part.from_function_response sets none): then the name is all there is.
         answered_by_name = {r.name for r in results if not r.call_id and r.name}
+        answered_by_name |= _answered_in_order(self.requests)
         for c in calls:
             if c.id in answered or c.name in answered_by_name:
                 return c
@@ -441,7 +465,7 @@ class FakeLLM:
 
 
 def _violation_message(behaviour: Behaviour, number: int, violation: Violation) -> str:
-    if not isinstance(behaviour, Replay):
+    if not isinstance(behaviour, Replay | Recording):
         return (
             f"FakeLLM: scripted reply for request #{number} breaks the request's "
             f"{violation.rule} rule: {violation.message}. A real model cannot answer so; "
@@ -467,3 +491,21 @@ def _arguments(call: ToolCallPart) -> Any:
         return call.parsed_arguments()
     except ValueError:
         return call.arguments
+
+
+def _answered_in_order(requests: Sequence[Request]) -> set[str]:
+    """Names of calls answered by a result with neither id nor name, which answers the
+    call at its position in the assistant message before it (Ollama's tool messages
+    carry no id, and clients such as litellm's ``ollama_chat/`` send no name)."""
+    names: set[str] = set()
+    for request in requests:
+        calls: tuple[ToolCallPart, ...] = ()
+        position = 0
+        for message in request.messages:
+            if message.tool_calls:
+                calls, position = message.tool_calls, 0
+            for result in message.tool_results:
+                if not result.call_id and not result.name and position < len(calls):
+                    names.add(calls[position].name)
+                position += 1
+    return names

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from toolnexus_ref.wire import Request, WireError, route
 
 from ._endpoints import endpoint
+from ._reasoning import ScriptedTurn, dress_response, dress_stream
 from ._record import Recording
 from ._replies import ErrorReply, HangReply, TruncatedReply
 from ._threads import Continued, continued, remembers
@@ -67,7 +68,7 @@ def handle(
     origin: str | None = None,
 ) -> HTTPReply:
     """``origin`` is where the request was sent (respx mode), for a recording fake."""
-    if isinstance(fake.behaviour, Recording):
+    if isinstance(fake.behaviour, Recording) and not _replayed(fake.behaviour, method, path, body):
         return _recorded(fake, fake.behaviour, method, path, body, query, headers, origin)
     found = route(path)
     if found is None or method.upper() != "POST":
@@ -138,15 +139,34 @@ def _chat_reply(
         events = wire.stream_events(
             turn, model=request.model, id=id, fragment=fake.fragment, request=data
         )
+        if isinstance(turn, ScriptedTurn):
+            events = dress_stream(row.name, events, turn, data, fake.fragment)
         if isinstance(reply, TruncatedReply):
             events = events[: min(reply.keep, len(events) - 1)]  # never the final event
         headers = {"content-type": row.stream_type, "cache-control": "no-cache"}
         return HTTPReply(200, headers, events, delay=served.delay)
     payload = wire.build_response(turn, model=request.model, id=id, request=data)
+    if isinstance(turn, ScriptedTurn):
+        payload = dress_response(row.name, payload, turn, data)
     if isinstance(reply, TruncatedReply):
         raw = json.dumps(payload).encode()
         return HTTPReply(200, {"content-type": "application/json"}, [raw[: len(raw) // 2]])
     return replace(_json_reply(200, payload), delay=served.delay)
+
+
+def _replayed(recording: Recording, method: str, path: str, body: bytes) -> bool:
+    """A model request a recording answers from its cassette (``new_episodes``)."""
+    found = route(path)
+    if found is None or method.upper() != "POST":
+        return False
+    try:
+        data = json.loads(body or b"null")
+        if not isinstance(data, dict):
+            return False
+        request = found.provider.wire.parse_request(data, model=found.model, stream=found.stream)
+    except (ValueError, WireError):
+        return False
+    return recording.replays(request)
 
 
 def _recorded(

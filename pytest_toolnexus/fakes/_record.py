@@ -16,12 +16,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from toolnexus_ref.wire import WireError, route
+from toolnexus_ref.wire import Request, Turn, WireError, route
 
 from ._base_urls import BaseUrls
-from ._cassette import Cassette
+from ._cassette import Cassette, conversation_shape
 
-__all__ = ["Recorder", "Recording"]
+__all__ = ["NewEpisodes", "Recorder", "Recording"]
 
 #: Request headers that belong to the hop, not to the request.
 _HOP = {"host", "content-length", "connection", "accept-encoding", "transfer-encoding"}
@@ -148,8 +148,12 @@ class Recording:
         self.cassette = Cassette()
         self.errors: list[str] = []
 
-    def next(self, request: Any) -> None:
+    def next(self, request: Any) -> Turn | None:
         return None  # never asked: handle() forwards instead
+
+    def replays(self, request: Request) -> bool:
+        """Whether ``request`` is answered from a cassette rather than forwarded."""
+        return False
 
     def pending(self) -> list[str]:
         return list(self.errors)
@@ -211,3 +215,36 @@ class Recording:
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.cassette.save(self.path)
+
+
+class NewEpisodes(Recording):
+    """Recording in pytest-recording's (VCR's) ``new_episodes`` mode: a request whose
+    conversation shape matches an unused turn of the existing cassette is answered from
+    it, offline and judged as a replay is; any other request goes to the real API and
+    its turn is appended. ``save()`` writes the old turns and the new ones."""
+
+    def __init__(self, path: str | Path, *, upstream: str | None = None, timeout: float = 120.0):
+        super().__init__(path, upstream=upstream, timeout=timeout)
+        self.cassette = Cassette(list(Cassette.load(path).turns))
+        self._recorded = len(self.cassette.turns)
+        self._used: set[int] = set()
+        #: how many requests were answered from the cassette, and how many recorded
+        self.replayed = 0
+
+    def _match(self, request: Request) -> int | None:
+        shape = conversation_shape(request.messages)
+        for i, turn in enumerate(self.cassette.turns[: self._recorded]):
+            if i not in self._used and turn.expect == shape:
+                return i
+        return None
+
+    def replays(self, request: Request) -> bool:
+        return self._match(request) is not None
+
+    def next(self, request: Request) -> Turn | None:
+        found = self._match(request)
+        if found is None:
+            return None
+        self._used.add(found)
+        self.replayed += 1
+        return self.cassette.turns[found].reply

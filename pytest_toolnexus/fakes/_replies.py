@@ -4,10 +4,13 @@ reply or no reply at all."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toolnexus_ref.wire import ToolCallPart, Turn, Usage
+
+from ._reasoning import HostedCall, Reasoning, ScriptedTurn
 
 __all__ = [
     "AUTO_ID",
@@ -20,10 +23,12 @@ __all__ = [
     "call",
     "delayed",
     "error",
+    "file_search",
     "hang",
     "text",
     "tool_calls",
     "truncated",
+    "web_search",
 ]
 
 #: The id of a call built without one: the fake gives it ``call_<n>`` when it serves
@@ -93,9 +98,60 @@ class HangReply:
 Reply = Turn | ErrorReply | TruncatedReply | DelayedReply | HangReply
 
 
-def text(value: str, *, usage: Usage | None = None) -> Turn:
-    """A final answer; ``usage`` defaults to an estimate made when it is served."""
-    return Turn(value, (), "stop", usage or ESTIMATED)
+Thinking = str | Reasoning | Sequence[str | Reasoning] | None
+
+
+def text(
+    value: str,
+    *,
+    usage: Usage | None = None,
+    reasoning: Thinking = None,
+    hosted: Sequence[HostedCall] = (),
+) -> Turn:
+    """A final answer; ``usage`` defaults to an estimate made when it is served.
+
+    ``reasoning`` is what the model thought first (text, or ``Reasoning`` for a
+    signature or a redacted block), sent in the provider's own shape; ``hosted`` are
+    the items of tools the provider ran itself (``web_search(...)``, Responses API)."""
+    return _turn(Turn(value, (), "stop", usage or ESTIMATED), reasoning, hosted)
+
+
+def _turn(turn: Turn, reasoning: Thinking, hosted: Sequence[HostedCall]) -> Turn:
+    if reasoning is None and not hosted:
+        return turn
+    if reasoning is None:
+        thoughts: tuple[Reasoning, ...] = ()
+    elif isinstance(reasoning, str | Reasoning):
+        thoughts = (_reasoning(reasoning),)
+    else:
+        thoughts = tuple(_reasoning(r) for r in reasoning)
+    return ScriptedTurn(
+        turn.text, turn.tool_calls, turn.finish_reason, turn.usage, thoughts, tuple(hosted)
+    )
+
+
+def _reasoning(value: str | Reasoning) -> Reasoning:
+    return Reasoning(value) if isinstance(value, str) else value
+
+
+def web_search(query: str, *, sources: Sequence[str] = (), tool: str = "web_search") -> HostedCall:
+    """A ``web_search_call`` item (Responses API): the provider searched for ``query``.
+    The request must offer the ``web_search`` tool (or ``tool``, e.g. its preview)."""
+    action: dict[str, Any] = {"type": "search", "query": query, "queries": [query]}
+    if sources:
+        action["sources"] = [{"type": "url", "url": url} for url in sources]
+    return HostedCall("web_search_call", tool, {"action": action})
+
+
+def file_search(*queries: str, results: Sequence[Mapping[str, Any]] | None = None) -> HostedCall:
+    """A ``file_search_call`` item (Responses API); the request must offer ``file_search``.
+    ``results`` (``{"file_id", "filename", "score", "text"}`` each) only when the request
+    includes ``file_search_call.results``, as the API sends them."""
+    return HostedCall(
+        "file_search_call",
+        "file_search",
+        {"queries": list(queries), "results": None if results is None else list(results)},
+    )
 
 
 def call(name: str, args: Any = None, *, id: str | None = None) -> ToolCallPart:
@@ -110,6 +166,8 @@ def tool_calls(
     *calls: ToolCallPart | tuple[str, Any] | str,
     text: str | None = None,
     usage: Usage | None = None,
+    reasoning: Thinking = None,
+    hosted: Sequence[HostedCall] = (),
 ) -> Turn:
     """A turn asking for one or several calls: ``call(...)``, ``("name", args)`` or ``"name"``."""
     parts = []
@@ -122,7 +180,7 @@ def tool_calls(
             parts.append(call(item[0], item[1]))
     if not parts:
         raise ValueError("tool_calls() needs at least one call")
-    return Turn(text, tuple(parts), "tool_calls", usage or ESTIMATED)
+    return _turn(Turn(text, tuple(parts), "tool_calls", usage or ESTIMATED), reasoning, hosted)
 
 
 def delayed(reply: Turn | ErrorReply | TruncatedReply, seconds: float) -> DelayedReply:

@@ -94,8 +94,8 @@ def _register_httpcore2_mocker() -> Any:
 
 
 def mount_respx(fake: FakeLLM, router: Any, *, hosts: tuple[str, ...] = HOSTS) -> list[Any]:
-    """Add routes for ``hosts`` to ``router`` (e.g. the ``respx_mock`` fixture), one per
-    port (a route costs respx a few mock objects); returns them."""
+    """Add a route for ``hosts`` to ``router`` (e.g. the ``respx_mock`` fixture);
+    returns it, in a list."""
     import httpx
 
     def respond(request: httpx.Request) -> httpx.Response:
@@ -118,18 +118,23 @@ def mount_respx(fake: FakeLLM, router: Any, *, hosts: tuple[str, ...] = HOSTS) -
             time.sleep(reply.delay)
         return httpx.Response(reply.status, headers=reply.headers, content=reply.body)
 
+    return [router.route(_hosts_pattern(hosts), name="toolnexus-fake").mock(side_effect=respond)]
+
+
+def _hosts_pattern(hosts: tuple[str, ...]) -> Any:
+    """One respx pattern for every host (a route costs respx several mock objects, made
+    again at each snapshot): the hosts without a port, or-ed with each port's hosts."""
+    from respx.patterns import M
+
     by_port: dict[int | None, list[str]] = {}
     for where in hosts:
         host, _, port = where.partition(":")
         by_port.setdefault(int(port) if port else None, []).append(host)
-    routes = []
+    pattern: Any = None
     for number, names in by_port.items():
-        pattern: dict[str, Any] = {"host__in": tuple(names)}
-        if number is not None:
-            pattern["port"] = number
-        name = f"toolnexus-fake-{'-'.join(names)}{f':{number}' if number else ''}"
-        routes.append(router.route(**pattern, name=name).mock(side_effect=respond))
-    return routes
+        one = M(host__in=tuple(names)) if number is None else M(host__in=tuple(names), port=number)
+        pattern = one if pattern is None else pattern | one
+    return pattern
 
 
 @contextmanager
@@ -142,8 +147,10 @@ def respx_mock(fake: FakeLLM, *, hosts: tuple[str, ...] = HOSTS) -> Iterator[Any
 
     mocker = _register_httpcore2_mocker()
     router = respx.MockRouter(assert_all_called=False, assert_all_mocked=True)
-    mount_respx(fake, router, hosts=hosts)
+    # the route goes in after the router started: a route present at the start is
+    # snapshotted (more mock objects) to be rolled back at the end
     with router, aiohttp_mock(fake, hosts):
+        mount_respx(fake, router, hosts=hosts)
         if mocker is None:
             yield router
             return

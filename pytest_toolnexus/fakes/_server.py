@@ -171,7 +171,10 @@ class FakeLLMServer(BaseUrls):
         if self._thread is None:
             self._thread = threading.Thread(
                 target=self._server.serve_forever,
-                kwargs={"poll_interval": 0.01},
+                # the loop wakes for a connection; a short poll would also take the GIL
+                # a hundred times a second from every test while the session server
+                # lives, and stop() wakes the loop itself
+                kwargs={"poll_interval": 0.5},
                 name="toolnexus-fake-llm",
                 daemon=True,
             )

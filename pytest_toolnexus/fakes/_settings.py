@@ -35,6 +35,7 @@ def estimate_usage(request: Request, turn: Turn) -> Usage:
     )
     shown += sum(len(json.dumps(dict(t.parameters))) + len(t.name) for t in request.tools)
     said = len(turn.text or "") + sum(len(c.name) + len(c.arguments) for c in turn.tool_calls)
+    said += sum(len(r.text) for r in getattr(turn, "reasoning", ()))  # reasoning is output
     return Usage(max(1, -(-shown // 4)), max(1, -(-said // 4)))
 
 

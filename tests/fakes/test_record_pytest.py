@@ -80,6 +80,11 @@ def test_record_once_then_replay_then_a_renamed_tool_fails(
     result = pytester.runpytest_inprocess(*PLUGIN, "--toolnexus-record=once")
     result.assert_outcomes(passed=1)
     assert len(api.requests) == 2
+    # new_episodes: every turn matches the cassette, so nothing new is asked or written
+    result = pytester.runpytest_inprocess(*PLUGIN, "--toolnexus-record=new_episodes")
+    result.assert_outcomes(passed=1)
+    assert len(api.requests) == 2
+    assert cassette.read_text() == written
     # the agent's tool is renamed: the recorded call to `add` must not be served
     _write(pytester, "plus", server.url)
     result = pytester.runpytest_inprocess(*PLUGIN)

@@ -12,7 +12,7 @@ from typing import Any
 import openai
 import pytest
 
-from pytest_toolnexus.fakes import FakeLLM, Recorder, text, tool_calls
+from pytest_toolnexus.fakes import Cassette, FakeLLM, NewEpisodes, Recorder, text, tool_calls
 from toolnexus_ref import BaseTool
 from toolnexus_ref.host import AnthropicClient, run_loop
 from toolnexus_ref.wire import ToolDecl
@@ -124,3 +124,36 @@ def test_a_streamed_session_records_too(tmp_path: Path) -> None:
         )
     assert done.choices[0].message.content == "streamed answer"
     fake.verify()
+
+
+def test_new_episodes_replays_what_matches_and_records_the_rest(
+    tmp_path: Path, tools: list[BaseTool]
+) -> None:
+    """VCR's ``new_episodes``: the agent changed after its first turn; that turn is
+    served from the cassette (the real API is not asked), the new one is recorded and
+    appended, and the grown cassette then replays the changed agent offline."""
+    cassette = _record(tmp_path, tools)
+    real_api = FakeLLM([text("It is 5, quickly.")])
+    with real_api.serve() as upstream:
+        recording = NewEpisodes(cassette, upstream=upstream.url)
+        fake = FakeLLM(recording)
+        with fake.serve() as server:
+            client = openai.OpenAI(api_key=KEY, base_url=server.openai_base_url, max_retries=0)
+            assert _loop(client, tools, nag=True) == "It is 5, quickly."
+        fake.verify()
+        recording.save()
+    real_api.verify()
+    assert len(real_api.requests) == 1  # only the new turn reached the real API
+    assert recording.replayed == 1
+    assert real_api.requests[0].messages[-1].text == "Please hurry."
+    written = cassette.read_text()
+    assert KEY not in written
+    shapes = [t.expect for t in Cassette.load(cassette).turns]
+    assert shapes[:2] == [["user"], ["user", 'assistant: add({"a": 2, "b": 3})', "tool: add"]]
+    assert shapes[2][-1] == "user"
+    # the grown cassette replays the changed agent, offline
+    replay = FakeLLM.replay(cassette, strict=False)
+    with replay.serve() as server:
+        client = openai.OpenAI(api_key="x", base_url=server.openai_base_url, max_retries=0)
+        assert _loop(client, tools, nag=True) == "It is 5, quickly."
+    assert replay.behaviour.pending() == ["cassette turn #2 never replayed"]
