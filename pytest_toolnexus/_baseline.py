@@ -195,7 +195,7 @@ class Baseline:
     ) -> None:
         text = self.absent(present, tools, unloaded)
         if text is not None:  # said of the file, not of the line of the kit that noticed
-            warnings.warn_explicit(BaselineWarning(text), BaselineWarning, str(self.path), 1)
+            warnings.warn_explicit(BaselineWarning(text), BaselineWarning, str(self.path), 0)
 
     # -- the run's records, and the rewrite ------------------------------------------
     def observe(self, record: Mapping[str, Any]) -> None:
