@@ -174,3 +174,23 @@ def test_pyproject_or_the_file_the_ini_names_and_not_both(pytester: pytest.Pytes
     named.write_text("tools:\n  echo:\n    cal: false\n")
     with pytest.raises(pytest.UsageError, match=r"toolnexus settings: .*unknown key"):
         read_tables(config, named)
+
+
+def test_the_docs_tables_are_what_the_kit_reads() -> None:
+    """Every settings and baseline example in docs/conformance.md reads without an error."""
+    import re
+    import tomllib
+
+    from pytest_toolnexus._baseline import parse_entries
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "conformance.md"
+    blocks = re.findall(r"^```toml\n(.*?)^```", page.read_text(), re.DOTALL | re.MULTILINE)
+    settings = [b for b in blocks if b.startswith("[tool.toolnexus.")]
+    baselines = [b for b in blocks if b.startswith("[accepted.")]
+    assert settings
+    assert baselines
+    for block in settings:
+        tables = parse_tables(tomllib.loads(block)["tool"]["toolnexus"], "docs", rootdir=ROOT)
+        assert tables.tools
+    for block in baselines:
+        assert parse_entries(tomllib.loads(block), "docs")
