@@ -376,7 +376,7 @@ class ConformanceSession:
             _collection_error(session, "toolnexus-settings", "\n\n".join(problems))
             new = [item for item in new if not isinstance(item, CheckItem)]
         if self.baseline is not None:
-            self.baseline.warn_absent(*_collected_keys(new), self._unloaded)
+            self.baseline.warn_absent(*_collected_keys(new, self._collected), self._unloaded)
         # -- end of settings and baseline
         items.extend(new)
         session.testscollected += len(new)  # pytest counts only what its collectors report
@@ -640,10 +640,15 @@ def _read_baseline(settings: Settings) -> Baseline | None:
         raise pytest.UsageError(f"{BASELINE} (ini toolnexus_baseline): {exc}") from None
 
 
-def _collected_keys(items: list[pytest.Item]) -> tuple[set[Key], dict[str, set[str]]]:
-    """The ``(target, tool, check)`` of every check item, and each target's tools."""
+def _collected_keys(
+    items: list[pytest.Item], collected: list[tuple[str, str]]
+) -> tuple[set[Key], dict[str, set[str]]]:
+    """The ``(target, tool, check)`` of every check item, and each target's tools (those
+    whose every check is ignored too)."""
     keys: set[Key] = set()
     tools: dict[str, set[str]] = {}
+    for target, name in collected:
+        tools.setdefault(target, set()).add(name)
     for item in items:
         if not isinstance(item, CheckItem):
             continue
@@ -658,9 +663,7 @@ def _collected_keys(items: list[pytest.Item]) -> tuple[set[Key], dict[str, set[s
 
 def _collection_error(session: pytest.Session, name: str, text: str) -> None:
     """Report ``text`` as pytest reports a module that cannot be collected: the run stops."""
-    from _pytest.reports import CollectReport
-
-    report = CollectReport(name, "failed", text, [])
+    report = pytest.CollectReport(name, "failed", text, [])
     session.ihook.pytest_collectreport(report=report)
 
 

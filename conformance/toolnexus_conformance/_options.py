@@ -149,9 +149,20 @@ class RunOptions:
     #: The user's settings per tool, keyed as ``arguments`` is; a tool gets every
     #: matching key's, in order, exact keys last (``settings_for``).
     tools: Mapping[str, ToolSettings] = field(default_factory=dict)
+    #: ``settings_for``'s answers: it is asked once per live check of a tool, and
+    #: matching globs is not free. Not an argument, so ``replace`` starts it afresh.
+    _settings_cache: dict[tuple[str, str], ToolSettings] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def settings_for(self, target: str, name: str) -> ToolSettings:
         """The tool's settings: every matching key's, a later ``call`` or timeout winning."""
+        found = self._settings_cache.get((target, name))
+        if found is None:
+            found = self._settings_cache[(target, name)] = self._settings(target, name)
+        return found
+
+    def _settings(self, target: str, name: str) -> ToolSettings:
         call: bool | None = None
         timeout: float | None = None
         ignore: list[str] = []
