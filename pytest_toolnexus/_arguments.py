@@ -26,7 +26,9 @@ __all__ = [
     "ArgumentsError",
     "ArgumentsItem",
     "escape_key",
+    "expand",
     "from_hook",
+    "load_data",
     "merge",
     "read_file",
     "tool_arguments",
@@ -53,6 +55,28 @@ def read_file(
     Strings may hold ``${NAME}`` (an environment variable, which must be set), ``$$``
     (a dollar sign) and ``{rootdir}`` (pytest's rootdir).
     """
+    data = load_data(path)
+    if not isinstance(data, Mapping):
+        raise ArgumentsError(f"{path}: the top level must be a table with the key 'tools'")
+    unknown = sorted(str(k) for k in data if k != "tools")
+    if unknown:
+        raise ArgumentsError(
+            f"{path}: unknown top-level key(s) {', '.join(map(repr, unknown))}; the only key"
+            " is 'tools'"
+        )
+    tools = data.get("tools", {})
+    if not isinstance(tools, Mapping):
+        raise ArgumentsError(f"{path}: 'tools' must be a table of tool keys")
+    found: dict[str, ToolArguments] = {}
+    for key, entry in tools.items():
+        where = f"{path}: tools.{key}"
+        given = expand(entry, where, rootdir=rootdir, environ=environ)
+        found[str(key)] = tool_arguments(given, where)
+    return found
+
+
+def load_data(path: Path) -> Any:
+    """The file's data, by its suffix (``FILE_FORMATS``); an empty file is an empty table."""
     suffix = path.suffix.lower()
     if suffix not in FILE_FORMATS:
         raise ArgumentsError(
@@ -67,29 +91,15 @@ def read_file(
         data = _parse(text, suffix)
     except Exception as exc:  # each parser has its own error type; all say where
         raise ArgumentsError(f"{path}: not valid {suffix[1:].upper()}: {exc}") from None
-    if data is None:
-        data = {}
-    if not isinstance(data, Mapping):
-        raise ArgumentsError(f"{path}: the top level must be a table with the key 'tools'")
-    unknown = sorted(str(k) for k in data if k != "tools")
-    if unknown:
-        raise ArgumentsError(
-            f"{path}: unknown top-level key(s) {', '.join(map(repr, unknown))}; the only key"
-            " is 'tools'"
-        )
-    tools = data.get("tools", {})
-    if not isinstance(tools, Mapping):
-        raise ArgumentsError(f"{path}: 'tools' must be a table of tool keys")
+    return {} if data is None else data
+
+
+def expand(
+    value: Any, where: str, *, rootdir: Path, environ: Mapping[str, str] | None = None
+) -> Any:
+    """``value`` with ``${NAME}``, ``$$`` and ``{rootdir}`` replaced in every string in it."""
     env = os.environ if environ is None else environ
-
-    def expand(value: Any, where: str) -> Any:
-        return _expand(value, where, rootdir=str(rootdir), environ=env)
-
-    found: dict[str, ToolArguments] = {}
-    for key, entry in tools.items():
-        where = f"{path}: tools.{key}"
-        found[str(key)] = tool_arguments(expand(entry, where), where)
-    return found
+    return _expand(value, where, rootdir=str(rootdir), environ=env)
 
 
 def _parse(text: str, suffix: str) -> Any:

@@ -69,15 +69,24 @@ class CheckItem(pytest.Item):
         failed: list[Verdict] = []
         skipped: list[Verdict] = []
         broken: list[Verdict] = []
+        # The baseline's (``_baseline``): findings it accepts, and those it lists that passed.
+        baseline = self.owner.baseline
+        accepted: list[Verdict] = []
+        fixed: list[Verdict] = []
         for check, position in self.checks:
             verdict = self.owner.run(check, self.subject)
             record = verdict.as_record()
             record["position"] = list(position)
+            state = baseline.mark(record, verdict) if baseline is not None else None
             self.user_properties.append((RECORD_KEY, record))
             if verdict.kit_failure:
                 broken.append(verdict)
             elif verdict.outcome.value == "skipped":
                 skipped.append(verdict)
+            elif state == "accepted":
+                accepted.append(verdict)
+            elif state == "fixed":
+                fixed.append(verdict)
             elif verdict.fails_run(strict=self.owner.settings.strict):
                 failed.append(verdict)
             elif verdict.is_failure:
@@ -87,6 +96,10 @@ class CheckItem(pytest.Item):
         if broken:  # the kit could not judge: the run must not pass as if it had
             why = "; ".join(f"{v.check.code}: {v.message}" for v in broken)
             pytest.fail(f"toolnexus could not judge this tool: {why}", pytrace=False)
+        if baseline is not None and fixed:  # as xfail(strict=True) does: the baseline shrinks
+            pytest.fail(baseline.fixed_message(fixed), pytrace=False)
+        if baseline is not None and accepted:
+            pytest.xfail(baseline.xfail_reason(accepted))
         if skipped and len(skipped) == len(self.checks):
             reasons = sorted({v.message or "not applicable" for v in skipped})
             pytest.skip("; ".join(reasons))

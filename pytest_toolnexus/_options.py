@@ -14,6 +14,7 @@ __all__ = [
     "ALLOW",
     "ARGUMENTS",
     "ALLOW_NETWORK",
+    "BASELINE",
     "ENV",
     "LIMITS",
     "SANDBOX",
@@ -29,8 +30,10 @@ __all__ = [
     "REPORT",
     "SEED",
     "SELECT",
+    "SETTINGS",
     "STRICT",
     "TARGET",
+    "UPDATE_BASELINE",
     "Settings",
     "add_options",
     "providers_from",
@@ -61,6 +64,9 @@ SANDBOX = "--toolnexus-sandbox"
 ALLOW_NETWORK = "--toolnexus-allow-network"
 ENV = "--toolnexus-env"
 LIMITS = "--toolnexus-limits"
+BASELINE = "--toolnexus-baseline"
+UPDATE_BASELINE = "--toolnexus-update-baseline"
+SETTINGS = "--toolnexus-settings"
 SANDBOX_MODES = ("auto", "required", "off")
 
 EXECUTE_MODES = ("auto", "all", "none")
@@ -238,6 +244,30 @@ def add_options(parser: pytest.Parser) -> None:
         " ones, so tools that need a real path or id reach their success path.",
     )
     group.addoption(
+        SETTINGS,
+        default=None,
+        dest="toolnexus_settings",
+        metavar="PATH",
+        help="a TOML, YAML or JSON file of settings per tool (ignored checks, call or not,"
+        " a call timeout, arguments), read instead of pyproject.toml's [tool.toolnexus].",
+    )
+    group.addoption(
+        BASELINE,
+        default=None,
+        dest="toolnexus_baseline",
+        metavar="PATH",
+        help="a TOML file of accepted findings (target, tool, check code): they are reported"
+        " as xfail; one that no longer fails fails the run.",
+    )
+    group.addoption(
+        UPDATE_BASELINE,
+        action="store_true",
+        default=False,
+        dest="toolnexus_update_baseline",
+        help=f"write the {BASELINE} file from this run: its findings added, the checks that"
+        " passed removed, entries the run did not judge kept.",
+    )
+    group.addoption(
         SANDBOX,
         choices=SANDBOX_MODES,
         default=None,
@@ -317,6 +347,12 @@ def add_options(parser: pytest.Parser) -> None:
         "toolnexus_arguments", "file of arguments per tool (relative to rootdir)", default=""
     )
     parser.addini(
+        "toolnexus_settings", "file of settings per tool (relative to rootdir)", default=""
+    )
+    parser.addini(
+        "toolnexus_baseline", "file of accepted findings (relative to rootdir)", default=""
+    )
+    parser.addini(
         "toolnexus_sandbox", "auto | required | off: contain started processes", default=""
     )
     parser.addini(
@@ -360,6 +396,12 @@ class Settings:
     env: tuple[str, ...] = ()
     #: The limits' text (``_sandbox.parse_limits``); empty for the defaults.
     limits: str = ""
+    #: The file of settings per tool, resolved; ``None``: pyproject.toml's ``[tool.toolnexus]``.
+    tool_settings: Path | None = None
+    #: The baseline of accepted findings, resolved; ``None`` when none is named.
+    baseline: Path | None = None
+    #: Rewrite ``baseline`` from this run.
+    update_baseline: bool = False
 
 
 def _codes(values: list[str]) -> tuple[str, ...]:
@@ -457,6 +499,13 @@ def read_settings(config: pytest.Config) -> Settings:
         raise pytest.UsageError(
             f"toolnexus_sandbox must be one of {', '.join(SANDBOX_MODES)}, got {sandbox!r}"
         )
+    baseline = _path(config, "toolnexus_baseline")
+    update_baseline = bool(config.getoption("toolnexus_update_baseline"))
+    if update_baseline and baseline is None:
+        raise pytest.UsageError(
+            f"{UPDATE_BASELINE} writes the file {BASELINE} PATH (or the ini key"
+            " toolnexus_baseline) names: name one, e.g. toolnexus-baseline.toml"
+        )
     network = config.getoption("toolnexus_allow_network")
     limits = config.getoption("toolnexus_limits") or str(config.getini("toolnexus_limits")).strip()
     if limits:
@@ -502,13 +551,20 @@ def read_settings(config: pytest.Config) -> Settings:
             )
         ),
         limits=limits,
+        tool_settings=_path(config, "toolnexus_settings"),
+        baseline=baseline,
+        update_baseline=update_baseline,
     )
 
 
 def _arguments_file(config: pytest.Config) -> Path | None:
+    return _path(config, "toolnexus_arguments")
+
+
+def _path(config: pytest.Config, dest: str) -> Path | None:
     """The command line's path is relative to where pytest was run; the ini key's to rootdir."""
-    given = str(config.getoption("toolnexus_arguments") or "")
+    given = str(config.getoption(dest) or "")
     if given:
         return Path(str(config.invocation_params.dir)) / given
-    raw = str(config.getini("toolnexus_arguments") or "").strip()
+    raw = str(config.getini(dest) or "").strip()
     return Path(str(config.rootpath)) / raw if raw else None

@@ -43,10 +43,12 @@ from toolnexus_conformance.targets import (
 )
 
 from . import _arguments
+from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
 from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
-from ._options import ARGUMENTS, CONFORMANCE, TARGET, Settings, providers_from
+from ._options import ARGUMENTS, BASELINE, CONFORMANCE, TARGET, Settings, providers_from
+from ._tool_settings import ignores, read_tables
 
 __all__ = ["ConformanceSession"]
 
@@ -68,6 +70,11 @@ class ConformanceSession:
         self.config = config
         self.settings = settings
         arguments = _file_arguments(config, settings)  # a bad file stops the run before it starts
+        #: The arguments file's keys: those that match no tool are its own error.
+        self._argument_keys = list(arguments)
+        #: Settings per tool (``_tool_settings``) and the baseline (``_baseline``).
+        self.tool_tables = read_tables(config, settings.tool_settings)
+        self.baseline = _read_baseline(settings)
         self.loop = BackgroundLoop()
         self.sandbox = _sandbox(config, settings)
         #: Targets whose processes the sandbox holds (``RunOptions.contained``), as they load.
@@ -84,7 +91,8 @@ class ConformanceSession:
             concurrency=settings.concurrency,
             example_database=_example_database(config),
             providers=providers_from(settings).get("providers"),
-            arguments=arguments,
+            arguments=_arguments.merge(arguments, self.tool_tables.arguments),
+            tools=self.tool_tables.tools,
         )
         #: ``(target, tool name)`` of every tool collected, and the targets that did not load.
         self._collected: list[tuple[str, str]] = []
@@ -362,6 +370,14 @@ class ConformanceSession:
                 label = f"{label}#{count + 1}"
             new.extend(self._target_nodes(session, t_index, label, loaded, load_error, worker))
         new.extend(self._give_arguments(session))
+        # -- settings per tool and the baseline: both judged against what was collected
+        problems = self.tool_tables.problems(self._collected, self._unloaded)
+        if problems:  # a collection error: no tool is called with settings that are wrong
+            _collection_error(session, "toolnexus-settings", "\n\n".join(problems))
+            new = [item for item in new if not isinstance(item, CheckItem)]
+        if self.baseline is not None:
+            self.baseline.warn_absent(*_collected_keys(new, self._collected), self._unloaded)
+        # -- end of settings and baseline
         items.extend(new)
         session.testscollected += len(new)  # pytest counts only what its collectors report
 
@@ -427,10 +443,11 @@ class ConformanceSession:
         )
         for s_index, subject in enumerate(subjects):
             tool_node = ToolCollector.from_parent(target_node, name=subject.display_name)
+            own = self.options.settings_for(label, _tool_name(subject))  # [tool.toolnexus]
             mine = [
                 (check, (t_index, s_index, c_index))
                 for c_index, check in enumerate(tool_checks)
-                if applies(check, subject)
+                if applies(check, subject) and not ignores(own, check.info)
             ]
             if settings.granularity == "tool":
                 if mine:
@@ -449,7 +466,7 @@ class ConformanceSession:
         given, problems = _arguments.from_hook(
             self.config, self._collected, count=self.options.examples, seed=self.options.seed
         )
-        lost = _arguments.unmatched_keys(self.options.arguments, self._collected, self._unloaded)
+        lost = _arguments.unmatched_keys(self._argument_keys, self._collected, self._unloaded)
         if lost:
             names = sorted({f"{target}::{name}" for target, name in self._collected})
             if len(names) > LISTED_TOOLS:
@@ -525,6 +542,8 @@ class ConformanceSession:
         for key, value in report.user_properties:
             if key == RECORD_KEY and isinstance(value, dict):
                 self.records.add(value)
+                if self.baseline is not None:
+                    self.baseline.observe(value)
                 if self.live_report is not None:
                     with self.sigterm.holding():
                         self.live_report.add(value, self.records.summary())
@@ -540,12 +559,16 @@ class ConformanceSession:
             terminalreporter.write_line(line)
         for line in not_called_lines(self.records.not_called()):
             terminalreporter.write_line(line)
+        for line in self.baseline.summary_lines() if self.baseline is not None else []:
+            terminalreporter.write_line(line)
         for line in incomplete:
             terminalreporter.write_line(line, red=True, bold=line is incomplete[0])
         if self.settings.report:
             terminalreporter.write_line(f"report written to {self.settings.report}")
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.baseline is not None and self.baseline.updating and not self._is_worker:
+            self.baseline.write()
         path = self._report_path()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -557,6 +580,8 @@ class ConformanceSession:
                     "sandbox": self.sandbox.as_report(),
                     "not_called": self.records.not_called(),
                 }
+                if self.baseline is not None:
+                    extra["baseline"] = str(self.baseline.path)
                 self.records.write_report(path, **(state.as_report() if state else {}), extra=extra)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
@@ -603,6 +628,43 @@ def _file_arguments(config: pytest.Config, settings: Settings) -> dict[str, Any]
         return _arguments.read_file(settings.arguments, rootdir=Path(str(config.rootpath)))
     except _arguments.ArgumentsError as exc:
         raise pytest.UsageError(f"{ARGUMENTS} (ini toolnexus_arguments): {exc}") from None
+
+
+def _read_baseline(settings: Settings) -> Baseline | None:
+    """The baseline named, if any; a file that is not right stops the run before it starts."""
+    if settings.baseline is None:
+        return None
+    try:
+        return Baseline.read(settings.baseline, updating=settings.update_baseline)
+    except BaselineError as exc:
+        raise pytest.UsageError(f"{BASELINE} (ini toolnexus_baseline): {exc}") from None
+
+
+def _collected_keys(
+    items: list[pytest.Item], collected: list[tuple[str, str]]
+) -> tuple[set[Key], dict[str, set[str]]]:
+    """The ``(target, tool, check)`` of every check item, and each target's tools (those
+    whose every check is ignored too)."""
+    keys: set[Key] = set()
+    tools: dict[str, set[str]] = {}
+    for target, name in collected:
+        tools.setdefault(target, set()).add(name)
+    for item in items:
+        if not isinstance(item, CheckItem):
+            continue
+        target = item.subject.target
+        tool = item.subject.display_name if isinstance(item.subject, ToolSubject) else "*"
+        names = tools.setdefault(target, set())
+        if tool != "*":
+            names.add(tool)
+        keys.update((target, tool, check.code) for check, _ in item.checks)
+    return keys, tools
+
+
+def _collection_error(session: pytest.Session, name: str, text: str) -> None:
+    """Report ``text`` as pytest reports a module that cannot be collected: the run stops."""
+    report = pytest.CollectReport(name, "failed", text, [])
+    session.ihook.pytest_collectreport(report=report)
 
 
 def _sandbox(config: pytest.Config, settings: Settings) -> Sandbox:

@@ -18,7 +18,14 @@ if TYPE_CHECKING:
     from ._assertions import assert_conforms, failures
     from ._explain import explain
     from ._model import Category, CheckInfo, Fail, Finding, Outcome, Scope, Severity, Skip, Verdict
-    from ._options import PROVIDERS, ExecuteMode, Provider, RunOptions, ToolArguments
+    from ._options import (
+        PROVIDERS,
+        ExecuteMode,
+        Provider,
+        RunOptions,
+        ToolArguments,
+        ToolSettings,
+    )
     from ._registry import CATALOG, check, load_catalog
     from ._report import build_report, render_table
     from ._runner import check_tools
@@ -39,6 +46,7 @@ __all__ = [
     "Provider",
     "RunOptions",
     "ToolArguments",
+    "ToolSettings",
     "Scope",
     "Severity",
     "Skip",
@@ -72,7 +80,8 @@ _HOMES: dict[str, str] = {
     ),
     "Verdict": "._model",
     **dict.fromkeys(
-        ("PROVIDERS", "ExecuteMode", "Provider", "RunOptions", "ToolArguments"), "._options"
+        ("PROVIDERS", "ExecuteMode", "Provider", "RunOptions", "ToolArguments", "ToolSettings"),
+        "._options",
     ),
     **dict.fromkeys(("CATALOG", "check", "load_catalog"), "._registry"),
     **dict.fromkeys(("build_report", "render_table"), "._report"),

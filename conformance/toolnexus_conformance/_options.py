@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
@@ -17,6 +17,7 @@ __all__ = [
     "Provider",
     "RunOptions",
     "ToolArguments",
+    "ToolSettings",
     "providers_named",
 ]
 
@@ -83,6 +84,29 @@ class ToolArguments:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolSettings:
+    """What a user set for one tool, or for every tool a glob names (``RunOptions.tools``).
+
+    Plain data, so it crosses into the process that calls the tool with the rest of
+    the options. ``None`` leaves the run's own setting in force.
+    """
+
+    #: ``True``: call it whatever ``execute`` and its hints say; ``False``: never call it.
+    call: bool | None = None
+    #: Its own bound on a single call, instead of ``RunOptions.call_timeout``.
+    call_timeout: float | None = None
+    #: Checks not run on it: codes, code prefixes, categories or slugs.
+    ignore: tuple[str, ...] = ()
+
+
+def _matching(keys: Iterable[str], target: str, name: str) -> list[str]:
+    """The keys naming the tool (its name or ``target::name``, as globs): in order, exact last."""
+    qualified = f"{target}::{name}"
+    found = [k for k in keys if fnmatch.fnmatchcase(name, k) or fnmatch.fnmatchcase(qualified, k)]
+    return sorted(found, key=lambda k: k in (name, qualified))
+
+
+@dataclass(frozen=True, slots=True)
 class RunOptions:
     #: Warnings fail, and invalid arguments accepted by a tool become errors.
     strict: bool = False
@@ -122,6 +146,41 @@ class RunOptions:
     #: writable outside their scratch): ``auto`` may call their tools that are not
     #: marked read-only, since what they can change is their own scratch.
     contained: Collection[str] = field(default_factory=frozenset)
+    #: The user's settings per tool, keyed as ``arguments`` is; a tool gets every
+    #: matching key's, in order, exact keys last (``settings_for``).
+    tools: Mapping[str, ToolSettings] = field(default_factory=dict)
+    #: ``settings_for``'s answers: it is asked once per live check of a tool, and
+    #: matching globs is not free. Not an argument, so ``replace`` starts it afresh.
+    _settings_cache: dict[tuple[str, str], ToolSettings] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def settings_for(self, target: str, name: str) -> ToolSettings:
+        """The tool's settings: every matching key's, a later ``call`` or timeout winning."""
+        found = self._settings_cache.get((target, name))
+        if found is None:
+            found = self._settings_cache[(target, name)] = self._settings(target, name)
+        return found
+
+    def _settings(self, target: str, name: str) -> ToolSettings:
+        call: bool | None = None
+        timeout: float | None = None
+        ignore: list[str] = []
+        for key in _matching(self.tools, target, name):
+            given = self.tools[key]
+            call = given.call if given.call is not None else call
+            timeout = given.call_timeout if given.call_timeout is not None else timeout
+            ignore.extend(given.ignore)
+        return ToolSettings(call, timeout, tuple(dict.fromkeys(ignore)))
+
+    def for_tool(self, target: str, name: str) -> RunOptions:
+        """The options one tool is explored with: the run's, with its own call timeout."""
+        if not self.tools:
+            return self
+        timeout = self.settings_for(target, name).call_timeout
+        if timeout is None or timeout == self.call_timeout:
+            return self
+        return replace(self, call_timeout=timeout)
 
     def arguments_for(self, target: str, name: str) -> ToolArguments:
         """The user's arguments for a tool, every matching key merged (exact keys last)."""

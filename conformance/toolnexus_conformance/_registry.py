@@ -21,6 +21,7 @@ __all__ = [
     "check",
     "for_providers",
     "load_catalog",
+    "matches",
     "selected",
     "with_providers",
 ]
@@ -154,6 +155,11 @@ def load_catalog() -> Catalog:
                     raise
         _loaded = True
     return CATALOG
+
+
+def matches(info: CheckInfo, token: str) -> bool:
+    """Whether ``token`` names the check: a code prefix (``TN3``), its category or its slug."""
+    return _matches(info, token)
 
 
 def _matches(info: CheckInfo, token: str) -> bool:

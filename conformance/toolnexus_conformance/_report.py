@@ -32,6 +32,12 @@ __all__ = [
 ]
 
 REPORT_VERSION = 1
+#: A record's state in a baseline of accepted findings (written by the pytest plugin):
+#: ``accepted`` (a finding it lists), ``fixed`` (a check it lists that passed), ``new``
+#: (a finding it does not list) or ``None``. Absent when the run uses no baseline.
+BASELINE_FIELD = "baseline"
+ACCEPTED = "accepted"
+FIXED = "fixed"
 
 
 def build_report(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -52,10 +58,19 @@ def build_report(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def cell_status(records: Iterable[Mapping[str, Any]]) -> str:
-    """One table cell: the worst outcome among the records of a tool and a category."""
+    """One table cell: the worst outcome among the records of a tool and a category.
+
+    A record a baseline accepts (``baseline``: ``accepted``) is ``xfail``, one it lists
+    that passed (``fixed``) is ``XPASS``, as pytest names them.
+    """
     worst = "-"
     for r in records:
-        if r["outcome"] == Outcome.FAILED:
+        state = r.get(BASELINE_FIELD)
+        if state == ACCEPTED:
+            status = "xfail"
+        elif state == FIXED:
+            status = "XPASS"
+        elif r["outcome"] == Outcome.FAILED:
             status = "FAIL" if r["severity"] == Severity.ERROR else "warn"
         elif r["outcome"] == Outcome.SKIPPED:
             status = "skip"
@@ -67,7 +82,7 @@ def cell_status(records: Iterable[Mapping[str, Any]]) -> str:
 
 
 def _rank(status: str) -> int:
-    return {"FAIL": 0, "warn": 1, "ok": 2, "skip": 3, "-": 4}[status]
+    return {"FAIL": 0, "XPASS": 1, "warn": 2, "xfail": 3, "ok": 4, "skip": 5, "-": 6}[status]
 
 
 def render_table(records: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -92,6 +107,9 @@ class Records:
         self._index: list[tuple[tuple[int, ...], int, int]] = []
         self._outcomes: Counter[str] = Counter()
         self._errors = 0
+        #: Findings a baseline accepts, and checks it lists that passed.
+        self._accepted = 0
+        self._fixed = 0
         self._targets: set[str] = set()
         self._tools: set[tuple[str, str]] = set()
         #: target -> tool -> category -> the cell's worst status
@@ -121,8 +139,12 @@ class Records:
             self._not_called[(target, tool)] = str(shown["message"]).split("; allow it", 1)[0]
         self._outcomes[str(shown["outcome"])] += 1
         failed = shown["outcome"] == Outcome.FAILED
-        if failed and shown["severity"] == Severity.ERROR:
+        state = shown.get(BASELINE_FIELD)
+        if failed and state == ACCEPTED:
+            self._accepted += 1
+        elif failed and shown["severity"] == Severity.ERROR:
             self._errors += 1
+        self._fixed += state == FIXED
         self._targets.add(target)
         status = cell_status([shown])
         self._statuses.setdefault(target, Counter())[status] += 1
@@ -130,7 +152,8 @@ class Records:
         if tool == "*":
             if failed:
                 self._loads.setdefault(target, []).append(
-                    f"  {shown['check']} FAIL: {shown['message']}"
+                    f"  {shown['check']} {status if status == 'xfail' else 'FAIL'}:"
+                    f" {shown['message']}"
                 )
             return
         self._tools.add((target, tool))
@@ -152,7 +175,10 @@ class Records:
             yield json.loads(self._file.read(length))
 
     def summary(self) -> dict[str, int]:
-        failed = self._outcomes.get(Outcome.FAILED, 0)
+        """Counts of checks. ``failed`` (``errors`` and ``warnings``) leaves out the findings
+        a baseline accepts, counted in ``accepted``; ``fixed`` counts the checks it lists
+        that passed, also in ``passed``."""
+        failed = self._outcomes.get(Outcome.FAILED, 0) - self._accepted
         return {
             "targets": len(self._targets),
             "tools": len(self._tools),
@@ -162,6 +188,8 @@ class Records:
             "skipped": self._outcomes.get(Outcome.SKIPPED, 0),
             "errors": self._errors,
             "warnings": failed - self._errors,
+            "accepted": self._accepted,
+            "fixed": self._fixed,
         }
 
     def write_report(
@@ -215,10 +243,15 @@ class Records:
             tools = self._cells.get(target, {})
             names = list(tools)
             counts = self._statuses.get(target, Counter())
+            baseline = ""
+            if counts.get("xfail"):
+                baseline += f", {counts['xfail']} accepted by the baseline (xfail)"
+            if counts.get("XPASS"):
+                baseline += f", {counts['XPASS']} accepted but passing (XPASS)"
             lines.append(
                 f"{target}: {len(names)} tools, {sum(counts.values())} checks:"
                 f" {counts.get('ok', 0)} passed, {counts.get('warn', 0)} passed with a warning,"
-                f" {counts.get('FAIL', 0)} failed, {counts.get('skip', 0)} skipped"
+                f" {counts.get('FAIL', 0)} failed, {counts.get('skip', 0)} skipped{baseline}"
             )
             lines.extend(self._loads.get(target, []))
             if not names:

@@ -6,6 +6,7 @@ tool its owner marked destructive or open-world (it reaches systems outside the
 machine) is called. Hints are read in every form authors write them
 (``annotations_of``); hints that cannot be read make a tool unsafe, never safe.
 Native, custom and skill tools without hints are the user's own Python and are called.
+A tool's own ``call`` setting (``RunOptions.tools``) outranks all of this, both ways.
 Where the kit started the tool's process in a sandbox that holds (no network, nothing
 writable outside its scratch: ``RunOptions.contained``), every tool is called: what
 it can change is its own scratch. That covers Python targets' workers and MCP stdio
@@ -28,6 +29,9 @@ _HOW = (
     "allow it with --toolnexus-execute all, or name it in the ini list toolnexus_allow"
     " (as {name!r} or {qualified!r})"
 )
+
+
+_FORBIDDEN = "not called: its per-tool settings say call = false"
 
 
 def _method(subject: ToolSubject) -> str | None:
@@ -80,13 +84,16 @@ def _contained(subject: ToolSubject, options: RunOptions) -> bool:
 
 def may_execute(subject: ToolSubject, options: RunOptions) -> str | None:
     """``None`` when live checks may call this tool; otherwise why not, and how to allow it."""
+    name = subject.name if isinstance(subject.name, str) else subject.display_name
+    qualified = f"{subject.target}::{name}"
+    call = options.settings_for(subject.target, name).call if options.tools else None
+    if call is not None:  # the tool's own setting outranks --toolnexus-execute
+        return None if call else _FORBIDDEN
     mode = ExecuteMode(options.execute)
     if mode is ExecuteMode.NONE:
         return "live checks are off (--toolnexus-execute none): static checks only"
     if mode is ExecuteMode.ALL:
         return None
-    name = subject.name if isinstance(subject.name, str) else subject.display_name
-    qualified = f"{subject.target}::{name}"
     if name in options.allow or qualified in options.allow:
         return None
     reason = _unsafe_reason(subject)

@@ -74,6 +74,11 @@ def batch_of(
     return batch
 
 
+def _name(subject: ToolSubject) -> str:
+    """The name settings are keyed by: the declared one, else the display id."""
+    return subject.name if isinstance(subject.name, str) else subject.display_name
+
+
 def tool_limit(options: RunOptions) -> float:
     """A safety net over one tool's whole exploration; each call has its own bound.
 
@@ -130,7 +135,8 @@ class Explorations:
 
     def judge(self, check: Check, subject: ToolSubject) -> tuple[Finding, ...]:
         """The live check's findings on the tool's observation (``Skip`` if it cannot judge)."""
-        return tuple(check.run(self.observation(subject), self.options))  # type: ignore[arg-type]
+        options = self.options.for_tool(subject.target, _name(subject))
+        return tuple(check.run(self.observation(subject), options))  # type: ignore[arg-type]
 
     def calls_of(self, subject: ToolSubject) -> int | None:
         """Calls the tool's exploration made (its streams), once it was explored."""
@@ -162,7 +168,8 @@ class Explorations:
                 with nullcontext() if remote else scratch_cwd(self.options.scratch_root):
                     self.loop.run(
                         self._explore_all(pending),
-                        stall=self.options.call_timeout + self.options.grace,
+                        stall=max(self._options(p).call_timeout for p in pending)
+                        + self.options.grace,
                     )
             except LoopBlocked as exc:
                 self._blame(pending, str(exc))
@@ -326,11 +333,16 @@ class Explorations:
             del self._done[id(plan.subject)]
         await asyncio.gather(*(one(plan) for plan in silent))
 
+    def _options(self, plan: _Plan) -> RunOptions:
+        """The options of the plan's tool: the run's, with the tool's own call timeout."""
+        return self.options.for_tool(plan.subject.target, _name(plan.subject))
+
     async def _bounded(self, plan: _Plan) -> Observation:
-        limit = tool_limit(self.options)
+        options = self._options(plan)
+        limit = tool_limit(options)
         work = explore_tool(
             plan.subject,
-            self.options,
+            options,
             frozenset(plan.phases),
             self.workers,
             codes=frozenset(plan.codes),

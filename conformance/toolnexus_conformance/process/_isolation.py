@@ -32,12 +32,12 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .._model import Finding, KitFailure, Skip
-from .._options import RunOptions, ToolArguments
+from .._options import RunOptions, ToolArguments, ToolSettings
 from .._subject import ToolSubject
 from ..live._explorations import batch_of
 from ._frames import CONTROL_MAX, FrameReader, kill_group
@@ -418,6 +418,7 @@ class TargetWorker:
         name: str,
         codes: Sequence[str],
         arguments: ToolArguments | None = None,
+        settings: ToolSettings | None = None,
     ) -> ToolJudgement:
         """Explore tool ``index`` in a process of its own and judge ``codes`` there. Never raises.
 
@@ -429,14 +430,16 @@ class TargetWorker:
         ``arguments`` are the user's for this tool, known only after the worker loaded
         (a conftest hook answers at collection): they travel with the request, and
         replace the load-time options' in the tool's process. ``None`` keeps those.
+        ``settings`` are the user's for this tool (``RunOptions.settings_for``): its
+        call timeout bounds its calls here and there, its ``call`` decides there.
         """
         with self._gate.shared():
-            judgement = self._explore_once(index, name, codes, arguments)
+            judgement = self._explore_once(index, name, codes, arguments, settings)
         if judgement.worker_died is None:
             return judgement
         if judgement.running > 1:
             with self._gate.exclusive():
-                judgement = self._explore_once(index, name, codes, arguments)
+                judgement = self._explore_once(index, name, codes, arguments, settings)
             if judgement.worker_died is None:
                 return judgement
         self._blamed += 1
@@ -453,13 +456,14 @@ class TargetWorker:
         name: str,
         codes: Sequence[str],
         arguments: ToolArguments | None = None,
+        settings: ToolSettings | None = None,
     ) -> ToolJudgement:
         try:
             self._ensure()
         except WorkerError as exc:
             return ToolJudgement(error=f"the worker process cannot run this tool: {exc}")
         job_id = next(self._ids)
-        request = pickle.dumps(("explore", job_id, index, name, list(codes), arguments))
+        request = pickle.dumps(("explore", job_id, index, name, list(codes), arguments, settings))
         if len(request) > ARGUMENTS_MAX:
             return ToolJudgement(
                 error=f"the arguments given for this tool take {len(request)} bytes to send;"
@@ -477,20 +481,24 @@ class TargetWorker:
             if job.pid is None:
                 why = job.error or "the worker process did not start a process for the tool"
                 return ToolJudgement(error=why)
-            return self._watch(job, FrameReader(ours), index)
+            return self._watch(job, FrameReader(ours), index, settings)
         except WorkerError as exc:
             return ToolJudgement(error=str(exc))
         finally:
             ours.close()
             self._jobs.pop(job_id, None)
 
-    def _watch(self, job: _Job, reader: FrameReader, index: int) -> ToolJudgement:
+    def _watch(
+        self, job: _Job, reader: FrameReader, index: int, settings: ToolSettings | None = None
+    ) -> ToolJudgement:
         from ..live._calls import UNWIND
         from ..live._explorations import tool_limit
         from ..live._search import BUILD_LIMIT
         from ..live._workers import WALL_FACTOR
 
         options = self.options
+        if settings is not None and settings.call_timeout is not None:
+            options = replace(options, call_timeout=settings.call_timeout)
         silence = options.call_timeout + options.grace + SILENCE_SLACK
         overdue = options.call_timeout + UNWIND + options.grace + STUCK_SLACK
         idle = 2 * WALL_FACTOR * BUILD_LIMIT + options.grace + IDLE_SLACK
@@ -758,9 +766,12 @@ class IsolatedExplorations:
             subject = plan.subject
             name = subject.name if isinstance(subject.name, str) else subject.display_name
             arguments = self.options.arguments_for(plan.group, name)
+            settings = self.options.settings_for(plan.group, name) if self.options.tools else None
             self.pool.acquire(worker)
             held = True
-            return worker.explore(plan.index, subject.display_name, sorted(plan.codes), arguments)
+            return worker.explore(
+                plan.index, subject.display_name, sorted(plan.codes), arguments, settings
+            )
         except Exception as exc:  # our own failure: say so, never blame the tool
             return ToolJudgement(error=f"exploring the tool failed: {type(exc).__name__}: {exc}")
         finally:

@@ -250,6 +250,7 @@ def _child(
     name: str,
     codes: list[str],
     arguments: Any = None,
+    settings: Any = None,
 ) -> None:
     """Explore tool ``index`` and send its verdicts; then end with everything it started."""
     os.setpgid(0, 0)  # a group of its own: the session kills it with whatever it spawned
@@ -262,7 +263,9 @@ def _child(
     os.close(log)
     _beat(channel)
     try:
-        channel.send(("result", _judge(worker, channel, folder, index, name, codes, arguments)))
+        channel.send(
+            ("result", _judge(worker, channel, folder, index, name, codes, arguments, settings))
+        )
     except BaseException as exc:  # our own failure: say so, never blame the tool...
         from .._model import exhaustion
 
@@ -300,6 +303,7 @@ def _judge(
     name: str,
     codes: list[str],
     arguments: Any = None,
+    settings: Any = None,
 ) -> dict[str, tuple[str, str, list[tuple[Any, ...]]]]:
     import tempfile
 
@@ -332,7 +336,7 @@ def _judge(
     subject.display_name = name
     catalog = {c.code: c for c in load_catalog()}
     checks = [catalog[code] for code in codes if code in catalog]
-    options = _with_arguments(worker.options, arguments)
+    options = _with_arguments(worker.options, arguments, settings)
     loop = BackgroundLoop()
     explorations = Explorations(options, loop, prefetch=False)
     # What the tool tried beyond its scratch is judged last: every phase has run by then.
@@ -349,16 +353,19 @@ def _judge(
     return results
 
 
-def _with_arguments(options: Any, arguments: Any) -> Any:
-    """The options this one tool is explored with: the session's arguments for it, if sent.
+def _with_arguments(options: Any, arguments: Any, settings: Any = None) -> Any:
+    """The options this one tool is explored with: the session's arguments and settings for
+    it, if sent.
 
-    The process explores one tool, so its arguments are keyed ``*``: whichever name
-    the explorer asks by, it gets these.
+    The process explores one tool, so both are keyed ``*``: whichever name the
+    explorer asks by, it gets these.
     """
-    if arguments is None:
-        return options
     import dataclasses
 
+    if settings is not None:
+        options = dataclasses.replace(options, tools={"*": settings})
+    if arguments is None:
+        return options
     given = {"*": arguments} if arguments.examples or arguments.values else {}
     return dataclasses.replace(options, arguments=given)
 

@@ -1,0 +1,227 @@
+"""The baseline's whole cycle through real sessions: write it, accept, a finding fixed, a new one.
+
+One project goes through four runs, as a team adopting the suites would: the first
+writes the baseline, the second passes with the accepted findings as xfail, the
+third has one accepted finding fixed (its item fails, as ``xfail(strict=True)``
+does, without ``--toolnexus-strict``) and one new finding (it fails as it would
+without a baseline), the fourth rewrites the file under xdist with part of the
+run deselected (what was not judged is kept).
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolnexus._options import (
+    BASELINE,
+    CONFORMANCE,
+    ONLY,
+    REPORT,
+    SELECT,
+    TARGET,
+    UPDATE_BASELINE,
+)
+
+TOOLS = """
+from toolnexus_ref import BaseTool
+
+from mydescription import DESCRIPTION
+
+SCHEMA = {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+class Good(BaseTool):
+    name = "good"
+    description = "Answer ok."
+    input_schema = SCHEMA
+
+    def run(self, args, ctx):
+        return "ok"
+
+
+class Bad(BaseTool):
+    name = "bad tool"  # TN102: a space in the name
+    description = "Answer ok."
+    input_schema = SCHEMA
+
+    def run(self, args, ctx):
+        return "ok"
+
+
+class Terse(BaseTool):
+    name = "terse"
+    description = DESCRIPTION  # TN201 while empty
+    input_schema = SCHEMA
+
+    def run(self, args, ctx):
+        return "ok"
+
+
+class New(BaseTool):
+    name = "new tool"
+    description = "Answer ok."
+    input_schema = SCHEMA
+
+    def run(self, args, ctx):
+        return "ok"
+"""
+
+LABEL = "mytools:tools"
+
+
+def tools_module(pytester: pytest.Pytester, *, fixed: bool) -> None:
+    """The first runs' tools; ``fixed``: terse has a description, and a new tool is misnamed."""
+    listed = "Good(), Bad(), Terse()" + (", New()" if fixed else "")
+    pytester.makepyfile(mytools=TOOLS + f"\n\ntools = [{listed}]\n")
+    description = "Answer ok." if fixed else ""
+    pytester.makepyfile(mydescription=f"DESCRIPTION = {description!r}\n")
+
+
+def run(pytester: pytest.Pytester, *extra: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+    report = pytester.path / "report.json"
+    report.unlink(missing_ok=True)
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "-rxXf",
+        CONFORMANCE,
+        ONLY,
+        TARGET,
+        LABEL,
+        SELECT,
+        "TN102,TN201",
+        "--toolnexus-execute",
+        "none",
+        "--toolnexus-isolation",
+        "none",
+        BASELINE,
+        "baseline.toml",
+        REPORT,
+        "report.json",
+        *extra,
+        timeout=180,
+    )
+    return result, json.loads(report.read_text()) if report.exists() else {}
+
+
+def states(report: dict[str, Any]) -> dict[tuple[str, str], Any]:
+    return {(r["tool"], r["check"]): r.get("baseline", "absent") for r in report["results"]}
+
+
+def entries(path: Path) -> dict[str, dict[str, str]]:
+    found: dict[str, dict[str, str]] = tomllib.loads(path.read_text())["accepted"][LABEL]
+    return found
+
+
+def test_the_baseline_cycle(pytester: pytest.Pytester) -> None:
+    pytester.syspathinsert()
+    baseline = pytester.path / "baseline.toml"
+
+    # 1. The first run writes the baseline: today's findings accepted, the run passes.
+    tools_module(pytester, fixed=False)
+    result, report = run(pytester, UPDATE_BASELINE)
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=4, xfailed=2)
+    assert entries(baseline) == {"bad tool": {"TN102": ""}, "terse": {"TN201": ""}}
+    result.stdout.fnmatch_lines(
+        [f"baseline written to {baseline}: 2 accepted finding(s) (2 added, 0 removed)"]
+    )
+    assert report["summary"]["accepted"] == 2
+
+    # A reason, by hand; and an entry for a target this run does not have.
+    text = baseline.read_text()
+    baseline.write_text(
+        text.replace('TN102 = ""', 'TN102 = "renamed in 2.0"')
+        + '\n[accepted.elsewhere.x]\nTN102 = ""\n'
+    )
+
+    # 2. The same tools: the accepted findings are xfail, with their reason; the run passes.
+    result, report = run(pytester)
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=4, xfailed=2, warnings=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"XFAIL toolnexus:{LABEL}::bad tool::TN102-name-charset -"
+            " accepted in baseline.toml: TN102 (renamed in 2.0)",
+            f"XFAIL toolnexus:{LABEL}::terse::TN201-* - accepted in baseline.toml: TN201",
+        ],
+        consecutive=False,
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*BaselineWarning: baseline.toml: 1 entry name nothing this run collected*",
+            f"*  elsewhere::x TN102: no target 'elsewhere'; the targets are: {LABEL}",
+        ]
+    )
+    assert states(report) == {
+        ("good", "TN102"): None,
+        ("good", "TN201"): None,
+        ("bad tool", "TN102"): "accepted",
+        ("bad tool", "TN201"): None,
+        ("terse", "TN102"): None,
+        ("terse", "TN201"): "accepted",
+    }
+    accepted = [r for r in report["results"] if r["baseline"] == "accepted"]
+    assert {r.get("baseline_reason") for r in accepted} == {"renamed in 2.0", None}
+    assert all(r["outcome"] == "failed" for r in accepted)  # the check did fail
+    assert report["baseline"] == str(baseline)
+    assert (report["summary"]["failed"], report["summary"]["accepted"]) == (0, 2)
+    result.stdout.fnmatch_lines(["  bad tool  xfail    ok*", "  terse     ok       xfail*"])
+
+    # 3. One accepted finding fixed, one new finding: both fail, without --toolnexus-strict.
+    tools_module(pytester, fixed=True)
+    result, report = run(pytester)
+    assert result.ret == 1
+    result.assert_outcomes(passed=5, failed=2, xfailed=1, warnings=1)
+    out = result.stdout.str()
+    assert "[XPASS(strict)] accepted in baseline.toml, and no longer failing" in out
+    assert f'  [accepted."{LABEL}".terse] TN201' in out
+    result.stdout.fnmatch_lines(
+        [
+            f"FAILED toolnexus:{LABEL}::terse::TN201-* - Failed: *",
+            f"FAILED toolnexus:{LABEL}::new tool::TN102-name-charset - *",
+        ],
+        consecutive=False,
+    )
+    assert "1 no longer fail (XPASS, failing the run)" in out
+    found = states(report)
+    assert (found[("terse", "TN201")], found[("new tool", "TN102")]) == ("fixed", "new")
+    assert found[("bad tool", "TN102")] == "accepted"
+    assert (report["summary"]["fixed"], report["summary"]["errors"]) == (1, 1)
+
+    # 4. Rewritten under xdist, "bad tool" deselected: its entry (and the foreign one) kept.
+    result, report = run(pytester, UPDATE_BASELINE, "-n", "2", "-k", "not bad")
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=5, xfailed=1)
+    assert entries(baseline) == {"bad tool": {"TN102": "renamed in 2.0"}, "new tool": {"TN102": ""}}
+    assert tomllib.loads(baseline.read_text())["accepted"]["elsewhere"] == {"x": {"TN102": ""}}
+    result.stdout.fnmatch_lines(
+        ["baseline written to *: 3 accepted finding(s) (1 added, 1 removed)"]
+    )
+    warned = [line.strip() for line in result.stdout.lines if "TN102: no" in line]
+    assert set(warned) == {"elsewhere::x TN102: no target 'elsewhere'; the targets are: " + LABEL}
+
+
+def test_update_needs_a_path_and_a_missing_baseline_stops_the_run(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeini(
+        textwrap.dedent(
+            """
+            [pytest]
+            toolnexus_targets = mytools:tools
+            """
+        )
+    )
+    result = pytester.runpytest_subprocess(CONFORMANCE, ONLY, UPDATE_BASELINE)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{UPDATE_BASELINE} writes the file {BASELINE} PATH*"])
+    result = pytester.runpytest_subprocess(CONFORMANCE, ONLY, BASELINE, "none.toml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*none.toml does not exist; write it with*"])
