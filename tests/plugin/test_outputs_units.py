@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -18,6 +19,8 @@ from pytest_toolnexus._github import (
     summary_markdown,
 )
 from pytest_toolnexus._html import render_html
+from pytest_toolnexus._output_options import OutputSettings, read_outputs
+from pytest_toolnexus._outputs import ReportOutputs
 from pytest_toolnexus._report_view import Grid, ReportError, load_report, status_of
 
 HOSTILE = "<script>alert('x')</script> & \"quoted\""
@@ -178,3 +181,25 @@ def test_the_command_renders_a_report_and_refuses_what_is_not_one(
     (tmp_path / "text.json").write_text("{")
     with pytest.raises(ReportError, match="is not JSON"):
         load_report(tmp_path / "text.json")
+
+
+def test_output_settings_from_the_ini_and_the_command_line(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Only this plugin: the others installed here take seconds to load, three times.
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    only = ("-p", "pytest_toolnexus.plugin")
+    pytester.makeini("[pytest]\ntoolnexus_html = pages/page.html\ntoolnexus_github = off\n")
+    config = pytester.parseconfig(*only)
+    settings = read_outputs(config)
+    assert settings == OutputSettings(html=pytester.path / "pages" / "page.html", github="off")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    owner = SimpleNamespace(config=SimpleNamespace(rootpath=pytester.path))
+    assert not ReportOutputs(owner, settings)._github()  # type: ignore[arg-type]
+    given = read_outputs(pytester.parseconfig(*only, "--toolnexus-github", "auto"))
+    assert ReportOutputs(owner, given)._github()  # type: ignore[arg-type]
+    monkeypatch.setenv("GITHUB_ACTIONS", "false")
+    assert not ReportOutputs(owner, given)._github()  # type: ignore[arg-type]
+    pytester.makeini("[pytest]\ntoolnexus_github = sometimes\n")
+    with pytest.raises(pytest.UsageError, match="toolnexus_github must be one of auto, on, off"):
+        read_outputs(pytester.parseconfig(*only))
