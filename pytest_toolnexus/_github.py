@@ -73,12 +73,16 @@ def annotation_lines(
 
     An error-severity failure, or any failure under ``strict``, is an ``error``;
     a warning is a ``warning``; a check the kit could not judge is an ``error``
-    (the run does not pass). The file is the tool's declaration
-    (``declared_at``), relative to the workspace; a file outside it is left out,
-    as GitHub could not show it.
+    (the run does not pass); a finding the baseline accepts that no longer fails
+    is a ``notice``. The file is the tool's declaration (``declared_at``),
+    relative to the workspace; a file outside it is left out, as GitHub could not
+    show it.
     """
     lines = []
     for record in records:
+        if is_accepted(record) and record.get("outcome") == "passed":
+            lines.append(_fixed(record, rootdir, workspace))
+            continue
         if not is_problem(record):
             continue
         status = status_of(record)
@@ -96,6 +100,20 @@ def annotation_lines(
         file, line = _file_line(record.get("declared_at"), rootdir, workspace)
         lines.append(annotation(level, body, file=file, line=line, title=title))
     return lines
+
+
+def _fixed(record: Mapping[str, Any], rootdir: Path, workspace: Path | None) -> str:
+    """A notice: the baseline accepts a finding this run no longer has."""
+    code, tool = str(record["check"]), str(record["tool"])
+    file, line = _file_line(record.get("declared_at"), rootdir, workspace)
+    return annotation(
+        "notice",
+        f"the baseline accepts {code} for {tool} ({record['target']}), which no longer fails:"
+        " remove it from the baseline",
+        file=file,
+        line=line,
+        title=f"{code}: {tool} is fixed",
+    )
 
 
 def _file_line(where: Any, rootdir: Path, workspace: Path | None) -> tuple[str | None, int | None]:

@@ -71,6 +71,11 @@ def test_annotations_point_at_the_declaration_inside_the_workspace(tmp_path: Pat
     assert lines[1].startswith("::warning title=TN401 openai-name%3A other::")
     assert lines[2].startswith("::error title=TN102 name-charset%3A far::")  # outside: no file
     assert lines[3].startswith("::error title=TN001 target-loads%3A the target::the kit could not")
+    fixed = record(tool="mended", accepted=True, outcome="passed")
+    assert annotation_lines([fixed], rootdir=workspace, workspace=workspace) == [
+        "::notice title=TN102%3A mended is fixed::the baseline accepts TN102 for mended"
+        " (pkg.tools:kit), which no longer fails: remove it from the baseline"
+    ]
     strict = annotation_lines(records[1:2], rootdir=workspace, workspace=None, strict=True)
     assert strict[0].startswith("::error ")
 
