@@ -194,14 +194,20 @@ class Verdict:
             return {}
         from ._explain import short
 
+        def shown(value: Any) -> str:
+            try:
+                return short(value)
+            except Exception:  # a repr that raises: the record is still written
+                return f"<{type(value).__name__} that cannot be shown>"
+
         entries: list[dict[str, str]] = []
         for finding in self.findings:
             entry: dict[str, str] = {}
             if finding.path:
                 entry["path"] = str(finding.path)
             if finding.sent is not None:
-                entry["sent"] = short(finding.sent)
+                entry["sent"] = shown(finding.sent)
             if finding.got is not None:
-                entry["got"] = short(finding.got)
+                entry["got"] = shown(finding.got)
             entries.append(entry)
         return {"evidence": entries}

@@ -208,3 +208,28 @@ def test_output_settings_from_the_ini_and_the_command_line(
     pytester.makeini("[pytest]\ntoolnexus_github = sometimes\n")
     with pytest.raises(pytest.UsageError, match="toolnexus_github must be one of auto, on, off"):
         read_outputs(pytester.parseconfig(*only))
+
+
+def test_a_records_evidence_is_short_text_even_of_a_value_that_cannot_be_shown() -> None:
+    from toolnexus_conformance._model import Finding, Outcome, Verdict
+    from toolnexus_conformance._registry import load_catalog
+
+    class Hostile:
+        def __repr__(self) -> str:
+            raise RuntimeError("no")
+
+    info = load_catalog()["TN651"].info
+    findings = (
+        Finding("crashed", sent={"q": "x" * 1000}, got=Hostile()),
+        Finding("no evidence"),
+    )
+    record = Verdict("t", "tool", info, Outcome.FAILED, "crashed", findings).as_record()
+    sent = record["evidence"][0]["sent"]
+    assert sent.startswith('{"q": "xxx')
+    assert sent.endswith("(1,009 characters)")
+    assert record["evidence"] == [
+        {"sent": sent, "got": "<Hostile that cannot be shown>"},
+        {},
+    ]
+    plain = Verdict("t", "tool", info, Outcome.FAILED, "m", (Finding("m"),)).as_record()
+    assert "evidence" not in plain
