@@ -572,17 +572,21 @@ class ConformanceSession:
         path = self._report_path()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            state = self.completeness.state() if self.completeness is not None else None
             with self.sigterm.holding():  # a half-written report would serve nobody
                 if self.live_report is not None:
                     self.live_report.close()
-                extra = {
-                    "sandbox": self.sandbox.as_report(),
-                    "not_called": self.records.not_called(),
-                }
-                if self.baseline is not None:
-                    extra["baseline"] = str(self.baseline.path)
-                self.records.write_report(path, **(state.as_report() if state else {}), extra=extra)
+                self.write_json_report(path)
+
+    def write_json_report(self, path: Path) -> None:
+        """The final JSON report to ``path`` (also what the HTML page and GitHub output read)."""
+        state = self.completeness.state() if self.completeness is not None else None
+        extra = {
+            "sandbox": self.sandbox.as_report(),
+            "not_called": self.records.not_called(),
+        }
+        if self.baseline is not None:
+            extra["baseline"] = str(self.baseline.path)
+        self.records.write_report(path, **(state.as_report() if state else {}), extra=extra)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self._loader.shutdown(wait=False, cancel_futures=True)  # begun, never collected

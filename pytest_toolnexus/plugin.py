@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ._options import add_options, read_settings
+from ._output_options import add_output_options, read_outputs
 
 #: Fixture modules, and the report masking; each imports only stdlib and pytest until used.
 pytest_plugins = [
@@ -27,6 +28,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
+    add_output_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -36,9 +38,13 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("toolnexus_conformance"):
         return
     settings = read_settings(config)
+    outputs = read_outputs(config)
+    from ._outputs import ReportOutputs
     from ._session import ConformanceSession
 
-    config.pluginmanager.register(ConformanceSession(config, settings), "toolnexus-conformance")
+    session = ConformanceSession(config, settings)
+    config.pluginmanager.register(session, "toolnexus-conformance")
+    config.pluginmanager.register(ReportOutputs(session, outputs), "toolnexus-outputs")
 
 
 def pytest_ignore_collect(collection_path: object, config: pytest.Config) -> bool | None:

@@ -26,6 +26,11 @@ os.environ["PYTEST_ADDOPTS"] = " ".join(
     filter(None, [os.environ.get("PYTEST_ADDOPTS", ""), "-p no:langsmith_plugin"])
 )
 
+#: The sessions our tests start are not the CI job's: under GitHub Actions they would
+#: append their summaries to the job's (tests that check that output set these).
+for _name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+    os.environ.pop(_name, None)
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _user_cache_outside_projects(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:

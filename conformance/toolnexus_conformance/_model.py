@@ -181,4 +181,33 @@ class Verdict:
             }
             | ({"kit_failure": True} if self.kit_failure else {})
             | ({"not_called": True} if self.not_called else {})
+            | self._evidence()
         )
+
+    def _evidence(self) -> dict[str, Any]:
+        """Where each finding is and what was sent and came back, as short text.
+
+        One entry per finding, in order, only when some finding has any: the report's
+        readers (the HTML page) show the screen ``explain`` shows in the terminal.
+        """
+        if not any(f.path or f.sent is not None or f.got is not None for f in self.findings):
+            return {}
+        from ._explain import short
+
+        def shown(value: Any) -> str:
+            try:
+                return short(value)
+            except Exception:  # a repr that raises: the record is still written
+                return f"<{type(value).__name__} that cannot be shown>"
+
+        entries: list[dict[str, str]] = []
+        for finding in self.findings:
+            entry: dict[str, str] = {}
+            if finding.path:
+                entry["path"] = str(finding.path)
+            if finding.sent is not None:
+                entry["sent"] = shown(finding.sent)
+            if finding.got is not None:
+                entry["got"] = shown(finding.got)
+            entries.append(entry)
+        return {"evidence": entries}

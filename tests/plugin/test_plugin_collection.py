@@ -179,7 +179,9 @@ def test_report_has_one_record_per_target_tool_and_check(tools_module: pytest.Py
     results = report["results"]
     outcomes = result.parseoutcomes()
     assert len(results) == sum(outcomes.get(k, 0) for k in ("passed", "failed", "skipped"))
-    assert set(results[0]) == {
+    # Beside the fixed keys: where the tool is declared, and each finding's evidence.
+    optional = {"declared_at", "evidence"}
+    assert set(results[0]) - optional == {
         "target",
         "tool",
         "check",
@@ -191,6 +193,12 @@ def test_report_has_one_record_per_target_tool_and_check(tools_module: pytest.Py
     }
     assert {r["outcome"] for r in results} <= {"passed", "failed", "skipped"}
     misnamed = [r for r in results if r["tool"] == "bad tool" and r["check"] == "TN102"]
+    assert misnamed[0]["declared_at"] == {
+        "file": "mytools.py",
+        "line": misnamed[0]["declared_at"]["line"],
+    }
+    assert misnamed[0]["evidence"] == [{"path": "name"}]
+    misnamed = [{k: v for k, v in r.items() if k not in optional} for r in misnamed]
     assert misnamed == [
         {
             "target": "mytools:mixed",

@@ -1,0 +1,177 @@
+"""What the run leaves for people and CI beyond the terminal: HTML, GitHub output, JUnit properties.
+
+A plugin object living beside ``ConformanceSession``. Each check item gets JUnit
+properties (check code, category, severity, tool, target) so that ``--junitxml``
+carries them, and its records the file and line where the tool is declared. When
+the session ends, the HTML page and the GitHub output are made from the JSON
+report's data (the file ``--toolnexus-report`` wrote, or the same report written
+to a temporary file), so they say what the report says.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ._declared_at import DeclaredAt, declared_at
+from ._items import RECORD_KEY, CheckItem
+from ._output_options import OutputSettings
+
+if TYPE_CHECKING:
+    from ._session import ConformanceSession
+
+__all__ = ["JUNIT_PREFIX", "ReportOutputs"]
+
+#: JUnit property names are this prefix and the record's key: ``toolnexus.check``...
+JUNIT_PREFIX = "toolnexus."
+
+
+class ReportOutputs:
+    """Registered with the conformance session; does nothing on an xdist worker at the end."""
+
+    def __init__(self, owner: ConformanceSession, settings: OutputSettings) -> None:
+        self.owner = owner
+        self.settings = settings
+        self.rootdir = Path(str(owner.config.rootpath))
+        #: Per tool subject (by id): where it is declared, read once.
+        self._where: dict[int, DeclaredAt | None] = {}
+        self._files: dict[str, Any] = {}
+        #: Lines for the terminal's summary: the GitHub commands and where files went.
+        self._lines: list[tuple[str, dict[str, bool]]] = []
+
+    def _github(self) -> bool:
+        from ._github import in_github_actions
+
+        mode = self.settings.github
+        return mode == "on" or (mode == "auto" and in_github_actions())
+
+    # -- per item --------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """JUnit properties, known before the item runs (a skip at setup keeps them)."""
+        if not isinstance(item, CheckItem):
+            return
+        tool = getattr(item.subject, "display_name", "*")
+        item.user_properties.append((f"{JUNIT_PREFIX}target", item.subject.target))
+        item.user_properties.append((f"{JUNIT_PREFIX}tool", tool))
+        for check, _ in item.checks:
+            info = check.info
+            item.user_properties.append((f"{JUNIT_PREFIX}check", info.code))
+            item.user_properties.append((f"{JUNIT_PREFIX}category", info.category.value))
+            item.user_properties.append((f"{JUNIT_PREFIX}severity", info.severity.value))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        """The tool's file and line into each record the item left (before its report is made)."""
+        try:
+            return (yield)
+        finally:
+            if isinstance(item, CheckItem):
+                where = self._declared(item.subject)
+                if where is not None:
+                    for key, value in item.user_properties:
+                        if key == RECORD_KEY and isinstance(value, dict):
+                            value["declared_at"] = dict(where)
+
+    def _declared(self, subject: Any) -> DeclaredAt | None:
+        key = id(subject)
+        if key not in self._where:
+            try:
+                self._where[key] = declared_at(subject, self.rootdir, self._files)
+            except Exception:  # where a tool is declared is a courtesy, never a failure
+                self._where[key] = None
+        return self._where[key]
+
+    # -- at the end ------------------------------------------------------------------
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        owner = self.owner
+        if getattr(owner, "_is_worker", False):
+            return
+        github = self._github()
+        if self.settings.html is None and not github:
+            return
+        report = self._report()
+        if report is None:
+            return
+        if self.settings.html is not None:
+            self._write_html(report, self.settings.html)
+        if github:
+            self._write_github(report)
+        if session.config.pluginmanager.get_plugin("terminalreporter") is None:
+            for line, _ in self._lines:  # no terminal summary will print them
+                print(line, file=sys.stdout)
+            self._lines.clear()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for line, markup in self._lines:
+            terminalreporter.write_line(line, **markup)
+        self._lines.clear()
+
+    def _report(self) -> dict[str, Any] | None:
+        """The JSON report's data: the file written, or the same report written for us."""
+        from ._report_view import ReportError, load_report
+
+        path = self.owner._report_path()
+        try:
+            if path is not None and path.is_file():
+                return load_report(path)
+            with tempfile.TemporaryDirectory(prefix="toolnexus-report-") as scratch:
+                written = Path(scratch) / "report.json"
+                self.owner.write_json_report(written)
+                return load_report(written)
+        except (ReportError, OSError) as exc:
+            self._lines.append((f"toolnexus: no HTML or GitHub output: {exc}", {"red": True}))
+            return None
+
+    def _write_html(self, report: dict[str, Any], path: Path) -> None:
+        from ._html import render_html
+
+        try:
+            page = render_html(report)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f".{path.name}.tmp")
+            partial.write_text(page, encoding="utf-8")
+            partial.replace(path)
+        except OSError as exc:
+            self._lines.append((f"toolnexus: cannot write {path}: {exc}", {"red": True}))
+            return
+        self._lines.append((f"HTML report written to {self._shown(path)}", {}))
+
+    def _shown(self, path: Path) -> str:
+        here = Path(str(self.owner.config.invocation_params.dir))
+        try:
+            return str(path.relative_to(here))
+        except ValueError:
+            return str(path)
+
+    def _write_github(self, report: dict[str, Any]) -> None:
+        import os
+
+        from ._github import annotation_lines, summary_markdown
+
+        workspace = os.environ.get("GITHUB_WORKSPACE")
+        lines = annotation_lines(
+            report.get("results") or [],
+            rootdir=self.rootdir,
+            workspace=Path(workspace) if workspace else None,
+            strict=self.owner.settings.strict,
+        )
+        self._lines.extend((line, {}) for line in lines)
+        target = os.environ.get("GITHUB_STEP_SUMMARY")
+        if not target:
+            return
+        html = self._shown(self.settings.html) if self.settings.html is not None else None
+        try:
+            with open(target, "a", encoding="utf-8") as out:
+                out.write(summary_markdown(report, html=html))
+        except OSError as exc:
+            self._lines.append(
+                (f"toolnexus: cannot append to GITHUB_STEP_SUMMARY {target}: {exc}", {"red": True})
+            )

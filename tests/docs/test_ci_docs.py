@@ -1,0 +1,135 @@
+"""docs/ci.md's workflows are valid YAML, and their pytest command lines run.
+
+The commands are taken from the YAML blocks as CI would run them (a ``run: |``
+script with its line continuations, a GitLab ``script`` entry) and run, as they
+are written, in a project whose ``pyproject.toml`` declares the bundled example
+toolkit as its target, as the page tells users to declare theirs. A baseline
+option this kit does not offer (yet) is left out of a command, and a command
+that updates the baseline is then not run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "ci.md"
+README = PAGE.parent.parent / "README.md"
+_YAML = re.compile(r"^```yaml\n(.*?)^```", re.DOTALL | re.MULTILINE)
+BASELINE = "--toolnexus-baseline"
+UPDATE = "--toolnexus-update-baseline"
+
+
+def _strings(node: Any) -> Iterator[str]:
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from _strings(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _strings(value)
+
+
+def workflows() -> list[Any]:
+    return [yaml.safe_load(block) for block in _YAML.findall(PAGE.read_text(encoding="utf-8"))]
+
+
+def pytest_commands() -> list[list[str]]:
+    """Every pytest command line of the page's YAML, as argument lists, in order."""
+    commands: list[list[str]] = []
+    for workflow in workflows():
+        for script in _strings(workflow):
+            for line in script.replace("\\\n", " ").splitlines():
+                if line.strip().startswith("pytest "):
+                    commands.append(shlex.split(line)[1:])
+    return commands
+
+
+def test_the_page_has_a_github_workflow_and_a_gitlab_job() -> None:
+    github, gitlab = workflows()
+    steps = github["jobs"]["conformance"]["steps"]
+    uploads = [s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact")]
+    assert any("toolnexus-report.html" in s["with"]["path"] for s in uploads)
+    assert any("toolnexus-report.json" in s["with"]["path"] for s in uploads)
+    triggers = github.get("on", github.get(True))  # YAML 1.1 reads the key on as true
+    assert triggers["workflow_dispatch"]["inputs"]["update-baseline"]["type"] == "boolean"
+    job = gitlab["toolnexus-conformance"]
+    assert {"toolnexus-report.html", "toolnexus-report.json"} <= set(job["artifacts"]["paths"])
+    assert job["artifacts"]["reports"]["junit"] == "toolnexus-junit.xml"
+    assert {"when": "manual", "allow_failure": True} in gitlab["toolnexus-update-baseline"]["rules"]
+    assert "docs/ci.md" in README.read_text(encoding="utf-8")
+
+
+def _offers(option: str, folder: Path, env: dict[str, str]) -> bool:
+    helped = subprocess.run(
+        [sys.executable, "-m", "pytest", "--help"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return option in helped.stdout
+
+
+def _without_baseline(args: list[str]) -> list[str]:
+    out: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == BASELINE:
+            skip = True
+        elif not arg.startswith(BASELINE + "="):
+            out.append(arg)
+    return out
+
+
+def test_the_pages_pytest_commands_run_against_the_example_toolkit(tmp_path: Path) -> None:
+    commands = pytest_commands()
+    assert len(commands) == 4, commands  # two per CI: the check, and the baseline's update
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\ntoolnexus_targets = ["toolnexus_ref.examples:toolkit"]\n'
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    baseline = _offers(BASELINE, tmp_path, env)
+    # The update first: it writes the baseline the check then reads.
+    unique = sorted({tuple(c) for c in commands}, key=lambda c: UPDATE not in c)
+    ran = []
+    for command in unique:
+        args = list(command)
+        if not baseline:
+            if UPDATE in args:
+                continue
+            args = _without_baseline(args)
+        for produced in ("toolnexus-report.json", "toolnexus-report.html"):
+            (tmp_path / produced).unlink(missing_ok=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert result.returncode == 0, f"{args}\n{result.stdout}\n{result.stderr}"
+        report = json.loads((tmp_path / "toolnexus-report.json").read_text())
+        assert report["complete"] is True
+        assert {r["target"] for r in report["results"]} == {"toolnexus_ref.examples:toolkit"}
+        assert "get_weather" in (tmp_path / "toolnexus-report.html").read_text()
+        ran.append(args)
+    assert ran, "no command of the page ran"
+    if baseline:
+        assert (tmp_path / "toolnexus-baseline.toml").is_file()
+    if "--junitxml" in ran[-1]:
+        assert (tmp_path / "toolnexus-junit.xml").is_file()
