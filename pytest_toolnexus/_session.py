@@ -559,6 +559,8 @@ class ConformanceSession:
             terminalreporter.write_line(line)
         for line in not_called_lines(self.records.not_called()):
             terminalreporter.write_line(line)
+        for target, why in self.records.unjudged().items():
+            terminalreporter.write_line(f"{target}: not judged: {why}", yellow=True, bold=True)
         for line in self.baseline.summary_lines() if self.baseline is not None else []:
             terminalreporter.write_line(line)
         for line in incomplete:

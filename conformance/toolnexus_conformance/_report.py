@@ -35,6 +35,8 @@ REPORT_VERSION = 1
 #: A record's state in a baseline of accepted findings (written by the pytest plugin):
 #: ``accepted`` (a finding it lists), ``fixed`` (a check it lists that passed), ``new``
 #: (a finding it does not list) or ``None``. Absent when the run uses no baseline.
+#: A target's start and load checks: skipped, none of the target's tools was judged.
+UNJUDGED_IF_SKIPPED = frozenset({"TN001", "TN851"})
 BASELINE_FIELD = "baseline"
 ACCEPTED = "accepted"
 FIXED = "fixed"
@@ -118,6 +120,8 @@ class Records:
         self._statuses: dict[str, Counter[str]] = {}
         #: (target, tool) -> why no live check may call it
         self._not_called: dict[tuple[str, str], str] = {}
+        #: target -> why it could not be judged at all (its start or load was skipped)
+        self._unjudged: dict[str, str] = {}
 
     def __len__(self) -> int:
         return len(self._index)
@@ -126,6 +130,11 @@ class Records:
         """How many tools no live check may call, by reason: read from the records, so
         an xdist controller, which loads no target, counts what its workers judged."""
         return dict(Counter(self._not_called.values()))
+
+    def unjudged(self) -> dict[str, str]:
+        """Targets whose start or load check skipped, and why: none of their tools was
+        judged, and a run of such targets alone would otherwise read as green."""
+        return dict(self._unjudged)
 
     def add(self, record: Mapping[str, Any]) -> None:
         position = tuple(int(p) for p in record.get("position", ()) or ())
@@ -137,6 +146,8 @@ class Records:
         target, tool = str(shown["target"]), str(shown["tool"])
         if shown.get("not_called"):
             self._not_called[(target, tool)] = str(shown["message"]).split("; allow it", 1)[0]
+        if tool == "*" and shown["check"] in UNJUDGED_IF_SKIPPED and shown["outcome"] == "skipped":
+            self._unjudged[target] = str(shown["message"])
         self._outcomes[str(shown["outcome"])] += 1
         failed = shown["outcome"] == Outcome.FAILED
         state = shown.get(BASELINE_FIELD)

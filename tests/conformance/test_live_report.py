@@ -48,3 +48,22 @@ def test_the_file_is_a_valid_incomplete_report_after_every_record(tmp_path: Path
     finally:
         live.close()
         records.close()
+
+
+def test_a_target_whose_start_was_skipped_is_named_as_not_judged() -> None:
+    records = Records()
+    npx = "memory did not start: its command, npx, fetches the server; install it"
+
+    def record(target: str, check: str, outcome: str, message: str = "") -> dict[str, Any]:
+        return _record(1) | {
+            "target": target,
+            "tool": "*",
+            "check": check,
+            "outcome": outcome,
+            "message": message,
+        }
+
+    records.add(record("mcp.json", "TN851", "skipped", npx))
+    records.add(record("tools:kit", "TN001", "passed"))
+    records.add(record("tools:kit", "TN102", "skipped"))
+    assert records.unjudged() == {"mcp.json": npx}
