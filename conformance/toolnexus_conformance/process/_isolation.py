@@ -98,6 +98,8 @@ class ToolJudgement:
     #: many tools' processes were running then (one: this tool is the culprit).
     worker_died: str | None = None
     running: int = 0
+    #: The calls the tool's exploration made there (``Verdict.calls``), when it answered.
+    calls: int | None = None
 
 
 @dataclass(slots=True)
@@ -546,7 +548,7 @@ class TargetWorker:
                 if in_flight:
                     in_flight.pop(0)
             elif kind == "result":
-                return ToolJudgement(results=frame[1])
+                return ToolJudgement(results=frame[1], calls=frame[2] if len(frame) > 2 else None)
             elif kind == "exhausted":
                 return ToolJudgement(
                     ended=f"exploring the tool used up its process: {frame[1]}",
@@ -722,6 +724,13 @@ class IsolatedExplorations:
         if outcome == "skipped":
             raise Skip(message)
         return tuple(Finding(*f) for f in findings)
+
+    def calls_of(self, subject: ToolSubject) -> int | None:
+        """Calls the tool's process made exploring it, once it answered (as ``Explorations``)."""
+        future = self._futures.get(id(subject))
+        if future is None or not future.done():
+            return None
+        return future.result().calls
 
     def close(self) -> None:
         """Stop exploring what was not asked for yet (the session is ending)."""

@@ -262,7 +262,8 @@ def _child(
     os.close(log)
     _beat(channel)
     try:
-        channel.send(("result", _judge(worker, channel, folder, index, name, codes, arguments)))
+        results, calls = _judge(worker, channel, folder, index, name, codes, arguments)
+        channel.send(("result", results, calls))
     except BaseException as exc:  # our own failure: say so, never blame the tool...
         from .._model import exhaustion
 
@@ -300,7 +301,8 @@ def _judge(
     name: str,
     codes: list[str],
     arguments: Any = None,
-) -> dict[str, tuple[str, str, list[tuple[Any, ...]]]]:
+) -> tuple[dict[str, tuple[str, str, list[tuple[Any, ...]]]], int | None]:
+    """Each check's verdict as plain data, and the calls the exploration made."""
     import tempfile
 
     from .._registry import load_catalog
@@ -346,7 +348,7 @@ def _judge(
     for code in codes:
         if code not in catalog:
             results[code] = ("skipped", f"check {code} is not known in the worker process", [])
-    return results
+    return results, explorations.calls_of(subject)
 
 
 def _with_arguments(options: Any, arguments: Any) -> Any:
