@@ -457,9 +457,10 @@ def test_a_session_killed_outright_leaves_no_server_scratch(sandboxed: Sandboxed
         found = []
         for entry in Path("/proc").iterdir():
             try:
-                if entry.name.isdigit() and sandboxed.mark.encode() in (
-                    entry / "cmdline"
-                ).read_bytes():
+                if (
+                    entry.name.isdigit()
+                    and sandboxed.mark.encode() in (entry / "cmdline").read_bytes()
+                ):
                     if "\nState:\tZ" not in (entry / "status").read_text():
                         found.append(int(entry.name))
             except OSError:

@@ -144,8 +144,6 @@ class _Worker:
                 )
             )
             self.tools, self.extras = loaded.tools, list(loaded.extras)
-            if prepare:
-                _prepare(options, modules)
             threads = threading.active_count()
             declarations = self._declare(loaded.info, options)
         except BaseException as exc:  # SystemExit at import included: the session reports it
@@ -156,7 +154,16 @@ class _Worker:
             else:
                 self.reply("load-error", f"loading {label!r} raised {type(exc).__name__}: {exc}")
             return
+        # Loaded: said before the warm-up, which is the kit's cost, not the target's, and
+        # must not count against the load timeout. Explore requests wait in the socket.
         self.reply("loaded", len(self.tools), threads, declarations)
+        if prepare:
+            _prepare(options, modules)
+        else:
+            import gc
+
+            gc.freeze()  # the target's objects too: a tool's process does not copy them
+        self.reply("warm")
 
     def _declare(self, info: Any, options: Any) -> str:
         """Every tool's declaration read here, as plain data in a file the session reads.
@@ -401,16 +408,20 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def run(control: int, lifeline: int | None) -> None:
+    """Serve the session on the ``control`` socket until it stops us or is gone."""
+    worker = _Worker(socket.socket(fileno=control))
+    worker.lifeline = lifeline
+    worker.serve()
+
+
 def main(argv: list[str]) -> int:
     from .._parser_lock import install
 
     install()  # before any thread: the heartbeat and the tool's call thread may parse
-    control = socket.socket(fileno=int(argv[1]))
     # Ctrl-C in the terminal is the session's to handle: it stops the worker itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    worker = _Worker(control)
-    worker.lifeline = int(argv[2]) if len(argv) > 2 else None
-    worker.serve()
+    run(int(argv[1]), int(argv[2]) if len(argv) > 2 else None)
     return 0
 
 
