@@ -446,7 +446,7 @@ def test_a_session_killed_outright_leaves_no_server_scratch(sandboxed: Sandboxed
     command = f"stdio:{sys.executable} sleeper_server.py {sandboxed.mark}"
     process = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", CONFORMANCE, ONLY]
-        + [TARGET, command, "--toolnexus-execute", "all", *FAST],
+        + [TARGET, command, "--toolnexus-execute", "all", *FAST, REPORT, "report.json"],
         cwd=pytester.path,
         env=dict(os.environ, TMPDIR=str(tmp)),
         stdout=subprocess.DEVNULL,
@@ -454,24 +454,30 @@ def test_a_session_killed_outright_leaves_no_server_scratch(sandboxed: Sandboxed
     )
 
     def servers() -> list[int]:
+        """The server's processes (pytest's own command line has its argv in one piece)."""
+        needle = b"sleeper_server.py\0" + sandboxed.mark.encode()
         found = []
         for entry in Path("/proc").iterdir():
             try:
-                if (
-                    entry.name.isdigit()
-                    and sandboxed.mark.encode() in (entry / "cmdline").read_bytes()
-                ):
+                if entry.name.isdigit() and needle in (entry / "cmdline").read_bytes():
                     if "\nState:\tZ" not in (entry / "status").read_text():
                         found.append(int(entry.name))
             except OSError:
                 continue
         return found
 
-    deadline = time.monotonic() + 60
-    while not servers() and process.poll() is None and time.monotonic() < deadline:
+    report = pytester.path / "report.json"
+
+    def judged() -> bool:  # the server loaded and its checks began: it is running
+        try:
+            return '"check"' in report.read_text()
+        except OSError:
+            return False
+
+    deadline = time.monotonic() + 90
+    while not judged() and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert servers(), "the server was never started"
-    time.sleep(1.0)  # its first call is under way
+    assert judged(), "the server was never judged"
     process.send_signal(signal.SIGKILL)
     process.wait(10)
     deadline = time.monotonic() + 10
