@@ -168,8 +168,10 @@ def test_workers_are_forked_from_one_warm_template_each_in_its_own_sandbox(
     try:
         for worker in workers:
             assert worker.load(4) == 4  # the 5 s warm-up is not the target's load time
-            assert worker._forked and worker._group is not None
-        assert template.spawned == 2 and template.broken is None
+            assert worker._forked
+            assert worker._group is not None
+        assert template.spawned == 2
+        assert template.broken is None
         spaces = [_namespaces(w._group) for w in workers if w._group is not None]
         ours = (os.readlink("/proc/self/ns/pid"), os.readlink("/proc/self/ns/mnt"))
         if mode == "auto":  # each worker in its own target's sandbox, none in ours
@@ -178,8 +180,10 @@ def test_workers_are_forked_from_one_warm_template_each_in_its_own_sandbox(
             assert spaces == [ours, ours]
         name = asyncio.run(load_target(parse_target(spec))).tools[0].name
         judged = workers[0].explore(0, name, ["TN601", "TN606"])
-        assert judged.error is None and judged.results["TN601"][0] == "passed", judged
-        assert judged.calls is not None and judged.calls > 0  # carried back for the report
+        assert judged.error is None, judged
+        assert judged.results["TN601"][0] == "passed", judged
+        assert judged.calls is not None
+        assert judged.calls > 0
     finally:
         for worker in workers:
             worker.close()
@@ -201,7 +205,8 @@ def test_a_fresh_worker_says_loaded_before_it_warms(
         assert not worker._forked
         name = asyncio.run(load_target(parse_target(spec))).tools[0].name
         judged = worker.explore(0, name, ["TN606"])  # waits for the warm-up, then runs
-        assert judged.error is None and judged.results["TN606"][0] == "passed", judged
+        assert judged.error is None, judged
+        assert judged.results["TN606"][0] == "passed", judged
         assert worker._warmed.is_set()
     finally:
         worker.close()

@@ -445,8 +445,22 @@ def test_a_session_killed_outright_leaves_no_server_scratch(sandboxed: Sandboxed
     tmp.mkdir(exist_ok=True)
     command = f"stdio:{sys.executable} sleeper_server.py {sandboxed.mark}"
     process = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", CONFORMANCE, ONLY]
-        + [TARGET, command, "--toolnexus-execute", "all", *FAST, REPORT, "report.json"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            CONFORMANCE,
+            ONLY,
+            TARGET,
+            command,
+            "--toolnexus-execute",
+            "all",
+            *FAST,
+            REPORT,
+            "report.json",
+        ],
         cwd=pytester.path,
         env=dict(os.environ, TMPDIR=str(tmp)),
         stdout=subprocess.DEVNULL,
@@ -459,9 +473,12 @@ def test_a_session_killed_outright_leaves_no_server_scratch(sandboxed: Sandboxed
         found = []
         for entry in Path("/proc").iterdir():
             try:
-                if entry.name.isdigit() and needle in (entry / "cmdline").read_bytes():
-                    if "\nState:\tZ" not in (entry / "status").read_text():
-                        found.append(int(entry.name))
+                if (
+                    entry.name.isdigit()
+                    and needle in (entry / "cmdline").read_bytes()
+                    and "\nState:\tZ" not in (entry / "status").read_text()
+                ):
+                    found.append(int(entry.name))
             except OSError:
                 continue
         return found
