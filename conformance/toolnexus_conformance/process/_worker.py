@@ -1,8 +1,10 @@
 """The worker process: a Python target imported once, each tool explored in a process of its own.
 
-The session starts one worker per Python target (``_isolation.TargetWorker``) as
-``python -m toolnexus_conformance.process._worker FD``. The worker imports the target,
-warms the argument generator and the catalog, and waits. For each tool it forks
+The session starts one worker per Python target (``_isolation.TargetWorker``),
+forked from a warm template (``_forkserver``) or, where that cannot be had, as
+``python -m toolnexus_conformance.process._worker FD``. The worker imports the
+target, says so, warms the argument generator and the catalog unless the template
+did, and waits. For each tool it forks
 a child, which explores that one tool, judges its live checks, sends the
 verdicts back over a socket of its own and ends. Whatever a tool does to its
 process (``os._exit``, a segfault, a patched clock, a removed environment
@@ -10,8 +12,8 @@ variable, a changed working directory, threads or subprocesses that never end)
 happens to a process that exists for that tool alone. The session only sees the
 child's socket close; the worker tells it how the child ended.
 
-Forking keeps the cost of a tool's process to a few milliseconds: the import and
-the warm-up are paid once per target, and the children share the worker's
+Forking keeps the cost of a tool's process to a few milliseconds: the import is
+paid once per target and the warm-up once per worker (once per session when forked), and the children share the worker's
 memory until they write to it. The worker itself never calls a tool.
 
 Frames on a child's socket are pickles with a four-byte length; the control
