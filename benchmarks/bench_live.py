@@ -371,8 +371,6 @@ def many_targets(repeat: int, count: int = 20) -> None:
             print(f"  {name:24} {wall:6.1f} s  ratio {wall / one:5.2f}x one")
 
 
-
-
 def sandbox(repeat: int, count: int = 200) -> None:
     from toolnexus_conformance.process._sandbox import probe
 
