@@ -371,9 +371,6 @@ def many_targets(repeat: int, count: int = 20) -> None:
             print(f"  {name:24} {wall:6.1f} s  ratio {wall / one:5.2f}x one")
 
 
-SECTIONS = ("calls", "hangs", "hostile", "xdist", "isolation", "targets")
-
-
 def sandbox(repeat: int, count: int = 200) -> None:
     from toolnexus_conformance.process._sandbox import probe
 
@@ -429,7 +426,7 @@ async def _server_starts(repeat: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in walls.items()}
 
 
-SECTIONS = ("calls", "hangs", "hostile", "xdist", "isolation", "sandbox")
+SECTIONS = ("calls", "hangs", "hostile", "xdist", "isolation", "targets", "sandbox")
 
 
 def main() -> None:

@@ -24,6 +24,7 @@ from toolnexus_conformance._runner import applicable_checks, applies, plan, run_
 from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
 from toolnexus_conformance.live._explorations import Explorations, Judges
 from toolnexus_conformance.live._loop import BackgroundLoop, LoopBlocked
+from toolnexus_conformance.process._forkserver import ForkServer
 from toolnexus_conformance.process._isolation import IsolatedExplorations, TargetWorker, WorkerError
 from toolnexus_conformance.process._pool import WorkerPool
 from toolnexus_conformance.process._sandbox import (
@@ -126,6 +127,10 @@ class ConformanceSession:
                 stacklevel=2,
             )
         self._workers: list[TargetWorker] = []
+        #: The warm template workers are forked from (``process._forkserver``), started
+        #: with the first worker when tools will be called.
+        self._forkserver: ForkServer | None = None
+        self._forkserver_lock = threading.Lock()
         #: The first Python targets (explored first) keep their worker, warmed for their
         #: tools' processes, in half the pool; the rest are stopped after loading and
         #: started again to be explored. The other half loads: it never waits on
@@ -217,9 +222,24 @@ class ConformanceSession:
             options=options,
             modules=modules,
             sandbox=self.sandbox,
+            forkserver=self._template(options, modules),
         )
         self._workers.append(worker)
         return worker
+
+    def _template(self, options: RunOptions, modules: list[str]) -> ForkServer | None:
+        """The warm template of every worker, started once; none if no tool is called.
+
+        Without it each worker warms for itself (seconds of CPU a target); with it
+        the warm-up is paid once and each worker is a fork that imports its target.
+        """
+        if not self._explores():
+            return None
+        with self._forkserver_lock:
+            if self._forkserver is None:
+                self._forkserver = ForkServer(self.sandbox, options, modules)
+                self._forkserver.start()
+            return self._forkserver
 
     def _load(self, spec: TargetSpec, base_dir: Path, warm: bool) -> _Loaded:
         """The target's tools, and the worker process its live calls go to (if isolated).
@@ -596,6 +616,8 @@ class ConformanceSession:
             self.isolated.close()
         for worker in list(self._workers):
             worker.close()  # a load still waiting on its worker ends with it
+        if self._forkserver is not None:
+            self._forkserver.close()
         concurrent.futures.wait(list(self._loads.values()), timeout=UNLOAD_WAIT)
         for loaded in self._loaded:
             if loaded.close is not None:

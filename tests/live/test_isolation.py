@@ -130,3 +130,83 @@ def test_arguments_too_large_for_an_explore_request_are_refused_clearly() -> Non
         assert worker.explore(0, name, ["TN606"]).error is None  # the worker is still there
     finally:
         worker.close()
+
+
+SLOW_CHECKS = """
+import time
+
+time.sleep({seconds})  # a custom check module slow to import: the warm-up imports it
+"""
+
+
+def _namespaces(group: int) -> tuple[str, str]:
+    """The PID and mount namespaces of the worker the process ``group`` forked."""
+    [worker] = Path(f"/proc/{group}/task/{group}/children").read_text().split()
+    return os.readlink(f"/proc/{worker}/ns/pid"), os.readlink(f"/proc/{worker}/ns/mnt")
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_workers_are_forked_from_one_warm_template_each_in_its_own_sandbox(
+    mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warm-up runs once, in the template, and never counts against a load timeout."""
+    from toolnexus_conformance.process._forkserver import ForkServer
+    from toolnexus_conformance.process._sandbox import Sandbox, probe
+
+    if mode == "auto" and not probe().available:
+        pytest.skip(probe().why)
+    (tmp_path / "slow_checks.py").write_text(SLOW_CHECKS.format(seconds=5))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    box = Sandbox(mode=mode)
+    template = ForkServer(box, OPTIONS, ["slow_checks"])
+    template.start()
+    spec = "toolnexus_ref.examples:toolkit"
+    workers = [
+        TargetWorker(spec, spec, base_dir=None, options=OPTIONS, sandbox=box, forkserver=template)
+        for _ in range(2)
+    ]
+    try:
+        for worker in workers:
+            assert worker.load(4) == 4  # the 5 s warm-up is not the target's load time
+            assert worker._forked
+            assert worker._group is not None
+        assert template.spawned == 2
+        assert template.broken is None
+        spaces = [_namespaces(w._group) for w in workers if w._group is not None]
+        ours = (os.readlink("/proc/self/ns/pid"), os.readlink("/proc/self/ns/mnt"))
+        if mode == "auto":  # each worker in its own target's sandbox, none in ours
+            assert len({*spaces, ours}) == 3, spaces
+        else:
+            assert spaces == [ours, ours]
+        name = asyncio.run(load_target(parse_target(spec))).tools[0].name
+        judged = workers[0].explore(0, name, ["TN601", "TN606"])
+        assert judged.error is None, judged
+        assert judged.results["TN601"][0] == "passed", judged
+        assert judged.calls is not None
+        assert judged.calls > 0
+    finally:
+        for worker in workers:
+            worker.close()
+        template.close()
+    assert not template.scratch.exists()
+    assert all(not w.scratch.exists() for w in workers)
+
+
+def test_a_fresh_worker_says_loaded_before_it_warms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a template the worker warms itself, after its load, outside the load timeout."""
+    (tmp_path / "slow_checks.py").write_text(SLOW_CHECKS.format(seconds=5))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = "toolnexus_ref.examples:toolkit"
+    worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS, modules=["slow_checks"])
+    try:
+        assert worker.load(4) == 4
+        assert not worker._forked
+        name = asyncio.run(load_target(parse_target(spec))).tools[0].name
+        judged = worker.explore(0, name, ["TN606"])  # waits for the warm-up, then runs
+        assert judged.error is None, judged
+        assert judged.results["TN606"][0] == "passed", judged
+        assert worker._warmed.is_set()
+    finally:
+        worker.close()

@@ -410,3 +410,95 @@ def test_required_is_a_usage_error_where_the_sandbox_cannot_be_had(
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--toolnexus-sandbox required*no bubblewrap here*"])
+
+
+SLEEPER = '''
+import sys, time
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("sleeper")
+
+
+@server.tool()
+def wait() -> str:
+    """Waits a long time."""
+    time.sleep(600)
+    return "late"
+
+
+if __name__ == "__main__":
+    server.run()
+'''
+
+
+@pytest.mark.skipif(not _sandbox_works(), reason="no sandbox here")
+def test_a_session_killed_outright_leaves_no_server_scratch(sandboxed: Sandboxed) -> None:
+    """SIGKILL gives pytest no chance to clean up: the server and its scratch go anyway."""
+    import signal
+    import subprocess
+
+    pytest.importorskip("mcp.server.mcpserver")
+    pytester = sandboxed.pytester
+    pytester.makepyfile(sleeper_server=SLEEPER)
+    tmp = pytester.path / "tmp"
+    tmp.mkdir(exist_ok=True)
+    command = f"stdio:{sys.executable} sleeper_server.py {sandboxed.mark}"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            CONFORMANCE,
+            ONLY,
+            TARGET,
+            command,
+            "--toolnexus-execute",
+            "all",
+            *FAST,
+            REPORT,
+            "report.json",
+        ],
+        cwd=pytester.path,
+        env=dict(os.environ, TMPDIR=str(tmp)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def servers() -> list[int]:
+        """The server's processes (pytest's own command line has its argv in one piece)."""
+        needle = b"sleeper_server.py\0" + sandboxed.mark.encode()
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if (
+                    entry.name.isdigit()
+                    and needle in (entry / "cmdline").read_bytes()
+                    and "\nState:\tZ" not in (entry / "status").read_text()
+                ):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+        return found
+
+    report = pytester.path / "report.json"
+
+    def judged() -> bool:  # the server loaded and its checks began: it is running
+        try:
+            return '"check"' in report.read_text()
+        except OSError:
+            return False
+
+    deadline = time.monotonic() + 90
+    while not judged() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert judged(), "the server was never judged"
+    process.send_signal(signal.SIGKILL)
+    process.wait(10)
+    deadline = time.monotonic() + 10
+    while servers() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert servers() == []
+    assert list(tmp.glob("toolnexus-*")) == []

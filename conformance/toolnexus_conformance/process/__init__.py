@@ -10,8 +10,10 @@ process per tool, which explores and judges that tool through the runner's publi
 from the worker to the session as plain data, so the static checks judge them
 without the target's code ever running in the session's process. ``_pool`` bounds
 the workers alive at once (loading or exploring), stopping idle ones to make room.
-``_target`` is
-``check_target``, the same isolated run for scripts.
+``_forkserver`` is the warm template every worker of a session is forked from,
+each fork joining its own target's sandbox (``_sandbox``), so the warm-up is paid
+once a session rather than once a target. ``_target`` is ``check_target``, the same
+isolated run for scripts.
 
 Arrows point one way: this room imports the runner and the live engine; neither
 imports it back (the pytest plugin and ``check_target`` are its only callers).

@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import os
 import pickle
+import select
 import shutil
 import signal
 import socket
@@ -40,6 +41,7 @@ from .._model import Finding, KitFailure, Skip
 from .._options import RunOptions, ToolArguments, ToolSettings
 from .._subject import ToolSubject
 from ..live._explorations import batch_of
+from ._forkserver import JOIN_FAILED, SPAWN_LIMIT, ForkError, ForkServer, namespaces_of
 from ._frames import CONTROL_MAX, FrameReader, kill_group
 from ._pool import WorkerPool, default_workers
 from ._sandbox import Sandbox
@@ -50,6 +52,8 @@ __all__ = ["PROCESS_CHECK", "IsolatedExplorations", "TargetWorker", "ToolJudgeme
 PROCESS_CHECK = "TN606"
 #: How long the worker may take to fork a tool's process, and a dead one to be reported.
 START_LIMIT = 10.0
+#: How long a loaded worker may take to warm before its first tool (the kit's cost).
+WARM_LIMIT = 300.0
 EXIT_WAIT = 5.0
 #: A tool's process that sends nothing, not even its heartbeat, for the call timeout
 #: plus this is frozen (a tool holding the GIL, or stopping every thread).
@@ -75,6 +79,13 @@ _KEEPER = (
     ' if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then trap - $((s - 128)); kill -$((s - 128)) $$; fi;'
     " exit $s"
 )
+#: The process a forked worker's sandbox holds (``_forkserver``): it says it is ready,
+#: then ends as the worker did, which the process outside, waiting for it, writes here.
+_HOLDER = (
+    'echo; read s || s=70; case "$s" in ""|*[!0-9]*) s=70;; esac;'
+    ' if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then trap - $((s - 128)); kill -$((s - 128)) $$; fi;'
+    ' exit "$s"'
+)
 _monotonic = time.monotonic  # the session's clock: no tool runs in this process
 
 
@@ -98,6 +109,8 @@ class ToolJudgement:
     #: many tools' processes were running then (one: this tool is the culprit).
     worker_died: str | None = None
     running: int = 0
+    #: The calls the tool's exploration made there (``Verdict.calls``), when it answered.
+    calls: int | None = None
 
 
 @dataclass(slots=True)
@@ -125,8 +138,15 @@ class TargetWorker:
         options: RunOptions,
         modules: Sequence[str] = (),
         sandbox: Sandbox | None = None,
+        forkserver: ForkServer | None = None,
     ) -> None:
         self.spec, self.label = spec, label
+        #: Where the worker is forked from, warm (``None``, or broken: started afresh).
+        self.forkserver = forkserver
+        #: The group of the process that forked the worker, outside its sandbox.
+        self._group: int | None = None
+        #: The running worker was forked from the template (so it is warm already).
+        self._forked = False
         #: How the worker is started: environment, limits, and the sandbox when there is one.
         self.sandbox = sandbox if sandbox is not None else Sandbox()
         self._lifeline: int | None = None
@@ -147,6 +167,7 @@ class TargetWorker:
         self._process: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._loaded = threading.Event()
+        self._warmed = threading.Event()
         self._load_reply: tuple[Any, ...] | None = None
         self._gone = threading.Event()
         self._restarts = 0
@@ -167,6 +188,17 @@ class TargetWorker:
 
     # -- the worker process --------------------------------------------------------------
     def start(self) -> None:
+        server = self.forkserver
+        if server is not None and server.broken is None:
+            try:
+                self._start_forked(server)
+                return
+            except ForkError:
+                pass  # started afresh below: slower, and the same verdicts
+        self._start_fresh()
+
+    def _start_fresh(self) -> None:
+        self._forked = False
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
         # The worker watches this pipe: its end of file says the session is gone, even
         # when the worker cannot see its parent (a sandbox's process namespace).
@@ -206,17 +238,100 @@ class TargetWorker:
             theirs.close()
             os.close(lifeline)
             log.close()
-        self._control = ours
+        self._listen_to(ours)
+
+    def _listen_to(self, control: socket.socket) -> None:
+        assert self._process is not None
+        self._control = control
         # Fresh events per worker process: a listener of an earlier one, seeing it
         # gone, must not mark this one gone.
         self._loaded, self._gone = threading.Event(), threading.Event()
+        self._warmed = threading.Event()
         self._generation += 1
         threading.Thread(
             target=self._listen,
-            args=(ours, self._process, self._loaded, self._gone, self._generation),
+            args=(control, self._process, self._loaded, self._gone, self._generation),
             name="toolnexus-worker",
             daemon=True,
         ).start()
+
+    def _start_forked(self, server: ForkServer) -> None:
+        """The worker forked from the warm template, inside a sandbox of this target's own.
+
+        The sandbox (bubblewrap, with this target's binds) holds a shell that ends as
+        the worker does; the template's forked process joins its namespaces and forks
+        the worker there (``_forkserver``). ``ForkError`` if any step fails.
+        """
+        if not server.ready():
+            raise ForkError(server.broken or "not warm")
+        active = self.sandbox.active
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        lifeline, self._lifeline = os.pipe()
+        status_in, status_out = os.pipe()
+        info_in, info_out = os.pipe() if active else (-1, -1)
+        env = self.sandbox.environment({"PWD": str(self.scratch)})
+        argv, env = self.sandbox.wrap(
+            ["/bin/sh", "-c", _HOLDER],
+            env,
+            self.scratch,
+            die_with_parent=False,
+            readable=[self.base_dir] if self.base_dir is not None else [],
+            limited=False,
+            info_fd=info_out if active else None,
+        )
+        if active:
+            argv = ["/bin/sh", "-c", _KEEPER, str(self.scratch), *argv]
+        opened: list[int] = []
+        process: subprocess.Popen[bytes] | None = None
+        log = (self.scratch / "worker.log").open("ab")
+        try:
+            process = subprocess.Popen(
+                argv,
+                pass_fds=(info_out,) if active else (),
+                stdin=status_in,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                cwd=self.scratch,
+                env=env,
+                start_new_session=True,
+            )
+            os.close(status_in)
+            status_in = -1
+            if active:
+                os.close(info_out)
+                info_out = -1
+                child = _sandbox_pid(info_in)
+            assert process.stdout is not None
+            _await_line(process.stdout)
+            if active:
+                opened = namespaces_of(child)
+            self._group = server.spawn(
+                env,
+                self.scratch,
+                worker=theirs.fileno(),
+                lifeline=lifeline,
+                status=status_out,
+                namespaces=opened,
+            )
+        except (OSError, ValueError, ForkError) as exc:
+            if process is not None:
+                kill_group(process.pid)
+                process.wait()
+            ours.close()
+            os.close(self._lifeline)
+            self._lifeline = None
+            raise ForkError(str(exc)) from None
+        finally:
+            for fd in (status_in, info_in, info_out, status_out, lifeline, *opened):
+                if fd >= 0:
+                    os.close(fd)
+            theirs.close()
+            log.close()
+            if process is not None and process.stdout is not None:
+                process.stdout.close()
+        self._process = process
+        self._forked = True
+        self._listen_to(ours)
 
     def load(self, timeout: float) -> int:
         """Import the target in the worker; its number of tools, or ``WorkerError`` saying why not."""
@@ -235,7 +350,7 @@ class TargetWorker:
             path,
             self.options,
             self.modules,
-            self.prepare,
+            self.prepare and not self._forked,  # forked: warm already
         )
         self._send(pickle.dumps(message))
         end = _monotonic() + timeout
@@ -243,6 +358,11 @@ class TargetWorker:
             if self._gone.is_set() or _monotonic() > end:
                 timed_out = not self._gone.is_set()
                 status = self._stop_process()
+                if self._forked and JOIN_FAILED in self._output() and self.forkserver:
+                    # Our failure, not the target's: fork no more, start this one afresh.
+                    self.forkserver.broken = self._output().strip()
+                    self._start_fresh()
+                    return self.load(timeout)
                 if timed_out:
                     raise WorkerError(
                         f"importing {self.spec!r} took longer than {timeout:g}s in a worker"
@@ -321,6 +441,9 @@ class TargetWorker:
                 self._load_reply = message
                 loaded.set()
                 continue
+            if kind == "warm":
+                self._warmed.set()
+                continue
             job = self._jobs.get(message[1])
             if job is None:
                 continue
@@ -380,6 +503,9 @@ class TargetWorker:
         lifeline, self._lifeline = self._lifeline, None
         if lifeline is not None:
             os.close(lifeline)
+        group, self._group = self._group, None
+        if group is not None:
+            kill_group(group)  # the forked worker, and the process that waits for it
         if process is None:
             return None
         kill_group(process.pid)
@@ -469,6 +595,12 @@ class TargetWorker:
                 error=f"the arguments given for this tool take {len(request)} bytes to send;"
                 f" at most {ARGUMENTS_MAX} cross to the process that calls it"
             )
+        # A worker says it is loaded before it warms (the warm-up is not the target's
+        # load time): its first tool waits for the warm-up, bounded apart.
+        warmed, gone = self._warmed, self._gone
+        end = _monotonic() + WARM_LIMIT
+        while not warmed.wait(0.05) and not gone.is_set() and _monotonic() < end:
+            pass
         job = _Job(generation=self._generation, gone=self._gone)
         self._jobs[job_id] = job
         ours, theirs = socket.socketpair()
@@ -554,7 +686,7 @@ class TargetWorker:
                 if in_flight:
                     in_flight.pop(0)
             elif kind == "result":
-                return ToolJudgement(results=frame[1])
+                return ToolJudgement(results=frame[1], calls=frame[2] if len(frame) > 2 else None)
             elif kind == "exhausted":
                 return ToolJudgement(
                     ended=f"exploring the tool used up its process: {frame[1]}",
@@ -637,6 +769,32 @@ class _Gate:
             with self._condition:
                 self._alone = False
                 self._condition.notify_all()
+
+
+def _sandbox_pid(info: int) -> int:
+    """The sandbox's first process, from what bubblewrap writes to its ``--info-fd``."""
+    import json
+
+    data = b""
+    end = _monotonic() + SPAWN_LIMIT
+    while _monotonic() < end:
+        ready, _, _ = select.select([info], [], [], 0.1)
+        if ready:
+            chunk = os.read(info, 4096)
+            data += chunk
+            try:  # whole once it parses (the shell around bubblewrap keeps the pipe open)
+                return int(json.loads(data)["child-pid"])
+            except ValueError:
+                if not chunk:
+                    break
+    raise ValueError(f"bubblewrap did not say its sandbox's process: {data!r}")
+
+
+def _await_line(stream: Any) -> None:
+    """The sandbox's holder said it is ready (its mounts are in place): ``ValueError`` if not."""
+    ready, _, _ = select.select([stream], [], [], SPAWN_LIMIT)
+    if not ready or not stream.readline():
+        raise ValueError("the sandbox did not start")
 
 
 def _ending(status: int | None) -> str:
@@ -730,6 +888,13 @@ class IsolatedExplorations:
         if outcome == "skipped":
             raise Skip(message)
         return tuple(Finding(*f) for f in findings)
+
+    def calls_of(self, subject: ToolSubject) -> int | None:
+        """Calls the tool's process made exploring it, once it answered (as ``Explorations``)."""
+        future = self._futures.get(id(subject))
+        if future is None or not future.done():
+            return None
+        return future.result().calls
 
     def close(self) -> None:
         """Stop exploring what was not asked for yet (the session is ending)."""

@@ -65,6 +65,10 @@ ALLOWED_PREFIXES = ("LC_", "PYTHON", "VIRTUAL_ENV", "XDG_", "HYPOTHESIS_")
 HIDDEN = ("/tmp", "/var/tmp", "/run", "/dev/shm")
 
 _GIB = 1 << 30
+#: The scratch of a process that has no owner to remove one (an MCP stdio server): a
+#: folder in the sandbox's own in-memory ``/tmp``, gone with the sandbox however the
+#: session ends (even SIGKILLed: bubblewrap's ``--die-with-parent`` ends the server).
+PRIVATE_SCRATCH = Path("/tmp/toolnexus-scratch")
 
 
 class SandboxError(Exception):
@@ -259,8 +263,15 @@ def _arguments(
     writable: Iterable[Path],
     die_with_parent: bool = True,
     chdir: Path | None = None,
+    private: bool = False,
+    info_fd: int | None = None,
 ) -> list[str]:
-    """bubblewrap's command line up to (and including) ``--``."""
+    """bubblewrap's command line up to (and including) ``--``.
+
+    ``private``: the scratch is made in the sandbox's in-memory ``/tmp`` rather than
+    bound from the host. ``info_fd``: bubblewrap writes there, as JSON, the process id
+    of the sandbox's first process (``_forkserver`` joins its namespaces).
+    """
     argv = [bwrap, "--unshare-all"]
     if network:
         argv.append("--share-net")
@@ -282,8 +293,12 @@ def _arguments(
     for path in sorted(back):
         if _under(path, hidden) and path.exists():
             argv += ["--ro-bind", str(path), str(path)]
-    for path in [scratch, *writable]:
+    if private:
+        argv += ["--dir", str(scratch), "--dir", str(scratch / ".home")]
+    for path in [*([] if private else [scratch]), *writable]:
         argv += ["--bind", str(path), str(path)]
+    if info_fd is not None:
+        argv += ["--info-fd", str(info_fd)]
     argv += ["--chdir", str(chdir or scratch), "--"]
     return argv
 
@@ -370,26 +385,36 @@ class Sandbox:
         self,
         argv: Sequence[str],
         env: Mapping[str, str],
-        scratch: Path,
+        scratch: Path | None,
         *,
         die_with_parent: bool = True,
         chdir: Path | None = None,
         readable: Sequence[Path] = (),
+        limited: bool = True,
+        info_fd: int | None = None,
     ) -> tuple[list[str], dict[str, str]]:
         """``argv`` and ``env`` as started: limited always, sandboxed when active.
 
         ``readable`` adds folders this one process may read (a target's base folder).
+        ``scratch`` ``None``: a scratch inside the sandbox only (``PRIVATE_SCRATCH``).
+        ``limited`` ``False``: the command applies the limits itself (``_forkserver``).
         """
-        command = [sys.executable, "-S", "-c", _LIMIT_SHIM]
-        command += [f"{name}={value}" for name, value in self.limits.pairs()]
-        command += ["--", *argv]
+        command = list(argv)
+        if limited:
+            pairs = [f"{name}={value}" for name, value in self.limits.pairs()]
+            command = [sys.executable, "-S", "-c", _LIMIT_SHIM, *pairs, "--", *argv]
         env = dict(env)
         if not self.active:
             return command, env
         status = probe()
         assert status.bwrap is not None
+        private = scratch is None
+        if scratch is None:
+            private = os.path.isdir("/tmp") and not os.path.islink("/tmp")
+            scratch = PRIVATE_SCRATCH if private else self.scratch("toolnexus-server-")
         home = scratch / ".home"
-        home.mkdir(exist_ok=True)
+        if not private:
+            home.mkdir(exist_ok=True)
         env.update(HOME=str(home), TMPDIR=str(scratch), PWD=str(scratch))
         # The kit's cache stays where the session keeps it, not in the new HOME.
         env.setdefault("XDG_CACHE_HOME", str(kit_cache().parents[1]))
@@ -401,6 +426,8 @@ class Sandbox:
             writable=self.writable,
             die_with_parent=die_with_parent,
             chdir=chdir,
+            private=private,
+            info_fd=info_fd,
         )
         return [*prefix, *command], env
 
@@ -418,7 +445,8 @@ class Sandbox:
     ]:
         """How MCP stdio servers are started (``toolnexus_ref.mcp.Launcher``).
 
-        Each server gets a scratch folder of its own (its ``HOME`` and ``TMPDIR``) and
+        Each server gets a scratch folder of its own (its ``HOME`` and ``TMPDIR``) in
+        the sandbox's in-memory ``/tmp``, so nothing of it outlives the sandbox, and
         runs in its configured working directory, readable but not writable. Its
         ``env`` (the SDK's safe variables and the config's ``env`` block) passes in,
         with the variables the user named.
@@ -429,14 +457,14 @@ class Sandbox:
         ) -> tuple[list[str], dict[str, str]]:
             named = {k: v for k, v in os.environ.items() if k in self.env_names}
             merged = {**named, **env}
-            scratch = self.scratch("toolnexus-server-")
-            return self.wrap(argv, merged, scratch, chdir=Path(cwd) if cwd else None)
+            return self.wrap(argv, merged, None, chdir=Path(cwd) if cwd else None)
 
         return launch
 
     # -- scratch of processes that have no owner to remove it (MCP servers) -----------------
     def scratch(self, prefix: str) -> Path:
-        """A fresh scratch folder, removed by ``close``."""
+        """A fresh scratch folder on the host, removed by ``close`` (when ``/tmp`` cannot
+        hold a private one)."""
         path = Path(tempfile.mkdtemp(prefix=prefix))
         self._roots.append(path)
         return path

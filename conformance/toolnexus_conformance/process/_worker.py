@@ -1,8 +1,10 @@
 """The worker process: a Python target imported once, each tool explored in a process of its own.
 
-The session starts one worker per Python target (``_isolation.TargetWorker``) as
-``python -m toolnexus_conformance.process._worker FD``. The worker imports the target,
-warms the argument generator and the catalog, and waits. For each tool it forks
+The session starts one worker per Python target (``_isolation.TargetWorker``),
+forked from a warm template (``_forkserver``) or, where that cannot be had, as
+``python -m toolnexus_conformance.process._worker FD``. The worker imports the
+target, says so, warms the argument generator and the catalog unless the template
+did, and waits. For each tool it forks
 a child, which explores that one tool, judges its live checks, sends the
 verdicts back over a socket of its own and ends. Whatever a tool does to its
 process (``os._exit``, a segfault, a patched clock, a removed environment
@@ -10,8 +12,8 @@ variable, a changed working directory, threads or subprocesses that never end)
 happens to a process that exists for that tool alone. The session only sees the
 child's socket close; the worker tells it how the child ended.
 
-Forking keeps the cost of a tool's process to a few milliseconds: the import and
-the warm-up are paid once per target, and the children share the worker's
+Forking keeps the cost of a tool's process to a few milliseconds: the import is
+paid once per target and the warm-up once per worker (once per session when forked), and the children share the worker's
 memory until they write to it. The worker itself never calls a tool.
 
 Frames on a child's socket are pickles with a four-byte length; the control
@@ -144,8 +146,6 @@ class _Worker:
                 )
             )
             self.tools, self.extras = loaded.tools, list(loaded.extras)
-            if prepare:
-                _prepare(options, modules)
             threads = threading.active_count()
             declarations = self._declare(loaded.info, options)
         except BaseException as exc:  # SystemExit at import included: the session reports it
@@ -156,7 +156,16 @@ class _Worker:
             else:
                 self.reply("load-error", f"loading {label!r} raised {type(exc).__name__}: {exc}")
             return
+        # Loaded: said before the warm-up, which is the kit's cost, not the target's, and
+        # must not count against the load timeout. Explore requests wait in the socket.
         self.reply("loaded", len(self.tools), threads, declarations)
+        if prepare:
+            _prepare(options, modules)
+        else:
+            import gc
+
+            gc.freeze()  # the target's objects too: a tool's process does not copy them
+        self.reply("warm")
 
     def _declare(self, info: Any, options: Any) -> str:
         """Every tool's declaration read here, as plain data in a file the session reads.
@@ -263,9 +272,8 @@ def _child(
     os.close(log)
     _beat(channel)
     try:
-        channel.send(
-            ("result", _judge(worker, channel, folder, index, name, codes, arguments, settings))
-        )
+        results, calls = _judge(worker, channel, folder, index, name, codes, arguments, settings)
+        channel.send(("result", results, calls))
     except BaseException as exc:  # our own failure: say so, never blame the tool...
         from .._model import exhaustion
 
@@ -304,7 +312,8 @@ def _judge(
     codes: list[str],
     arguments: Any = None,
     settings: Any = None,
-) -> dict[str, tuple[str, str, list[tuple[Any, ...]]]]:
+) -> tuple[dict[str, tuple[str, str, list[tuple[Any, ...]]]], int | None]:
+    """Each check's verdict as plain data, and the calls the exploration made."""
     import tempfile
 
     from .._registry import load_catalog
@@ -350,7 +359,7 @@ def _judge(
     for code in codes:
         if code not in catalog:
             results[code] = ("skipped", f"check {code} is not known in the worker process", [])
-    return results
+    return results, explorations.calls_of(subject)
 
 
 def _with_arguments(options: Any, arguments: Any, settings: Any = None) -> Any:
@@ -406,16 +415,20 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def run(control: int, lifeline: int | None) -> None:
+    """Serve the session on the ``control`` socket until it stops us or is gone."""
+    worker = _Worker(socket.socket(fileno=control))
+    worker.lifeline = lifeline
+    worker.serve()
+
+
 def main(argv: list[str]) -> int:
     from .._parser_lock import install
 
     install()  # before any thread: the heartbeat and the tool's call thread may parse
-    control = socket.socket(fileno=int(argv[1]))
     # Ctrl-C in the terminal is the session's to handle: it stops the worker itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    worker = _Worker(control)
-    worker.lifeline = int(argv[2]) if len(argv) > 2 else None
-    worker.serve()
+    run(int(argv[1]), int(argv[2]) if len(argv) > 2 else None)
     return 0
 
 
