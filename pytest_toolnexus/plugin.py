@@ -9,6 +9,13 @@ from __future__ import annotations
 
 import pytest
 
+from ._distribution import (
+    ShardPlugin,
+    ToolDistribution,
+    add_scaling_options,
+    is_xdist_controller,
+    read_shard,
+)
 from ._options import add_options, read_settings
 
 #: Fixture modules, and the report masking; each imports only stdlib and pytest until used.
@@ -27,6 +34,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
+    add_scaling_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -36,6 +44,12 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("toolnexus_conformance"):
         return
     settings = read_settings(config)
+    shard = read_shard(config)
+    if shard is not None:
+        config.pluginmanager.register(ShardPlugin(*shard), "toolnexus-shard")
+    if is_xdist_controller(config):
+        distribution = ToolDistribution(config, settings.concurrency)
+        config.pluginmanager.register(distribution, "toolnexus-distribution")
     from ._session import ConformanceSession
 
     config.pluginmanager.register(ConformanceSession(config, settings), "toolnexus-conformance")
