@@ -109,6 +109,7 @@ class ToolDistribution:
         self.config = config
         self.concurrency = concurrency
         self.scheduler: Any = None
+        self._costs: dict[str, float] | None = None
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -123,28 +124,38 @@ class ToolDistribution:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        """Tell each worker that its units come whole (a worker's ``dist`` reads ``no``)."""
+        """Tell each worker that its units come whole (a worker's ``dist`` reads ``no``),
+        and the costs that shaped them, so that it cuts the same units (on any host)."""
         if uses_tool_scheduling(self.config):
-            node.workerinput[UNITS_KEY] = True
+            node.workerinput[UNITS_KEY] = self._measured()
 
     def _measured(self) -> dict[str, float]:
-        cache = getattr(self.config, "cache", None)
-        found = cache.get(COSTS_KEY, {}) if cache is not None else {}
-        if not isinstance(found, dict):
-            return {}
-        return {str(k): float(v) for k, v in found.items() if isinstance(v, (int, float))}
+        """Each tool's cost as the last run measured it: read once, the same for all."""
+        if self._costs is None:
+            cache = getattr(self.config, "cache", None)
+            found = cache.get(COSTS_KEY, {}) if cache is not None else {}
+            if not isinstance(found, dict):
+                found = {}
+            self._costs = {
+                str(k): float(v) for k, v in found.items() if isinstance(v, (int, float))
+            }
+        return self._costs
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         cache = getattr(self.config, "cache", None)
         if self.scheduler is None or cache is None:
             return
-        costs = self._measured()
+        costs = dict(self._measured())
         costs.update(self.scheduler.tool_costs())
         cache.set(COSTS_KEY, costs)
 
 
 def prefetch_groups(
-    items: Sequence[pytest.Item], *, workers: int, concurrency: int
+    items: Sequence[pytest.Item],
+    *,
+    workers: int,
+    concurrency: int,
+    measured: dict[str, float] | None = None,
 ) -> dict[int, set[int]]:
     """For each subject (by ``id``), the subjects of its unit: what a worker explores at once.
 
@@ -153,7 +164,8 @@ def prefetch_groups(
     concurrency and explores no tool another worker will.
     """
     groups: dict[int, set[int]] = {}
-    for unit in units_of([i.nodeid for i in items], workers=workers, concurrency=concurrency):
+    nodeids = [i.nodeid for i in items]
+    for unit in units_of(nodeids, workers=workers, concurrency=concurrency, measured=measured):
         subjects = {id(s) for s in (getattr(items[i], "subject", None) for i in unit.indices) if s}
         for key in subjects:
             groups[key] = subjects
@@ -165,9 +177,12 @@ def worker_prefetch(
 ) -> dict[int, set[int]] | None:
     """The groups a worker explores together, or ``None`` where units are not whole here."""
     workerinput = getattr(config, "workerinput", None)
-    if workerinput is None or not workerinput.get(UNITS_KEY):
+    if workerinput is None or UNITS_KEY not in workerinput:
         return None
-    return prefetch_groups(items, workers=_worker_count(config), concurrency=concurrency)
+    measured = dict(workerinput[UNITS_KEY] or {})
+    return prefetch_groups(
+        items, workers=_worker_count(config), concurrency=concurrency, measured=measured
+    )
 
 
 # -- shards -----------------------------------------------------------------------------

@@ -22,7 +22,7 @@ import pytest
 from xdist.report import report_collection_diff
 from xdist.workermanage import WorkerController, parse_tx_spec_config
 
-from ._units import Unit, estimated_cost, units_of
+from ._units import Unit, estimated_cost, units_of, unmeasured_cost
 
 __all__ = ["ToolScheduling"]
 
@@ -143,9 +143,13 @@ class ToolScheduling:
         if not self.collection:
             return
         self.units = units_of(
-            self.collection, workers=len(self.nodes), concurrency=self.concurrency
+            self.collection,
+            workers=self.numnodes,
+            concurrency=self.concurrency,
+            measured=self.measured,
         )
-        costs = {id(u): estimated_cost(u, self.measured) for u in self.units}
+        default = unmeasured_cost(self.measured)
+        costs = {id(u): estimated_cost(u, self.measured, default) for u in self.units}
         # Longest first; the project's items (all of one small cost) keep their order.
         self.queue = deque(sorted(self.units, key=lambda u: -costs[id(u)]))
         extra = len(self.nodes) - len(self.queue)

@@ -38,6 +38,10 @@ __all__ = [
 PREFIX = "toolnexus:"
 #: A cost, in tools, given to a test item of the project (not a conformance check).
 OTHER_COST = 0.05
+#: What starting and listing a server costs, in tools, until a run has measured it
+#: (a stdio server's start is about 1.5 s, a trivial tool's exploration 0.2 s, one
+#: tool in ten slow: ``benchmarks/sim_balance.py``).
+SESSION_COST = 1.5
 #: Bundles per worker a Python target's tools are cut into, at the least (for balance).
 BUNDLES_PER_WORKER = 4
 _DUPLICATE = re.compile(r"#\d+$")
@@ -86,15 +90,56 @@ def whole_target(target: str) -> bool:
 
 
 def bundle_size(python_tools: int, workers: int, concurrency: int) -> int:
-    """Tools per bundle of a Python target: enough bundles to balance, at most ``concurrency``."""
+    """Tools per bundle when no cost is known: enough bundles to balance, at most ``concurrency``."""
     if python_tools <= 0:
         return 1
     wanted = math.ceil(python_tools / (BUNDLES_PER_WORKER * max(1, workers)))
     return max(1, min(concurrency, wanted))
 
 
-def units_of(nodeids: Sequence[str], *, workers: int, concurrency: int) -> list[Unit]:
-    """The collection's units, in the order of their first item."""
+def unmeasured_cost(measured: Mapping[str, float]) -> float:
+    """What a tool never measured is taken to cost: the median of those that were (or 1)."""
+    known = sorted(measured.values())
+    return known[len(known) // 2] if known else 1.0
+
+
+def bundles(costs: Sequence[float], *, workers: int, concurrency: int) -> list[range]:
+    """Consecutive tools cut into bundles of about equal cost: a slow tool goes alone.
+
+    The cost aimed at is a share of the whole (``BUNDLES_PER_WORKER`` per worker);
+    with no cost measured (all equal) the bundles are of ``bundle_size`` tools.
+    """
+    if not costs:
+        return []
+    if len(set(costs)) == 1:
+        size = bundle_size(len(costs), workers, concurrency)
+        return [range(s, min(s + size, len(costs))) for s in range(0, len(costs), size)]
+    aim = sum(costs) / (BUNDLES_PER_WORKER * max(1, workers))
+    out: list[range] = []
+    start, held = 0, 0.0
+    for index, cost in enumerate(costs):
+        full = index - start >= concurrency or (index > start and held + cost > aim)
+        if full:
+            out.append(range(start, index))
+            start, held = index, 0.0
+        held += cost
+    out.append(range(start, len(costs)))
+    return out
+
+
+def units_of(
+    nodeids: Sequence[str],
+    *,
+    workers: int,
+    concurrency: int,
+    measured: Mapping[str, float] | None = None,
+) -> list[Unit]:
+    """The collection's units, in the order of their first item.
+
+    ``measured`` (each tool's last cost) shapes the bundles: the controller and
+    every worker must be given the same, or none.
+    """
+    measured = measured or {}
     targets: dict[str, dict[str | None, list[int]]] = {}
     order: list[tuple[str, int]] = []  # ("target", position) or ("other", index)
     for index, nodeid in enumerate(nodeids):
@@ -108,23 +153,43 @@ def units_of(nodeids: Sequence[str], *, workers: int, concurrency: int) -> list[
             order.append((target, index))
         targets[target].setdefault(tool, []).append(index)
     whole = {target: whole_target(target) for target in targets}
-    python_tools = sum(len(tools) - (None in tools) for t, tools in targets.items() if not whole[t])
-    size = bundle_size(python_tools, workers, concurrency)
+    # All the Python targets' tools, in order: bundles are cut over the whole of them.
+    split: list[tuple[str, list[int]]] = [
+        (f"{t}::{tool}", found)
+        for t, tools in targets.items()
+        if not whole[t]
+        for tool, found in tools.items()
+        if tool is not None
+    ]
+    default = unmeasured_cost(measured)
+    cut = bundles(
+        [measured.get(name, default) for name, _ in split],
+        workers=workers,
+        concurrency=concurrency,
+    )
+    first_of: dict[str, list[range]] = {}
+    for r in cut:  # a bundle stays within one target (one worker process each)
+        start = r.start
+        for index in r:
+            if _target_of(split[index][0]) != _target_of(split[start][0]):
+                first_of.setdefault(_target_of(split[start][0]), []).append(range(start, index))
+                start = index
+        first_of.setdefault(_target_of(split[start][0]), []).append(range(start, r.stop))
     units: list[Unit] = []
     for what, index in order:
         if what == "other":
             units.append(Unit(nodeids[index], [index]))
             continue
         tools = targets[what]
-        named = [(f"{what}::{tool}", indices) for tool, indices in tools.items() if tool]
         if whole[what]:
             indices = sorted(i for found in tools.values() for i in found)
-            units.append(Unit(what, indices, [name for name, _ in named], "target"))
+            names = [f"{what}::{tool}" for tool in tools if tool is not None]
+            units.append(Unit(what, indices, names, "target"))
             continue
         if None in tools:
             units.append(Unit(what, list(tools[None]), [], "tools"))
-        for start in range(0, len(named), size):
-            chunk = named[start : start + size]
+        for r in first_of.get(what, []):
+            chunk = [split[i] for i in r]
             units.append(
                 Unit(
                     chunk[0][0],
@@ -136,7 +201,13 @@ def units_of(nodeids: Sequence[str], *, workers: int, concurrency: int) -> list[
     return units
 
 
-def estimated_cost(unit: Unit, measured: Mapping[str, float]) -> float:
+def _target_of(tool: str) -> str:
+    return tool.split("::", 1)[0]
+
+
+def estimated_cost(
+    unit: Unit, measured: Mapping[str, float], default: float | None = None
+) -> float:
     """A unit's expected cost: its tools' costs as last measured, else its number of tools.
 
     A tool never measured costs the median of those that were (one, if none was);
@@ -146,9 +217,12 @@ def estimated_cost(unit: Unit, measured: Mapping[str, float]) -> float:
         return OTHER_COST
     if not unit.tools:
         return OTHER_COST * max(1, len(unit.indices))
-    known = sorted(measured.values())
-    default = known[len(known) // 2] if known else 1.0
-    return sum(measured.get(tool, default) for tool in unit.tools)
+    if default is None:
+        default = unmeasured_cost(measured)
+    cost = sum(measured.get(tool, default) for tool in unit.tools)
+    if unit.kind == "target" and not any(tool in measured for tool in unit.tools):
+        cost += SESSION_COST * default  # measured, a unit's time holds its server's start
+    return cost
 
 
 def assign(costs: Sequence[float], bins: int) -> list[list[int]]:

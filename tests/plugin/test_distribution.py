@@ -10,7 +10,14 @@ from typing import Any
 import pytest
 
 from pytest_toolnexus._distribution import shard_of
-from pytest_toolnexus._units import assign, estimated_cost, split_nodeid, units_of
+from pytest_toolnexus._units import (
+    SESSION_COST,
+    assign,
+    bundles,
+    estimated_cost,
+    split_nodeid,
+    units_of,
+)
 from pytest_toolnexus.merge_reports import MergeError, main, merge
 
 BASE = ["-p", "no:cacheprovider", "--toolnexus-conformance", "--toolnexus-sandbox", "off"]
@@ -55,9 +62,15 @@ def test_units_keep_a_tools_items_and_a_servers_items_together() -> None:
 def test_costs_come_from_measurements_and_the_longest_go_first() -> None:
     units = units_of(COLLECTION, workers=1, concurrency=2)
     server = next(u for u in units if u.key == "toolnexus:stdio:python server.py")
-    assert estimated_cost(server, {}) == 4.0  # never measured: its number of tools
+    assert estimated_cost(server, {}) == 4.0 + SESSION_COST  # never measured: tools, a start
     measured = {"toolnexus:stdio:python server.py::tool_0": 9.0, "x::y": 1.0}
     assert estimated_cost(server, measured) == 9.0 + 3 * 9.0  # unmeasured: the median
+    # Once measured, bundles are cut to about equal cost: a slow tool goes alone.
+    assert bundles([1.0, 1.0, 9.0, 1.0, 1.0, 1.0], workers=1, concurrency=16) == [
+        range(0, 2),
+        range(2, 3),
+        range(3, 6),
+    ]
     assert assign([1.0, 5.0, 1.0, 3.0, 2.0], 2) == [[0, 1], [2, 3, 4]]  # 6 and 6
 
 
