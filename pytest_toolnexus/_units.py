@@ -8,7 +8,8 @@ units, each given whole to one worker or shard:
 
 * a non-Python target (MCP, HTTP, A2A, skills): the whole target, one unit;
 * a Python target: its target-level items, one unit; its tools, in bundles of a
-  few consecutive tools (explored together, ``RunOptions.concurrency`` at a time);
+  few consecutive tools (explored together, ``RunOptions.concurrency`` at a time;
+  a bundle may run on into the next Python target);
 * any other test item of the project: a unit of its own, as xdist's ``load`` has it.
 
 Only node ids are read (the xdist controller sees nothing else), and the cut
@@ -167,14 +168,11 @@ def units_of(
         workers=workers,
         concurrency=concurrency,
     )
+    # A bundle may span targets (twenty one-tool targets are explored five at a time,
+    # not one by one): it goes with the target of its first tool.
     first_of: dict[str, list[range]] = {}
-    for r in cut:  # a bundle stays within one target (one worker process each)
-        start = r.start
-        for index in r:
-            if _target_of(split[index][0]) != _target_of(split[start][0]):
-                first_of.setdefault(_target_of(split[start][0]), []).append(range(start, index))
-                start = index
-        first_of.setdefault(_target_of(split[start][0]), []).append(range(start, r.stop))
+    for r in cut:
+        first_of.setdefault(_target_of(split[r.start][0]), []).append(r)
     units: list[Unit] = []
     for what, index in order:
         if what == "other":
