@@ -26,6 +26,12 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
    and an MCP stdio server (``toolnexus-mcp-serve`` of the example toolkit) started,
    listed and closed through the sandbox's launcher, its limits alone, and bare.
 
+8. Scale: serial, ``-n 1`` and ``-n 2`` on the 200-tool target, on 20 one-tool
+   targets (0.5 s per call) and on an mcp.json of five copies of the corpus's stdio
+   server (``conformance/corpus/servers/seeded_bugs.py``; no network): speed-up
+   against serial, and explorations per tool (each Python tool notes the process
+   calling it; the MCP server notes nothing: n/a). Sandbox off, bytecode cached.
+
 Medians of interleaved repeats; no test asserts on these numbers.
 """
 
@@ -33,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import subprocess
 import sys
@@ -426,7 +433,124 @@ async def _server_starts(repeat: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in walls.items()}
 
 
-SECTIONS = ("calls", "hangs", "hostile", "xdist", "isolation", "targets", "sandbox")
+SECTIONS = ("calls", "hangs", "hostile", "xdist", "isolation", "targets", "sandbox", "scale")
+
+
+#: A tool that notes each call (its process and name) in ``calls.log`` beside it: the
+#: distinct processes calling a tool are its explorations (a worker explores a tool in
+#: one forked process, or, with ``--toolnexus-isolation none``, in its own).
+COUNTED_TOOLS = """
+import os
+import time
+from toolnexus_ref import BaseTool, ToolAnnotations
+
+LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calls.log")
+
+
+def make(index, pause):
+    class Lookup(BaseTool):
+        name = f"lookup_{index}"
+        description = "Looks a word up."
+        input_schema = {
+            "type": "object",
+            "properties": {"word": {"type": "string", "maxLength": 40}},
+            "required": ["word"],
+            "additionalProperties": False,
+        }
+        annotations = ToolAnnotations(read_only=True, idempotent=True)
+
+        def run(self, args, ctx):
+            with open(LOG, "a") as log:
+                log.write(f"{os.getpid()} {__name__}:{self.name}\\n")
+            time.sleep(pause)
+            return {"word": args["word"]}
+
+    return Lookup()
+
+
+tools = [make(i, {pause}) for i in range({count})]
+"""
+
+#: The corpus's MCP stdio server, five times: an mcp.json that needs no network.
+FIVE_SERVERS = {
+    "mcpServers": {
+        f"s{n}": {
+            "command": sys.executable,
+            "args": [str(ROOT / "conformance/corpus/servers/seeded_bugs.py")],
+        }
+        for n in range(5)
+    }
+}
+
+
+def _explorations(folder: Path) -> float | None:
+    """Explorations per tool, from ``calls.log`` (``None`` if no tool logged a call)."""
+    log = folder / "calls.log"
+    if not log.exists():
+        return None
+    pairs = {tuple(line.split()) for line in log.read_text().splitlines() if line.strip()}
+    tools = {tool for _, tool in pairs}
+    log.unlink()
+    return len(pairs) / len(tools) if tools else None
+
+
+def scale(repeat: int) -> None:
+    """``-n 1`` and ``-n 2`` against serial on a 200-tool target, 20 targets and 5 servers."""
+    print("7. scale: serial, -n 1 and -n 2 (whole tools and servers to each worker)")
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        (folder / "counted_200.py").write_text(
+            COUNTED_TOOLS.replace("{count}", "200").replace("{pause}", "0.003")
+        )
+        for index in range(20):
+            (folder / f"counted_slow_{index}.py").write_text(
+                COUNTED_TOOLS.replace("{count}", "1").replace("{pause}", "0.5")
+            )
+        (folder / "five.json").write_text(json.dumps(FIVE_SERVERS))
+        twenty = [a for i in range(20) for a in ("--toolnexus-target", f"counted_slow_{i}:tools")]
+        sets = {
+            "200-tool target": ["--toolnexus-target", "counted_200:tools"],
+            "20 targets (0.5 s/call)": twenty,
+            "mcp.json, 5 servers": ["--toolnexus-target", "five.json"],
+        }
+        for label, targets in sets.items():
+            base = [*_live_suite(targets[1]), *targets[2:]]
+            base += ["--toolnexus-sandbox", "off", "--toolnexus-load-timeout", "300"]
+            variants = {"serial": base, "-n 1": [*base, "-n", "1"], "-n 2": [*base, "-n", "2"]}
+            walls: dict[str, list[float]] = {v: [] for v in variants}
+            explored: dict[str, float | None] = {}
+            for _ in range(repeat):
+                for variant, command in variants.items():
+                    started = time.perf_counter()
+                    subprocess.run(
+                        command,
+                        cwd=folder,
+                        capture_output=True,
+                        check=False,
+                        timeout=3600,
+                        env=_bench_env(),
+                    )
+                    walls[variant].append(time.perf_counter() - started)
+                    explored[variant] = _explorations(folder)
+            serial = statistics.median(walls["serial"])
+            print(f"  {label}")
+            for variant, values in walls.items():
+                wall = statistics.median(values)
+                per_tool = explored.get(variant)
+                shown = f"{per_tool:4.2f}" if per_tool is not None else " n/a"
+                print(
+                    f"    {variant:8} {wall:6.1f} s  speed-up {serial / wall:4.2f}x"
+                    f"  explorations per tool {shown}"
+                )
+
+
+def _bench_env() -> dict[str, str]:
+    """The environment of a user's run: bytecode cached, the test extras' plugins off."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTEST_ADDOPTS"] = (env.get("PYTEST_ADDOPTS", "") + " -p no:langsmith_plugin").strip()
+    return env
 
 
 def main() -> None:
@@ -450,6 +574,8 @@ def main() -> None:
         many_targets(max(1, args.repeat // 2))
     if "sandbox" in wanted:
         sandbox(args.repeat)
+    if "scale" in wanted:
+        scale(max(1, args.repeat // 2))
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ from toolnexus_conformance.targets import (
 from . import _arguments
 from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
+from ._distribution import is_xdist_controller, worker_prefetch
 from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
 from ._options import ARGUMENTS, BASELINE, CONFORMANCE, TARGET, Settings, providers_from
@@ -108,8 +109,13 @@ class ConformanceSession:
         self.live_report: LiveReport | None = None
         self._loaded: list[LoadedTarget] = []
         self._is_worker = hasattr(config, "workerinput")
-        # Under xdist a worker explores only the tools of the items queued on it.
-        prefetch = self._queued_here if self._is_worker else True
+        #: xdist's controller: it schedules and reports, and loads and explores nothing.
+        self._is_controller = is_xdist_controller(config)
+        #: Under xdist, the tools a worker explores together: its unit's (``_distribution``).
+        self._groups: dict[int, set[int]] | None = None
+        #: The subject whose check is running (its unit is what the worker explores next).
+        self._asking = 0
+        prefetch = self._unit_of_asking if self._is_worker else True
         self.explorations = Explorations(self.options, self.loop, prefetch=prefetch)
         #: The worker processes of Python targets alive at once, loading or exploring.
         self.pool = WorkerPool(settings.workers)
@@ -152,25 +158,15 @@ class ConformanceSession:
         )
         return any(c.info.live for c in selected)
 
-    def _queued_here(self) -> set[int]:
-        """The tools of the items this xdist worker has been handed and not yet run.
+    def _unit_of_asking(self) -> set[int]:
+        """The tools this xdist worker explores at once: those of the running item's unit.
 
-        Read from xdist's worker queue (``WorkerInteractor.torun``); if that ever
-        moves, a worker explores one tool at a time, which is slower but as right.
+        The controller gives units whole (``_scheduler``), so none of them is
+        another worker's. Without the toolnexus scheduler, the one tool asked for.
         """
-        for plugin in self.config.pluginmanager.get_plugins():
-            queue = getattr(plugin, "torun", None)
-            session = getattr(plugin, "session", None)
-            if queue is None or session is None or not hasattr(queue, "lock"):
-                continue
-            try:
-                with queue.lock() as pending:
-                    indexes = [i for i in pending if isinstance(i, int)]
-                items = session.items
-                return {id(items[i].subject) for i in indexes if isinstance(items[i], CheckItem)}
-            except Exception:
-                return set()
-        return set()
+        if self._groups is None:
+            return set()
+        return self._groups.get(self._asking, set())
 
     def _start_early(self) -> None:
         """Start loading the command line's targets now, while pytest starts up.
@@ -180,7 +176,7 @@ class ConformanceSession:
         pytest's start-up and with hypothesis's import, which the first live check
         needs (warmed in a daemon thread). Loads run a few at a time (``_loader``).
         """
-        if not self._is_worker and getattr(self.config.option, "dist", "no") != "no":
+        if self._is_controller:
             return  # the xdist controller collects nothing: its workers load the targets
         base_dir = Path(str(self.config.rootpath))
         for raw in self.settings.targets:
@@ -419,6 +415,7 @@ class ConformanceSession:
             plan(judges, subject, (c for c, _ in item.checks), group=subject.target)
         if self.isolated is not None:
             self.isolated.planned()
+        self._groups = worker_prefetch(self.config, session.items, self.options.concurrency)
 
     def _target_nodes(
         self,
@@ -526,6 +523,7 @@ class ConformanceSession:
 
     # -- running ---------------------------------------------------------------------
     def run(self, check: Check, subject: ToolSubject | TargetSubject) -> Verdict:
+        self._asking = id(subject)
         judges: Judges = self.explorations
         if self.isolated is not None and self.isolated.handles(subject.target):
             judges = self.isolated

@@ -9,6 +9,13 @@ from __future__ import annotations
 
 import pytest
 
+from ._distribution import (
+    ShardPlugin,
+    ToolDistribution,
+    add_scaling_options,
+    is_xdist_controller,
+    read_shard,
+)
 from ._options import add_options, read_settings
 from ._output_options import add_output_options, read_outputs
 
@@ -29,6 +36,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
     add_output_options(parser)
+    add_scaling_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -39,6 +47,12 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     settings = read_settings(config)
     outputs = read_outputs(config)
+    shard = read_shard(config)
+    if shard is not None:
+        config.pluginmanager.register(ShardPlugin(*shard), "toolnexus-shard")
+    if is_xdist_controller(config):
+        distribution = ToolDistribution(config, settings.concurrency)
+        config.pluginmanager.register(distribution, "toolnexus-distribution")
     from ._outputs import ReportOutputs
     from ._session import ConformanceSession
 

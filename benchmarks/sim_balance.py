@@ -1,0 +1,222 @@
+"""How evenly a conformance run spreads: 1,000 servers over 16 shards, 200 tools over 16 workers.
+
+Run:  python benchmarks/sim_balance.py [--seed 1] [--costs .pytest_cache/v/toolnexus/tool-costs]
+
+A simulation from measured costs, not a run: each worker (or shard) is one core,
+a tool's exploration costs what one was measured to cost, and a worker explores a
+tool on the first of its items it runs (it then judges the tool's other items for
+next to nothing). Printed: the balance (the busiest worker's time over the mean:
+1.00 is perfect) and the explorations per tool (1.00: no tool explored twice).
+
+Costs (seconds of one core), and where they come from:
+
+* a trivial Python tool: 0.17 s (a 200-tool target's live suite, 33.7 s of CPU,
+  ``bench_mcp_peers.py``/``bench_live.py`` on a quiet machine); spread lognormally
+  (sigma 0.5) around it;
+* one tool in ten is slow, as a tool calling a remote service: 8 s (20 one-tool
+  targets whose tool sleeps 0.5 s per call: 13.3 s for one, ``bench_live.py``
+  section 6, of which about 5 s is pytest's start);
+* an MCP stdio server's start, initialize and tools/list: median 1.5 s, lognormal
+  (sigma 0.6): between amagi-mcp-probe's whole run (1.05 s) and the mcp SDK client
+  doing initialize, tools/list and one call per tool (2.00 s), for mcp-server-time;
+* tools per server: lognormal, median 6, at most 300 (most servers offer a handful,
+  a few offer hundreds).
+
+``--costs`` takes the per-tool costs the toolnexus scheduler last measured (the
+JSON object pytest's cache keeps under ``toolnexus/tool-costs``) and draws tools
+from them instead.
+
+The schedulers compared:
+
+* toolnexus, workers: whole units (bundles of a Python target's tools cut by
+  ``_units.bundles``: of equal size on a first run, of equal cost once a run has
+  measured the tools), the most costly first, a new unit to each worker that frees up;
+* xdist ``load``: xdist's chunking of items (``LoadScheduling``: a quarter of each
+  worker's share at first, then refills between a quarter and a half of the rest),
+  twenty items per tool; a worker explores, at a tool's first item it runs, every
+  tool of the items it holds that it has not explored (what the plugin did when it
+  read xdist's queue);
+* toolnexus, shards: ``--toolnexus-shard``'s split, whole servers, balanced by
+  number of tools plus ``SESSION_COST`` for the server's start (every shard cuts
+  alike, without measured costs);
+* by items: equal runs of consecutive items per shard (what splitting the item list
+  evenly gives), which cuts servers: a server cut in two is started and listed in
+  both shards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import json
+import random
+import statistics
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT)]
+
+from pytest_toolnexus._units import SESSION_COST, assign, bundles  # noqa: E402
+
+TRIVIAL_TOOL = 0.17
+SLOW_TOOL = 8.0
+SLOW_SHARE = 0.1
+SERVER_START = 1.5
+TOOLS_PER_SERVER = 6
+ITEMS_PER_TOOL = 20
+JUDGE = 0.002  # an item whose tool is explored already
+
+
+def draw_tool(rng: random.Random, measured: Sequence[float]) -> float:
+    if measured:
+        return rng.choice(measured)
+    if rng.random() < SLOW_SHARE:
+        return SLOW_TOOL * rng.lognormvariate(0, 0.3)
+    return TRIVIAL_TOOL * rng.lognormvariate(0, 0.5)
+
+
+def balance(loads: Sequence[float]) -> float:
+    return max(loads) / statistics.fmean(loads)
+
+
+# -- workers -----------------------------------------------------------------------------
+def toolnexus_workers(
+    costs: Sequence[float], workers: int, *, measured: bool, concurrency: int = 16
+) -> list[float]:
+    """Bundles of consecutive tools, each to the worker free first. On a first run all
+    tools look alike (bundles of equal size, in collection order); once a run has
+    measured them, bundles are cut to equal cost and the longest go first."""
+    known = costs if measured else [1.0] * len(costs)
+    cut = bundles(known, workers=workers, concurrency=concurrency)
+    work = [sum(costs[i] for i in r) + JUDGE * ITEMS_PER_TOOL * len(r) for r in cut]
+    free = [(0.0, w) for w in range(workers)]
+    for cost in sorted(work, reverse=True) if measured else work:
+        at, w = heapq.heappop(free)
+        heapq.heappush(free, (at + cost, w))
+    return [at for at, _ in sorted(free, key=lambda f: f[1])]
+
+
+def xdist_load(costs: Sequence[float], workers: int) -> tuple[list[float], int]:
+    """xdist's ``load`` chunking, simulated: the workers' busy times and the explorations."""
+    items = [t for t in range(len(costs)) for _ in range(ITEMS_PER_TOOL)]
+    pending = list(range(len(items)))
+    queues: list[list[int]] = [[] for _ in range(workers)]
+    explored: list[set[int]] = [set() for _ in range(workers)]
+    clock = [0.0] * workers
+    share = len(items) // workers
+    chunk = max(min(share // 4, len(items)), 2)
+    for w in range(workers):
+        queues[w], pending = pending[:chunk], pending[chunk:]
+    explorations = 0
+    while any(queues):
+        # The worker whose next item ends first runs it (a discrete-event step).
+        w = min((w for w in range(workers) if queues[w]), key=lambda w: clock[w])
+        tool = items[queues[w][0]]
+        if tool in explored[w]:
+            clock[w] += JUDGE
+        else:
+            batch = {items[i] for i in queues[w]} - explored[w]
+            explored[w] |= batch
+            explorations += len(batch)
+            clock[w] += sum(costs[t] for t in batch) + JUDGE
+        queues[w].pop(0)
+        if pending:
+            low = max(2, len(pending) // workers // 4)
+            high = max(2, len(pending) // workers // 2)
+            if len(queues[w]) < low:
+                send = high - len(queues[w])
+                queues[w] += pending[:send]
+                pending = pending[send:]
+    return clock, explorations
+
+
+# -- shards ------------------------------------------------------------------------------
+def toolnexus_shards(servers: Sequence[tuple[float, list[float]]], shards: int) -> list[float]:
+    """Whole servers, longest (by number of tools) first to the least loaded shard."""
+    placed = assign([len(tools) + SESSION_COST for _, tools in servers], shards)
+    return [sum(servers[s][0] + sum(servers[s][1]) for s in shard) for shard in placed]
+
+
+def item_shards(
+    servers: Sequence[tuple[float, list[float]]], shards: int
+) -> tuple[list[float], int, int]:
+    """Equal runs of consecutive items: loads, server sessions, explorations."""
+    items = [
+        (s, t)
+        for s, (_, tools) in enumerate(servers)
+        for t in range(len(tools))
+        for _ in range(ITEMS_PER_TOOL)
+    ]
+    per = -(-len(items) // shards)
+    loads, sessions, explorations = [], 0, 0
+    for k in range(shards):
+        chunk = items[k * per : (k + 1) * per]
+        started = {s for s, _ in chunk}
+        tools = set(chunk)
+        sessions += len(started)
+        explorations += len(tools)
+        loads.append(
+            sum(servers[s][0] for s in started)
+            + sum(servers[s][1][t] for s, t in tools)
+            + JUDGE * len(chunk)
+        )
+    return loads, sessions, explorations
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--servers", type=int, default=1000)
+    parser.add_argument("--shards", type=int, default=16)
+    parser.add_argument("--tools", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=16)
+    parser.add_argument("--costs", type=Path, help="per-tool costs from pytest's cache")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    measured: list[float] = []
+    if args.costs is not None:
+        measured = [float(v) for v in json.loads(args.costs.read_text()).values()]
+        print(f"per-tool costs: {len(measured)} measured ({args.costs})")
+
+    servers = []
+    for _ in range(args.servers):
+        count = min(300, max(1, round(rng.lognormvariate(0, 1.0) * TOOLS_PER_SERVER)))
+        start = SERVER_START * rng.lognormvariate(0, 0.6)
+        servers.append((start, [draw_tool(rng, measured) for _ in range(count)]))
+    total_tools = sum(len(t) for _, t in servers)
+    print(f"{args.servers} servers ({total_tools} tools) over {args.shards} shards")
+    ours = toolnexus_shards(servers, args.shards)
+    print(
+        f"  toolnexus shards    balance {balance(ours):5.2f}  server sessions per server 1.00"
+        f"  explorations per tool 1.00  longest shard {max(ours):7.0f} s"
+    )
+    loads, sessions, explored = item_shards(servers, args.shards)
+    print(
+        f"  equal item runs     balance {balance(loads):5.2f}  server sessions per server"
+        f" {sessions / args.servers:4.2f}  explorations per tool {explored / total_tools:4.2f}"
+        f"  longest shard {max(loads):7.0f} s"
+    )
+
+    costs = [draw_tool(rng, measured) for _ in range(args.tools)]
+    print(
+        f"{args.tools} tools of one Python target over {args.workers} workers"
+        f" (serial {sum(costs):.0f} s)"
+    )
+    for measured_before in (False, True):
+        ours = toolnexus_workers(costs, args.workers, measured=measured_before)
+        name = "toolnexus, measured" if measured_before else "toolnexus, 1st run"
+        print(
+            f"  {name:19} balance {balance(ours):5.2f}  explorations per tool 1.00"
+            f"  makespan {max(ours):6.1f} s"
+        )
+    loads, explorations = xdist_load(costs, args.workers)
+    print(
+        f"  xdist load          balance {balance(loads):5.2f}  explorations per tool"
+        f" {explorations / args.tools:4.2f}  makespan {max(loads):6.1f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()

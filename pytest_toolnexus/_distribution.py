@@ -1,0 +1,234 @@
+"""How a conformance run is spread: over xdist's workers, and over CI shards.
+
+Under xdist (``-n``, ``--tx``) the controller schedules with ``ToolScheduling``
+when xdist's mode is ``load`` (what ``-n`` picks) and ``--toolnexus-dist`` is not
+``xdist``; each worker, from the same collection, makes the same units and
+explores a unit's tools together when its first item asks (``prefetch_groups``).
+``--toolnexus-shard K/N`` keeps the units of shard K and deselects the others.
+
+Imports only the standard library and pytest at module level: loaded at configure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from ._units import Unit, assign, estimated_cost, units_of
+
+__all__ = [
+    "DIST",
+    "DIST_MODES",
+    "SHARD",
+    "ShardPlugin",
+    "ToolDistribution",
+    "add_scaling_options",
+    "is_xdist_controller",
+    "prefetch_groups",
+    "read_shard",
+    "uses_tool_scheduling",
+]
+
+DIST = "--toolnexus-dist"
+SHARD = "--toolnexus-shard"
+DIST_MODES = ("toolnexus", "xdist")
+#: Where the controller keeps each tool's last measured cost (``config.cache``).
+COSTS_KEY = "toolnexus/tool-costs"
+#: The key of xdist's ``workerinput`` saying that the controller schedules whole units.
+UNITS_KEY = "toolnexus_units"
+_SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+def add_scaling_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("toolnexus")
+    group.addoption(
+        DIST,
+        default=None,
+        choices=DIST_MODES,
+        dest="toolnexus_dist",
+        help="under pytest-xdist's load mode (-n): toolnexus (default) gives each worker whole"
+        " tools and whole servers, so that no tool is explored twice; xdist keeps xdist's"
+        " own scheduler.",
+    )
+    group.addoption(
+        SHARD,
+        default=None,
+        dest="toolnexus_shard",
+        metavar="K/N",
+        help="run shard K of N (1 <= K <= N): a split by target and tool, the same on every"
+        " machine; the other items are deselected.",
+    )
+    parser.addini("toolnexus_dist", "toolnexus | xdist: the scheduler under -n", default="")
+    parser.addini("toolnexus_shard", "K/N: the shard of the conformance run to run", default="")
+
+
+def _dist_mode(config: pytest.Config) -> str:
+    mode = (
+        config.getoption("toolnexus_dist", None)
+        or str(config.getini("toolnexus_dist") or "").strip()
+    )
+    if not mode:
+        return "toolnexus"
+    if mode not in DIST_MODES:
+        raise pytest.UsageError(f"toolnexus_dist must be toolnexus or xdist, got {mode!r}")
+    return mode
+
+
+def uses_tool_scheduling(config: pytest.Config) -> bool:
+    """Whether this run's items are scheduled by whole units (on the controller and workers)."""
+    return (
+        bool(config.getoption("toolnexus_conformance", False))
+        and getattr(config.option, "dist", "no") == "load"
+        and _dist_mode(config) == "toolnexus"
+    )
+
+
+def is_xdist_controller(config: pytest.Config) -> bool:
+    """Whether this process is xdist's controller: it collects nothing and runs nothing."""
+    if hasattr(config, "workerinput") or config.getoption("collectonly", False):
+        return False
+    return getattr(config.option, "dist", "no") != "no" and bool(getattr(config.option, "tx", None))
+
+
+def _worker_count(config: pytest.Config) -> int:
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        return int(workerinput.get("workercount", 1))
+    from xdist.workermanage import parse_tx_spec_config
+
+    return len(parse_tx_spec_config(config))
+
+
+class ToolDistribution:
+    """The controller's part: makes the scheduler, and keeps what the run measured."""
+
+    def __init__(self, config: pytest.Config, concurrency: int) -> None:
+        self.config = config
+        self.concurrency = concurrency
+        self.scheduler: Any = None
+        self._costs: dict[str, float] | None = None
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        if not uses_tool_scheduling(config):
+            return None
+        from ._scheduler import ToolScheduling
+
+        self.scheduler = ToolScheduling(
+            config, log, concurrency=self.concurrency, measured=self._measured()
+        )
+        return self.scheduler
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Tell each worker that its units come whole (a worker's ``dist`` reads ``no``),
+        and the costs that shaped them, so that it cuts the same units (on any host)."""
+        if uses_tool_scheduling(self.config):
+            node.workerinput[UNITS_KEY] = self._measured()
+
+    def _measured(self) -> dict[str, float]:
+        """Each tool's cost as the last run measured it: read once, the same for all."""
+        if self._costs is None:
+            cache = getattr(self.config, "cache", None)
+            found = cache.get(COSTS_KEY, {}) if cache is not None else {}
+            if not isinstance(found, dict):
+                found = {}
+            self._costs = {
+                str(k): float(v) for k, v in found.items() if isinstance(v, (int, float))
+            }
+        return self._costs
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        cache = getattr(self.config, "cache", None)
+        if self.scheduler is None or cache is None:
+            return
+        costs = dict(self._measured())
+        costs.update(self.scheduler.tool_costs())
+        cache.set(COSTS_KEY, costs)
+
+
+def prefetch_groups(
+    items: Sequence[pytest.Item],
+    *,
+    workers: int,
+    concurrency: int,
+    measured: dict[str, float] | None = None,
+) -> dict[int, set[int]]:
+    """For each subject (by ``id``), the subjects of its unit: what a worker explores at once.
+
+    The controller gives a unit whole, so the worker that runs one of its items
+    runs them all; exploring the unit's tools together keeps the worker's
+    concurrency and explores no tool another worker will.
+    """
+    groups: dict[int, set[int]] = {}
+    nodeids = [i.nodeid for i in items]
+    for unit in units_of(nodeids, workers=workers, concurrency=concurrency, measured=measured):
+        subjects = {id(s) for s in (getattr(items[i], "subject", None) for i in unit.indices) if s}
+        for key in subjects:
+            groups[key] = subjects
+    return groups
+
+
+def worker_prefetch(
+    config: pytest.Config, items: Sequence[pytest.Item], concurrency: int
+) -> dict[int, set[int]] | None:
+    """The groups a worker explores together, or ``None`` where units are not whole here."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None or UNITS_KEY not in workerinput:
+        return None
+    measured = dict(workerinput[UNITS_KEY] or {})
+    return prefetch_groups(
+        items, workers=_worker_count(config), concurrency=concurrency, measured=measured
+    )
+
+
+# -- shards -----------------------------------------------------------------------------
+def read_shard(config: pytest.Config) -> tuple[int, int] | None:
+    """``(K, N)`` of ``--toolnexus-shard K/N`` (or the ini key), checked; ``None`` if not given."""
+    raw = (
+        config.getoption("toolnexus_shard", None)
+        or str(config.getini("toolnexus_shard") or "").strip()
+    )
+    if not raw:
+        return None
+    found = _SHARD.match(str(raw))
+    if found is None:
+        raise pytest.UsageError(f"{SHARD} must be K/N (for example 2/4), got {raw!r}")
+    k, n = int(found.group(1)), int(found.group(2))
+    if not 1 <= k <= n:
+        raise pytest.UsageError(f"{SHARD} {k}/{n}: K must be between 1 and N")
+    return k, n
+
+
+def shard_of(nodeids: Sequence[str], k: int, n: int) -> set[int]:
+    """Positions of the items in shard ``k`` of ``n``: whole tools and whole servers.
+
+    Balanced by the number of tools (not by measured costs: every shard runs on its
+    own machine, with its own cache, and all must cut alike).
+    """
+    units: list[Unit] = units_of(nodeids, workers=n, concurrency=1)
+    costs = [estimated_cost(u, {}) for u in units]
+    return {i for position in assign(costs, n)[k - 1] for i in units[position].indices}
+
+
+class ShardPlugin:
+    """Deselects what is not in this shard, after every other selection."""
+
+    def __init__(self, k: int, n: int) -> None:
+        self.k, self.n = k, n
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        keep = shard_of([i.nodeid for i in items], self.k, self.n)
+        deselected = [item for index, item in enumerate(items) if index not in keep]
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+            items[:] = [item for index, item in enumerate(items) if index in keep]
+
+    def pytest_report_header(self, config: pytest.Config) -> str:
+        return f"toolnexus shard: {self.k}/{self.n}"

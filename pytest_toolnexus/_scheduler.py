@@ -1,0 +1,211 @@
+"""The xdist scheduler of a conformance run: whole tools and whole servers to each worker.
+
+xdist's ``load`` deals items out in chunks of the collection, so a tool's items
+land on several workers and each explores it; ``loadscope`` groups by the last
+``::`` (a tool) but orders by item count and re-reads the whole collection at each
+step. This scheduler gives each worker whole units (``_units``), the most costly
+first (costs as last measured, from pytest's cache), a new one whenever a worker
+has two items or fewer left; the project's other test items are units of one
+item each and flow as ``load`` would have them. It implements xdist's public
+``Scheduling`` protocol (``xdist.scheduler.protocol``) and reads nothing private.
+
+Imported only in xdist's controller, from the ``pytest_xdist_make_scheduler`` hook.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+from xdist.report import report_collection_diff
+from xdist.workermanage import WorkerController, parse_tx_spec_config
+
+from ._units import Unit, estimated_cost, units_of, unmeasured_cost
+
+__all__ = ["ToolScheduling"]
+
+#: Items a worker may have left before it is given its next unit (xdist's own
+#: threshold: a worker runs an item once it knows the next).
+LOW_WATER = 2
+
+
+class ToolScheduling:
+    """xdist's ``Scheduling``: units given whole, longest first, as workers free up."""
+
+    def __init__(
+        self,
+        config: pytest.Config,
+        log: Any = None,
+        *,
+        concurrency: int,
+        measured: Mapping[str, float] | None = None,
+        numnodes: int | None = None,
+    ) -> None:
+        self.config = config
+        self.log = log.toolnexussched if log is not None else (lambda *args: None)
+        self.numnodes = len(parse_tx_spec_config(config)) if numnodes is None else numnodes
+        self.concurrency = concurrency
+        self.measured = dict(measured or {})
+        self.collection: list[str] | None = None
+        self.registered: dict[WorkerController, list[str]] = {}
+        #: Each node's items given and not yet done, in the order given.
+        self.node2pending: dict[WorkerController, list[int]] = {}
+        self.queue: deque[Unit] = deque()
+        self.units: list[Unit] = []
+        #: Seconds each finished item took, by collection index.
+        self.durations: dict[int, float] = {}
+        #: How many units each node was given (what the tests read).
+        self.given: dict[str, list[str]] = {}
+
+    # -- the protocol's state ---------------------------------------------------------
+    @property
+    def nodes(self) -> list[WorkerController]:
+        return list(self.node2pending)
+
+    @property
+    def collection_is_completed(self) -> bool:
+        return len(self.registered) >= self.numnodes
+
+    @property
+    def tests_finished(self) -> bool:
+        if not self.collection_is_completed or self.queue:
+            return False
+        return all(len(pending) < LOW_WATER for pending in self.node2pending.values())
+
+    @property
+    def has_pending(self) -> bool:
+        return bool(self.queue) or any(self.node2pending.values())
+
+    # -- nodes come and go -------------------------------------------------------------
+    def add_node(self, node: WorkerController) -> None:
+        assert node not in self.node2pending
+        self.node2pending[node] = []
+
+    def add_node_collection(self, node: WorkerController, collection: Sequence[str]) -> None:
+        assert node in self.node2pending
+        late = self.collection_is_completed and self.collection is not None
+        if late and list(collection) != self.collection:  # a node added late, collecting otherwise
+            other = next(iter(self.registered))
+            assert self.collection is not None
+            self.log(
+                report_collection_diff(
+                    self.collection, list(collection), other.gateway.id, node.gateway.id
+                )
+            )
+            return
+        self.registered[node] = list(collection)
+
+    def remove_node(self, node: WorkerController) -> str | None:
+        """A node finished or crashed: what it had not run goes back, first in line."""
+        pending = self.node2pending.pop(node)
+        if not pending:
+            return None
+        assert self.collection is not None
+        crashed = self.collection[pending[0]]
+        if pending[1:]:
+            self.queue.appendleft(Unit(f"{crashed} (after a crash)", pending[1:]))
+        for other in self.nodes:
+            self._reschedule(other)
+        return crashed
+
+    # -- items done ---------------------------------------------------------------------
+    def mark_test_complete(
+        self, node: WorkerController, item_index: int, duration: float = 0
+    ) -> None:
+        self.node2pending[node].remove(item_index)
+        self.durations[item_index] = duration
+        self._reschedule(node)
+
+    def mark_test_pending(self, item: str) -> None:
+        assert self.collection is not None
+        self.queue.appendleft(Unit(item, [self.collection.index(item)]))
+        for node in self.nodes:
+            self._reschedule(node)
+
+    def remove_pending_tests_from_node(
+        self, node: WorkerController, indices: Sequence[int]
+    ) -> None:
+        raise NotImplementedError("only work stealing takes items back")
+
+    # -- scheduling ---------------------------------------------------------------------
+    def schedule(self) -> None:
+        assert self.collection_is_completed
+        if self.collection is not None:  # a node joined later: give it work
+            for node in self.nodes:
+                self._reschedule(node)
+            return
+        if not self._same_collections():
+            self.log("**Different tests collected, aborting run**")
+            return
+        self.collection = list(next(iter(self.registered.values())))
+        if not self.collection:
+            return
+        self.units = units_of(
+            self.collection,
+            workers=self.numnodes,
+            concurrency=self.concurrency,
+            measured=self.measured,
+        )
+        default = unmeasured_cost(self.measured)
+        costs = {id(u): estimated_cost(u, self.measured, default) for u in self.units}
+        # Longest first; the project's items (all of one small cost) keep their order.
+        self.queue = deque(sorted(self.units, key=lambda u: -costs[id(u)]))
+        extra = len(self.nodes) - len(self.queue)
+        for node in self.nodes[: max(0, extra)]:
+            self.node2pending.pop(node)
+            node.shutdown()  # nothing it could be given
+        for node in self.nodes:
+            self._give(node)
+        for node in self.nodes:
+            self._reschedule(node)
+
+    def _reschedule(self, node: WorkerController) -> None:
+        if node.shutting_down:
+            return
+        if not self.queue:
+            node.shutdown()
+            return
+        if len(self.node2pending[node]) <= LOW_WATER:
+            self._give(node)
+
+    def _give(self, node: WorkerController) -> None:
+        if not self.queue:
+            return
+        unit = self.queue.popleft()
+        self.node2pending[node].extend(unit.indices)
+        self.given.setdefault(node.gateway.id, []).append(unit.key)
+        node.send_runtest_some(unit.indices)
+
+    def _same_collections(self) -> bool:
+        (first, collection), *rest = self.registered.items()
+        same = True
+        for node, other in rest:
+            diff = report_collection_diff(collection, other, first.gateway.id, node.gateway.id)
+            if diff:
+                same = False
+                self.log(diff)
+                self.config.hook.pytest_collectreport(
+                    report=pytest.CollectReport(
+                        nodeid=node.gateway.id, outcome="failed", longrepr=diff, result=[]
+                    )
+                )
+        return same
+
+    # -- what the run teaches the next one -----------------------------------------------
+    def tool_costs(self) -> dict[str, float]:
+        """Seconds each tool of a finished unit took (a unit's time shared by its tools).
+
+        A unit's exploration is timed on whichever of its items asked first, so only
+        the unit's total is known; shared evenly, it still tells the next run which
+        tools are slow.
+        """
+        out: dict[str, float] = {}
+        for unit in self.units:
+            if not unit.tools or any(i not in self.durations for i in unit.indices):
+                continue
+            share = sum(self.durations[i] for i in unit.indices) / len(unit.tools)
+            for tool in unit.tools:
+                out[tool] = round(share, 4)
+        return out

@@ -1,0 +1,241 @@
+"""Work units: the items of a run cut where an exploration must not be cut.
+
+A tool is explored once, by the process that runs its first item, for all its
+items; a worker or a shard that held only some of a tool's items would explore it
+again. An MCP server, an HTTP service or a skills folder is one session: its tools
+are best explored where the server was opened. So the items of a run are cut into
+units, each given whole to one worker or shard:
+
+* a non-Python target (MCP, HTTP, A2A, skills): the whole target, one unit;
+* a Python target: its target-level items, one unit; its tools, in bundles of a
+  few consecutive tools (explored together, ``RunOptions.concurrency`` at a time;
+  a bundle may run on into the next Python target);
+* any other test item of the project: a unit of its own, as xdist's ``load`` has it.
+
+Only node ids are read (the xdist controller sees nothing else), and the cut
+depends on nothing but the collection and the number of workers, so the
+controller and every worker (or every shard, on its own machine) make the same
+units. Costs only order and balance them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+__all__ = [
+    "OTHER_COST",
+    "Unit",
+    "assign",
+    "bundle_size",
+    "estimated_cost",
+    "split_nodeid",
+    "units_of",
+]
+
+PREFIX = "toolnexus:"
+#: A cost, in tools, given to a test item of the project (not a conformance check).
+OTHER_COST = 0.05
+#: What starting and listing a server costs, in tools, until a run has measured it
+#: (a stdio server's start is about 1.5 s, a trivial tool's exploration 0.2 s, one
+#: tool in ten slow: ``benchmarks/sim_balance.py``).
+SESSION_COST = 1.5
+#: Bundles per worker a Python target's tools are cut into, at the least (for balance).
+BUNDLES_PER_WORKER = 4
+_DUPLICATE = re.compile(r"#\d+$")
+_WHOLE_PREFIXES = ("stdio:", "http://", "https://", "a2a:", "skills:")
+
+
+@dataclass(slots=True)
+class Unit:
+    """Items that go together to one worker or shard."""
+
+    key: str
+    #: Positions of its items in the collection, in collection order.
+    indices: list[int] = field(default_factory=list)
+    #: ``target::tool`` of each tool it explores, in order.
+    tools: list[str] = field(default_factory=list)
+    #: ``target`` (a whole target), ``tools`` (a bundle of one target's tools or its
+    #: target-level items) or ``other`` (an item that is no conformance check).
+    kind: str = "other"
+
+
+def split_nodeid(nodeid: str) -> tuple[str, str | None] | None:
+    """``(target, tool)`` of a conformance item (``tool`` ``None`` at target level), else ``None``.
+
+    Items are ``toolnexus:<label>::<check>`` and ``toolnexus:<label>::<tool>::<check>``;
+    a check's name never holds ``::``, a tool's name may.
+    """
+    if not nodeid.startswith(PREFIX):
+        return None
+    parts = nodeid.split("::")
+    if len(parts) < 2:
+        return None
+    if len(parts) == 2:
+        return parts[0], None
+    return parts[0], "::".join(parts[1:-1])
+
+
+def whole_target(target: str) -> bool:
+    """Whether a target is explored in one piece: a server, a service or a skills folder.
+
+    Read from the label as ``targets.parse_target`` reads a spec (that module's
+    imports cost the controller half a second); an importable Python target, or an
+    object from the targets hook, is cut by tool.
+    """
+    label = _DUPLICATE.sub("", target[len(PREFIX) :]).strip()
+    return label.startswith(_WHOLE_PREFIXES) or label.endswith(".json")
+
+
+def bundle_size(python_tools: int, workers: int, concurrency: int) -> int:
+    """Tools per bundle when no cost is known: enough bundles to balance, at most ``concurrency``."""
+    if python_tools <= 0:
+        return 1
+    wanted = math.ceil(python_tools / (BUNDLES_PER_WORKER * max(1, workers)))
+    return max(1, min(concurrency, wanted))
+
+
+def unmeasured_cost(measured: Mapping[str, float]) -> float:
+    """What a tool never measured is taken to cost: the median of those that were (or 1)."""
+    known = sorted(measured.values())
+    return known[len(known) // 2] if known else 1.0
+
+
+def bundles(costs: Sequence[float], *, workers: int, concurrency: int) -> list[range]:
+    """Consecutive tools cut into bundles of about equal cost: a slow tool goes alone.
+
+    The cost aimed at is a share of the whole (``BUNDLES_PER_WORKER`` per worker);
+    with no cost measured (all equal) the bundles are of ``bundle_size`` tools.
+    """
+    if not costs:
+        return []
+    if len(set(costs)) == 1:
+        size = bundle_size(len(costs), workers, concurrency)
+        return [range(s, min(s + size, len(costs))) for s in range(0, len(costs), size)]
+    aim = sum(costs) / (BUNDLES_PER_WORKER * max(1, workers))
+    out: list[range] = []
+    start, held = 0, 0.0
+    for index, cost in enumerate(costs):
+        full = index - start >= concurrency or (index > start and held + cost > aim)
+        if full:
+            out.append(range(start, index))
+            start, held = index, 0.0
+        held += cost
+    out.append(range(start, len(costs)))
+    return out
+
+
+def units_of(
+    nodeids: Sequence[str],
+    *,
+    workers: int,
+    concurrency: int,
+    measured: Mapping[str, float] | None = None,
+) -> list[Unit]:
+    """The collection's units, in the order of their first item.
+
+    ``measured`` (each tool's last cost) shapes the bundles: the controller and
+    every worker must be given the same, or none.
+    """
+    measured = measured or {}
+    targets: dict[str, dict[str | None, list[int]]] = {}
+    order: list[tuple[str, int]] = []  # ("target", position) or ("other", index)
+    for index, nodeid in enumerate(nodeids):
+        found = split_nodeid(nodeid)
+        if found is None:
+            order.append(("other", index))
+            continue
+        target, tool = found
+        if target not in targets:
+            targets[target] = {}
+            order.append((target, index))
+        targets[target].setdefault(tool, []).append(index)
+    whole = {target: whole_target(target) for target in targets}
+    # All the Python targets' tools, in order: bundles are cut over the whole of them.
+    split: list[tuple[str, list[int]]] = [
+        (f"{t}::{tool}", found)
+        for t, tools in targets.items()
+        if not whole[t]
+        for tool, found in tools.items()
+        if tool is not None
+    ]
+    default = unmeasured_cost(measured)
+    cut = bundles(
+        [measured.get(name, default) for name, _ in split],
+        workers=workers,
+        concurrency=concurrency,
+    )
+    # A bundle may span targets (twenty one-tool targets are explored five at a time,
+    # not one by one): it goes with the target of its first tool.
+    first_of: dict[str, list[range]] = {}
+    for r in cut:
+        first_of.setdefault(_target_of(split[r.start][0]), []).append(r)
+    units: list[Unit] = []
+    for what, index in order:
+        if what == "other":
+            units.append(Unit(nodeids[index], [index]))
+            continue
+        tools = targets[what]
+        if whole[what]:
+            indices = sorted(i for found in tools.values() for i in found)
+            names = [f"{what}::{tool}" for tool in tools if tool is not None]
+            units.append(Unit(what, indices, names, "target"))
+            continue
+        if None in tools:
+            units.append(Unit(what, list(tools[None]), [], "tools"))
+        for r in first_of.get(what, []):
+            chunk = [split[i] for i in r]
+            units.append(
+                Unit(
+                    chunk[0][0],
+                    sorted(i for _, found in chunk for i in found),
+                    [name for name, _ in chunk],
+                    "tools",
+                )
+            )
+    return units
+
+
+def _target_of(tool: str) -> str:
+    return tool.split("::", 1)[0]
+
+
+def estimated_cost(
+    unit: Unit, measured: Mapping[str, float], default: float | None = None
+) -> float:
+    """A unit's expected cost: its tools' costs as last measured, else its number of tools.
+
+    A tool never measured costs the median of those that were (one, if none was);
+    a target's own items and the project's items cost little.
+    """
+    if unit.kind == "other":
+        return OTHER_COST
+    if not unit.tools:
+        return OTHER_COST * max(1, len(unit.indices))
+    if default is None:
+        default = unmeasured_cost(measured)
+    cost = sum(measured.get(tool, default) for tool in unit.tools)
+    if unit.kind == "target" and not any(tool in measured for tool in unit.tools):
+        cost += SESSION_COST * default  # measured, a unit's time holds its server's start
+    return cost
+
+
+def assign(costs: Sequence[float], bins: int) -> list[list[int]]:
+    """Longest first to the least loaded: the positions of ``costs`` in each of ``bins``.
+
+    Deterministic: ties go by position, then to the lowest bin.
+    """
+    if bins < 1:
+        raise ValueError("at least one bin is needed")
+    heap = [(0.0, b) for b in range(bins)]
+    out: list[list[int]] = [[] for _ in range(bins)]
+    for position in sorted(range(len(costs)), key=lambda p: (-costs[p], p)):
+        load, b = heapq.heappop(heap)
+        out[b].append(position)
+        heapq.heappush(heap, (load + costs[position], b))
+    for positions in out:
+        positions.sort()
+    return out

@@ -1,0 +1,279 @@
+"""Whole tools and whole servers to each xdist worker and each shard; shards merged."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolnexus._distribution import shard_of
+from pytest_toolnexus._units import (
+    SESSION_COST,
+    assign,
+    bundles,
+    estimated_cost,
+    split_nodeid,
+    units_of,
+)
+from pytest_toolnexus.merge_reports import MergeError, main, merge
+
+BASE = ["-p", "no:cacheprovider", "--toolnexus-conformance", "--toolnexus-sandbox", "off"]
+
+
+def _nodeids(target: str, tools: int, checks: int = 3) -> list[str]:
+    ids = [f"toolnexus:{target}::TN001-target-loads"]
+    for t in range(tools):
+        ids += [f"toolnexus:{target}::tool_{t}::TN5{c:02d}-x" for c in range(checks)]
+    return ids
+
+
+COLLECTION = [
+    "tests/test_a.py::test_one",
+    *_nodeids("pkg.mod:tools", 10),
+    *_nodeids("stdio:python server.py", 4),
+    *_nodeids("servers/mcp.json", 2),
+    "tests/test_a.py::test_two",
+]
+
+
+def test_units_keep_a_tools_items_and_a_servers_items_together() -> None:
+    units = units_of(COLLECTION, workers=2, concurrency=16)
+    assert sorted(i for u in units for i in u.indices) == list(range(len(COLLECTION)))
+    by_tool: dict[str, set[int]] = defaultdict(set)
+    for number, unit in enumerate(units):
+        for index in unit.indices:
+            found = split_nodeid(COLLECTION[index])
+            if found is not None and found[1] is not None:
+                by_tool[f"{found[0]}::{found[1]}"].add(number)
+    assert all(len(owners) == 1 for owners in by_tool.values())  # no tool cut in two
+    kinds = {u.key: u.kind for u in units}
+    assert kinds["toolnexus:stdio:python server.py"] == "target"
+    assert kinds["toolnexus:servers/mcp.json"] == "target"
+    assert kinds["tests/test_a.py::test_one"] == "other"
+    python = [u for u in units if u.kind == "tools" and u.tools]
+    # 10 tools over 2 workers: bundles small enough for 4 per worker, whole tools each.
+    assert [len(u.tools) for u in python] == [2, 2, 2, 2, 2]
+    assert split_nodeid("toolnexus:t::a::b::TN101-x") == ("toolnexus:t", "a::b")
+
+
+def test_costs_come_from_measurements_and_the_longest_go_first() -> None:
+    units = units_of(COLLECTION, workers=1, concurrency=2)
+    server = next(u for u in units if u.key == "toolnexus:stdio:python server.py")
+    assert estimated_cost(server, {}) == 4.0 + SESSION_COST  # never measured: tools, a start
+    measured = {"toolnexus:stdio:python server.py::tool_0": 9.0, "x::y": 1.0}
+    assert estimated_cost(server, measured) == 9.0 + 3 * 9.0  # unmeasured: the median
+    # Once measured, bundles are cut to about equal cost: a slow tool goes alone.
+    assert bundles([1.0, 1.0, 9.0, 1.0, 1.0, 1.0], workers=1, concurrency=16) == [
+        range(0, 2),
+        range(2, 3),
+        range(3, 6),
+    ]
+    assert assign([1.0, 5.0, 1.0, 3.0, 2.0], 2) == [[0, 1], [2, 3, 4]]  # 6 and 6
+
+
+def test_shards_are_disjoint_cover_everything_and_cut_no_tool() -> None:
+    for n in (1, 2, 3, 7):
+        shards = [shard_of(COLLECTION, k, n) for k in range(1, n + 1)]
+        assert sum(len(s) for s in shards) == len(COLLECTION)
+        assert set().union(*shards) == set(range(len(COLLECTION)))
+        assert shards == [shard_of(list(COLLECTION), k, n) for k in range(1, n + 1)]
+        for shard in shards:
+            found = (split_nodeid(COLLECTION[i]) for i in shard)
+            for target, tool in {f for f in found if f is not None and f[1] is not None}:
+                prefix = f"{target}::{tool}::"
+                owning = {i for i, nodeid in enumerate(COLLECTION) if nodeid.startswith(prefix)}
+                assert owning <= shard
+
+
+class _Gateway:
+    def __init__(self, name: str) -> None:
+        self.id = name
+
+
+class _Node:
+    """What the scheduler uses of xdist's ``WorkerController``: a fake, no process."""
+
+    def __init__(self, name: str) -> None:
+        self.gateway = _Gateway(name)
+        self.sent: list[int] = []
+        self.shutting_down = False
+
+    def send_runtest_some(self, indices: list[int]) -> None:
+        self.sent.extend(indices)
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def test_the_scheduler_gives_whole_units_and_finishes(pytestconfig: pytest.Config) -> None:
+    pytest.importorskip("xdist")
+    from pytest_toolnexus._scheduler import ToolScheduling
+
+    sched = ToolScheduling(pytestconfig, None, concurrency=2, numnodes=2)
+    nodes = [_Node("gw0"), _Node("gw1")]
+    for node in nodes:
+        sched.add_node(node)
+        sched.add_node_collection(node, COLLECTION)
+    sched.schedule()
+    # Run whatever each node holds, one item at a time, until all is done.
+    done: dict[str, list[int]] = {node.gateway.id: [] for node in nodes}
+    while sched.has_pending:
+        for node in nodes:
+            pending = sched.node2pending.get(node)
+            if pending:
+                index = pending[0]
+                done[node.gateway.id].append(index)
+                sched.mark_test_complete(node, index, 0.5)
+    assert sched.tests_finished
+    assert all(node.shutting_down for node in nodes)
+    assert sorted(done["gw0"] + done["gw1"]) == list(range(len(COLLECTION)))
+    for unit in sched.units:  # every unit ran on one node
+        assert set(unit.indices) <= set(done["gw0"]) or set(unit.indices) <= set(done["gw1"])
+    costs = sched.tool_costs()
+    assert len(costs) == 16
+    assert all(v > 0 for v in costs.values())
+
+
+SLOW_TOOLS = """
+import os
+from toolnexus_ref import BaseTool
+
+LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calls.log")
+
+
+def make(index):
+    class Lookup(BaseTool):
+        name = f"lookup_{index}"
+        description = "Looks a word up."
+        input_schema = {
+            "type": "object",
+            "properties": {"word": {"type": "string", "maxLength": 8}},
+            "required": ["word"],
+            "additionalProperties": False,
+        }
+
+        def run(self, args, ctx):
+            with open(LOG, "a") as log:
+                log.write(f"{os.getpid()} lookup_{index}\\n")
+            return args["word"]
+
+    return Lookup()
+
+
+tools = [make(i) for i in range(4)]
+"""
+
+PROJECT_TESTS = """
+import os
+
+
+def test_plain_one():
+    assert os.environ.get("PYTEST_XDIST_WORKER")
+
+
+def test_plain_two():
+    assert True
+"""
+
+WHERE = """
+import os
+
+
+def pytest_runtest_call(item):
+    with open(os.path.join(str(item.config.rootpath), "ran.log"), "a") as log:
+        log.write(f"{os.environ['PYTEST_XDIST_WORKER']} {item.nodeid}\\n")
+"""
+
+
+def test_two_workers_explore_each_tool_once_and_run_the_rest(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    pytester.makepyfile(slowtools=SLOW_TOOLS, test_project=PROJECT_TESTS)
+    pytester.makeconftest(WHERE)
+    pytester.syspathinsert()
+    args = [*BASE, "--toolnexus-target", "slowtools:tools", "--toolnexus-isolation", "none"]
+    args += ["--toolnexus-select", "TN5,TN101", "--toolnexus-examples", "2"]
+    run = pytester.runpytest_subprocess(*args, "-n", "2", "--toolnexus-report", "r.json")
+    outcomes = run.parseoutcomes()
+    assert outcomes.get("failed", 0) == 0, run.stdout.str()
+    assert outcomes["passed"] > 4
+    ran = [line.split(" ", 1) for line in (pytester.path / "ran.log").read_text().splitlines()]
+    assert {"test_project.py::test_plain_one", "test_project.py::test_plain_two"} <= {
+        nodeid for _, nodeid in ran
+    }  # (c) the project's own tests ran too
+    workers_of: dict[str, set[str]] = defaultdict(set)
+    for worker, nodeid in ran:
+        found = split_nodeid(nodeid)
+        if found is not None and found[1] is not None:
+            workers_of[found[1]].add(worker)
+    assert len(workers_of) == 4
+    assert all(len(w) == 1 for w in workers_of.values())
+    assert len(set().union(*workers_of.values())) == 2  # both workers had tools
+    callers: dict[str, set[str]] = defaultdict(set)
+    for line in (pytester.path / "calls.log").read_text().splitlines():
+        pid, tool = line.split()
+        callers[tool].add(pid)
+    assert len(callers) == 4
+    assert all(len(p) == 1 for p in callers.values())
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert report["complete"]
+    assert report["summary"]["tools"] == 4
+
+
+def test_shards_cover_the_run_and_merge_into_its_verdicts(tools_module: pytest.Pytester) -> None:
+    args = [*BASE, "--toolnexus-execute", "none", "--toolnexus-target", "mytools:mixed"]
+    args += ["--toolnexus-target", "mytools:good", "test_project.py"]
+    tools_module.makepyfile(
+        test_project="def test_one():\n    pass\n\n\ndef test_two():\n    pass\n"
+    )
+    serial = tools_module.runpytest(*args, "--toolnexus-report", "serial.json")
+    shards = [
+        tools_module.runpytest(
+            *args, "--toolnexus-shard", f"{k}/2", "--toolnexus-report", f"{k}.json"
+        )
+        for k in (1, 2)
+    ]
+    full = serial.parseoutcomes()
+    counts = [s.parseoutcomes() for s in shards]
+    for key in ("passed", "failed", "skipped"):
+        assert sum(c.get(key, 0) for c in counts) == full.get(key, 0)
+    selected = [sum(c.get(k, 0) for k in ("passed", "failed", "skipped")) for c in counts]
+    assert [c.get("deselected", 0) for c in counts] == [sum(selected) - s for s in selected]
+    path = tools_module.path
+    summary = merge([path / f"{k}.json" for k in (1, 2)], path / "merged.json")
+    merged = json.loads((path / "merged.json").read_text())
+    expected = json.loads((path / "serial.json").read_text())
+    assert summary == expected["summary"]
+    assert merged["complete"]
+
+    def as_text(r: dict[str, Any]) -> str:
+        return json.dumps(r, sort_keys=True)
+
+    assert sorted(map(as_text, merged["results"])) == sorted(map(as_text, expected["results"]))
+    assert merged["not_called"] == expected["not_called"]
+    with pytest.raises(MergeError, match="given twice"):
+        merge([path / "1.json", path / "1.json"], path / "bad.json")
+    assert main([str(path / "m2.json"), str(path / "serial.json"), str(path / "merged.json")]) == 2
+
+
+def test_merge_refuses_another_version_and_marks_an_unfinished_shard(tmp_path: Path) -> None:
+    done: dict[str, Any] = {
+        "version": 1,
+        "complete": True,
+        "interrupted": None,
+        "not_judged": [],
+        "results": [],
+    }
+    killed = {**done, "complete": False, "interrupted": "SIGTERM", "not_judged": ["toolnexus:x"]}
+    (tmp_path / "a.json").write_text(json.dumps(done))
+    (tmp_path / "b.json").write_text(json.dumps(killed))
+    (tmp_path / "c.json").write_text(json.dumps({**done, "version": 99}))
+    merge([tmp_path / "a.json", tmp_path / "b.json"], tmp_path / "m.json")
+    merged = json.loads((tmp_path / "m.json").read_text())
+    assert not merged["complete"]
+    assert "b.json: SIGTERM" in merged["interrupted"]
+    assert merged["not_judged"] == ["toolnexus:x"]
+    with pytest.raises(MergeError, match="version 99"):
+        merge([tmp_path / "a.json", tmp_path / "c.json"], tmp_path / "m.json")
