@@ -256,12 +256,15 @@ def warmed() -> bool:
     return _warmed
 
 
-def warm_generation(options: RunOptions) -> None:
+def warm_generation(options: RunOptions, *, search: bool = True) -> None:
     """Everything the first search would build: imports, storage, the unicode table.
 
     Called once per process (later calls wait for the first, then return): by the
     plugin on a thread at start-up, and by a worker process before it forks a
     process per tool, so no tool's process pays for it. It starts no thread.
+    ``search=False`` leaves out the warm-up search (``warm_search``): a process
+    that forks nothing would only do that work twice, since its first real search
+    builds the same caches.
     """
     global _warmed
     from .._parser_lock import install
@@ -284,10 +287,9 @@ def warm_generation(options: RunOptions) -> None:
             pass
         else:
             charmap()
-        # One search now, on one thread: hypothesis parses the loaded modules for
-        # constants on its first search, and Python 3.11's parser run from many
-        # threads at once fails (SystemError: AST constructor recursion depth mismatch).
-        warm_search(options)
+        if search:
+            # Searched once before a fork, so no forked process searches for the first time.
+            warm_search(options)
         _warmed = True
 
 
