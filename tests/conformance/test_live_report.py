@@ -48,3 +48,20 @@ def test_the_file_is_a_valid_incomplete_report_after_every_record(tmp_path: Path
     finally:
         live.close()
         records.close()
+
+
+def test_records_added_after_a_read_are_appended_not_written_over() -> None:
+    """Records are appended with no seek per record; a read in between must not matter."""
+    records = Records()
+    try:
+        for n in range(3):
+            records.add(_record(n))
+        assert [r["tool"] for r in records.sorted()] == ["tool2", "tool1", "tool0"]
+        records.add(_record(4))
+        records.add(_record(3))
+        assert [r["tool"] for r in records.sorted()] == [f"tool{n}" for n in (4, 3, 2, 1, 0)]
+        assert (
+            next(r["message"] for r in records.sorted()) == "é" * 4
+        )  # multi-byte: offsets in bytes
+    finally:
+        records.close()
