@@ -681,14 +681,10 @@ def _hooked_targets(config: pytest.Config) -> bool:
 
 
 def _warm_generation(options: RunOptions) -> None:
-    """Import and warm the argument generator (hypothesis, jsonschema) off the main thread.
-
-    No warm-up search: this process forks no tool's process, and its first real
-    search builds what one would (``warm_generation(search=False)``).
-    """
+    """Import and warm the argument generator (hypothesis, jsonschema) off the main thread."""
     try:
         from toolnexus_conformance.live._search import warm_generation
 
-        warm_generation(options, search=False)
+        warm_generation(options)
     except Exception:  # the real import, later, reports it
         pass

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from toolnexus_conformance._options import RunOptions
-from toolnexus_conformance.live import _search
 from toolnexus_conformance.targets import TargetKind
 
 from pytest_toolnexus._session import explored_here
@@ -27,18 +25,3 @@ def test_the_generator_is_warmed_where_tools_are_explored(
     kinds: list[TargetKind], isolated: bool, hooked: bool, expected: bool
 ) -> None:
     assert explored_here(kinds, isolated=isolated, hooked=hooked) is expected
-
-
-def test_a_process_that_forks_nothing_skips_the_warm_up_search(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    searched: list[bool] = []
-    monkeypatch.setattr(_search, "_warmed", False)
-    monkeypatch.setattr(_search, "warm_search", lambda options: searched.append(True))
-    monkeypatch.setattr(_search, "_keep_storage", lambda options: None)  # hypothesis's home
-    _search.warm_generation(RunOptions(example_database=False), search=False)
-    assert _search.warmed()
-    assert searched == []
-    monkeypatch.setattr(_search, "_warmed", False)
-    _search.warm_generation(RunOptions(example_database=False))  # a worker, before it forks
-    assert searched == [True]

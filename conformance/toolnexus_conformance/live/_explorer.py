@@ -176,7 +176,7 @@ async def _warm(env: Env) -> None:
     """The generator's one-time preparation, bounded apart from any schema's build."""
     if warmed():
         return
-    work = env.workers.builders.run(lambda: warm_generation(env.options, search=False))
+    work = env.workers.builders.run(lambda: warm_generation(env.options))
     done, _ = await asyncio.wait({work}, timeout=WARM_LIMIT)
     if not done:
         raise Skip(

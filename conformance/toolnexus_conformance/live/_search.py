@@ -256,15 +256,12 @@ def warmed() -> bool:
     return _warmed
 
 
-def warm_generation(options: RunOptions, *, search: bool = True) -> None:
+def warm_generation(options: RunOptions) -> None:
     """Everything the first search would build: imports, storage, the unicode table.
 
     Called once per process (later calls wait for the first, then return): by the
     plugin on a thread at start-up, and by a worker process before it forks a
     process per tool, so no tool's process pays for it. It starts no thread.
-    ``search=False`` leaves out the warm-up search (``warm_search``): a process
-    that forks nothing would only do that work twice, since its first real search
-    builds the same caches.
     """
     global _warmed
     from .._parser_lock import install
@@ -287,9 +284,9 @@ def warm_generation(options: RunOptions, *, search: bool = True) -> None:
             pass
         else:
             charmap()
-        if search:
-            # Searched once before a fork, so no forked process searches for the first time.
-            warm_search(options)
+        # One search now, on one thread: its one-time costs (the strategies' first
+        # build, hypothesis's caches) are paid here, not inside any schema's build bound.
+        warm_search(options)
         _warmed = True
 
 
