@@ -1,12 +1,16 @@
 """Our live suites beside the MCP testers users already have, on the same real servers.
 
 Run:  .venv/bin/python benchmarks/bench_mcp_peers.py [--repeat 3] [--servers time,everything]
+      .venv/bin/python benchmarks/bench_mcp_peers.py --servers time --peers amagi-mcp-probe,sdk-client
+          [--before /path/to/an/earlier/checkout]
       .venv/bin/python benchmarks/bench_mcp_peers.py --seeded [--repeat 1]
 
 The first run installs what it compares against, each in its own environment under
 ``benchmarks/.peers/`` (from PyPI and npm; nothing is committed):
 
 - ``amagi-mcp-probe`` (``amagi-mcp-probe -- CMD``: one call per tool),
+- ``sdk-client``: the official mcp SDK client doing initialize, tools/list and one
+  call per tool, in our environment; the floor any Python checker on that SDK pays,
 - ``mcp-toolproof`` with ``hypothesis==6.150.0``, the version its fuzzer needs
   (``toolproof fuzz --seed 1 -- CMD``),
 - the servers: ``mcp-server-time`` (PyPI) and ``@modelcontextprotocol/server-everything``
@@ -18,8 +22,10 @@ The first run installs what it compares against, each in its own environment und
 
 Each command is a whole process started from nothing (imports, server start-up and
 shutdown included), run in turn (ours, amagi, toolproof, ours, ...), ``--repeat``
-times. It prints each figure's median wall seconds, our exit status and error count,
-and the ratio of ours to each peer. Our run is the plugin as a user runs it:
+times. It prints each figure's median wall and CPU seconds (the process and every
+process it waited for: the server too), our exit status and error count, and the
+ratios of ours to each peer. ``--before`` runs an earlier checkout of this project
+in the same environment (on ``PYTHONPATH``), interleaved, for before/after figures. Our run is the plugin as a user runs it:
 ``pytest --toolnexus-conformance --toolnexus-only --toolnexus-target "stdio:CMD"``.
 No test asserts on these numbers.
 
@@ -42,6 +48,7 @@ import tempfile
 import time
 import venv
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "benchmarks" / ".peers"
@@ -85,9 +92,34 @@ def servers(names: list[str]) -> dict[str, str]:
     return found
 
 
+#: The floor: the official mcp SDK client doing what any checker must (initialize,
+#: tools/list, one call per tool with empty arguments), nothing more.
+SDK_CLIENT = """
+import asyncio, sys
+from mcp import Client, StdioServerParameters
+
+async def main(command):
+    async with Client(StdioServerParameters(command=command[0], args=command[1:])) as client:
+        tools = (await client.list_tools()).tools
+        for tool in tools:
+            try:
+                await client.call_tool(tool.name, {})
+            except Exception:
+                pass
+    print(len(tools), "tools")
+
+asyncio.run(main(sys.argv[1:]))
+"""
+
+#: CPU seconds of the last ``_timed`` command (it and every process it waited for).
+last_cpu = 0.0
+
+
 def _timed(
     command: list[str], cwd: Path, env: dict[str, str] | None = None
 ) -> tuple[float, int, str]:
+    global last_cpu
+    before = os.times()
     started = time.perf_counter()
     done = subprocess.run(
         command,
@@ -97,7 +129,12 @@ def _timed(
         timeout=600,
         env={**os.environ, **env} if env else None,
     )
-    return time.perf_counter() - started, done.returncode, done.stdout + done.stderr
+    wall = time.perf_counter() - started
+    after = os.times()
+    last_cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+    return wall, done.returncode, done.stdout + done.stderr
 
 
 def ours(server: str, cwd: Path) -> list[str]:
@@ -217,53 +254,83 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--servers", default="time,everything")
     parser.add_argument("--seeded", action="store_true", help="the seeded-bug server only")
+    parser.add_argument(
+        "--peers",
+        default="amagi-mcp-probe,mcp-toolproof,sdk-client",
+        help="which of amagi-mcp-probe, mcp-toolproof, sdk-client run beside ours",
+    )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a checkout of an earlier version of this project: run it too, as ours-before"
+        " (its src, conformance and root on PYTHONPATH), interleaved with the rest",
+    )
     args = parser.parse_args()
     _venv("ours", "-e", f"{ROOT}[mcp]")
     if args.seeded:
         _venv("toolproof", "mcp-toolproof", "hypothesis==6.150.0")
         seeded(args.repeat)
         return
-    _venv("amagi", "amagi-mcp-probe")
-    _venv("toolproof", "mcp-toolproof", "hypothesis==6.150.0")
-    runners = {
-        "ours": ours,
-        "amagi-mcp-probe": lambda s, _cwd: [
+    peers = args.peers.split(",")
+    runners: dict[str, Any] = {"ours": ours}
+    envs: dict[str, dict[str, str]] = {}
+    if args.before is not None:
+        runners["ours-before"] = ours
+        old = args.before.resolve()
+        envs["ours-before"] = {"PYTHONPATH": f"{old / 'src'}:{old / 'conformance'}:{old}"}
+    if "amagi-mcp-probe" in peers:
+        _venv("amagi", "amagi-mcp-probe")
+        runners["amagi-mcp-probe"] = lambda s, _cwd: [
             str(_bin("amagi", "amagi-mcp-probe")),
             "--",
             *s.split(),
-        ],
-        "mcp-toolproof": lambda s, _cwd: [
+        ]
+    if "mcp-toolproof" in peers:
+        _venv("toolproof", "mcp-toolproof", "hypothesis==6.150.0")
+        runners["mcp-toolproof"] = lambda s, _cwd: [
             str(_bin("toolproof", "toolproof")),
             "fuzz",
             "--seed",
             "1",
             "--",
             *s.split(),
-        ],
-    }
+        ]
+    if "sdk-client" in peers:
+        runners["sdk-client"] = lambda s, cwd: [
+            str(_bin("ours", "python")),
+            str(cwd / "sdk_client.py"),
+            *s.split(),
+        ]
     for label, server in servers(args.servers.split(",")).items():
         walls: dict[str, list[float]] = {name: [] for name in runners}
+        cpus: dict[str, list[float]] = {name: [] for name in runners}
         errors: list[int] = []
         codes: list[int] = []
         with tempfile.TemporaryDirectory() as scratch:
             cwd = Path(scratch)
+            (cwd / "sdk_client.py").write_text(SDK_CLIENT)
             for _ in range(args.repeat):
                 for name, runner in runners.items():  # interleaved: A B C A B C ...
-                    wall, code, _output = _timed(runner(server, cwd), cwd)
+                    wall, code, _output = _timed(runner(server, cwd), cwd, envs.get(name))
                     walls[name].append(wall)
+                    cpus[name].append(last_cpu)
                     if name == "ours":
                         codes.append(code)
                         summary = json.loads((cwd / "report.json").read_text())["summary"]
                         errors.append(summary["errors"])
         median = {name: statistics.median(values) for name, values in walls.items()}
-        print(f"\n{label} (stdio), {args.repeat} interleaved runs, median wall seconds:")
+        cpu = {name: statistics.median(values) for name, values in cpus.items()}
+        print(f"\n{label} (stdio), {args.repeat} interleaved runs, medians (server included):")
         for name, value in median.items():
             spread = f"{min(walls[name]):.1f}-{max(walls[name]):.1f}"
-            print(f"  {name:16} {value:6.1f} s  (min-max {spread})")
+            print(f"  {name:16} wall {value:6.2f} s  (min-max {spread})  CPU {cpu[name]:6.2f} s")
         print(f"  ours: exit status {codes}, error-severity failures {errors}")
         for name in runners:
             if name != "ours":
-                print(f"  ours / {name}: {median['ours'] / median[name]:.2f}")
+                print(
+                    f"  ours / {name}: wall {median['ours'] / median[name]:.2f}"
+                    f"  CPU {cpu['ours'] / cpu[name]:.2f}"
+                )
 
 
 if __name__ == "__main__":

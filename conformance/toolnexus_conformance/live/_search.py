@@ -284,8 +284,9 @@ def warm_generation(options: RunOptions) -> None:
             pass
         else:
             charmap()
-        # One search now, on one thread: its one-time costs (the strategies' first
-        # build, hypothesis's caches) are paid here, not inside any schema's build bound.
+        # One search now, on one thread: hypothesis parses the loaded modules for
+        # constants on its first search, and its one-time costs (the strategies'
+        # first build, its caches) are paid here, not inside a schema's build bound.
         warm_search(options)
         _warmed = True
 
