@@ -1,6 +1,7 @@
 """What a large MCP server costs: the plugin on a stdio server of N trivial tools.
 
 Run:  .venv/bin/python benchmarks/bench_large_mcp.py [--counts 200,1000] [--repeat 1]
+      .venv/bin/python benchmarks/bench_large_mcp.py --probes [--counts 200,1000]
 
 The server is ``toolnexus-serve`` (``toolnexus_ref.mcp.serve_cli``) over a module of
 ``N`` one-line tools, started by the plugin as a user's ``stdio:`` target; the run is
@@ -10,6 +11,12 @@ count's runs are whole pytest processes, interleaved; it prints median wall seco
 and median CPU seconds (pytest and the server it started), and each count's CPU
 against the first count's: a server whose cost grows with its tools and nothing else
 is linear (1,000 tools about 5x 200). No test asserts on these numbers.
+
+``--probes`` measures, in this process, one liveness probe of such a server (asked
+once per tool by the live checks): a ``tools/list`` (what a probe was) against
+``ServerConnection.probe`` (``ping`` or ``server/discover``), in client CPU and wall
+milliseconds per probe. A probe whose cost grows with the tools makes a run's grow
+as their square.
 """
 
 from __future__ import annotations
@@ -84,11 +91,58 @@ def timed(cmd: list[str], cwd: str) -> tuple[float, float, int]:
     return wall, cpu, done.returncode
 
 
+async def _probe_costs(folder: str, count: int, times: int = 20) -> None:
+    import resource
+
+    sys.path[:0] = [str(ROOT / "src")]
+    from toolnexus_ref.mcp._source import open_stdio
+
+    def cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    server = [sys.executable, "-m", "toolnexus_ref.mcp.serve_cli", f"large_{count}:tools"]
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        source = await open_stdio(server, timeout=120)
+    finally:
+        os.chdir(cwd)
+    try:
+        (connection,) = source.connections.values()
+        client = connection._client
+        assert client is not None, connection.status.describe()
+        probes = {
+            "tools/list": lambda: client.list_tools(cache_mode="bypass"),
+            "probe()": lambda: connection.probe(30.0),
+        }
+        for label, probe in probes.items():
+            used, started = cpu(), time.perf_counter()
+            for _ in range(times):
+                await probe()
+            print(
+                f"  {count:5} tools  {label:10} {(cpu() - used) / times * 1000:7.1f} ms CPU"
+                f"  {(time.perf_counter() - started) / times * 1000:7.1f} ms wall per probe"
+            )
+    finally:
+        await source.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--counts", default="200,1000")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--probes", action="store_true", help="the cost of one probe only")
     args = parser.parse_args()
+    if args.probes:
+        import asyncio
+
+        with tempfile.TemporaryDirectory() as folder:
+            print("one liveness probe of a stdio server of N trivial tools (client side):")
+            for count in [int(c) for c in args.counts.split(",")]:
+                Path(folder, f"large_{count}.py").write_text(TOOLS.replace("{count}", str(count)))
+                asyncio.run(_probe_costs(folder, count))
+        return
     _venv("ours", "-e", f"{ROOT}[mcp]")
     python = str(_bin("ours", "python"))
     counts = [int(c) for c in args.counts.split(",")]
