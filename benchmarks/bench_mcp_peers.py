@@ -9,6 +9,8 @@ The first run installs what it compares against, each in its own environment und
 - ``amagi-mcp-probe`` (``amagi-mcp-probe -- CMD``: one call per tool),
 - ``mcp-toolproof`` with ``hypothesis==6.150.0``, the version its fuzzer needs
   (``toolproof fuzz --seed 1 -- CMD``),
+- ``sdk-client``: the official mcp SDK client doing initialize, tools/list and one
+  call per tool, the floor any checker pays,
 - the servers: ``mcp-server-time`` (PyPI) and ``@modelcontextprotocol/server-everything``
   (npm, stdio).
 
@@ -322,6 +324,26 @@ def main() -> None:
             compare(label, server, Path(scratch), args.repeat, args.before)
 
 
+#: The floor: the official mcp SDK client doing what any checker must (initialize,
+#: tools/list, one call per tool with empty arguments), nothing more.
+SDK_CLIENT = """
+import asyncio, sys
+from mcp import Client, StdioServerParameters
+
+async def main(command):
+    async with Client(StdioServerParameters(command=command[0], args=command[1:])) as client:
+        tools = (await client.list_tools()).tools
+        for tool in tools:
+            try:
+                await client.call_tool(tool.name, {})
+            except Exception:
+                pass
+    print(len(tools), "tools")
+
+asyncio.run(main(sys.argv[1:]))
+"""
+
+
 #: How each command is started, and how its findings are read: name -> (argv, env, read).
 Runner = tuple[list[str], dict[str, str] | None, Callable[[str], tuple[list[Found], int | None]]]
 
@@ -354,6 +376,13 @@ def _runners(server: str, cwd: Path, before: Path | None) -> dict[str, Runner]:
         ],
         None,
         lambda _out: toolproof_findings(cwd / "toolproof.json"),
+    )
+    # The floor: what any checker must do, with the official SDK client (finds nothing).
+    (cwd / "sdk_client.py").write_text(SDK_CLIENT)
+    runners["sdk-client"] = (
+        [str(_bin("ours", "python")), str(cwd / "sdk_client.py"), *server.split()],
+        None,
+        lambda _out: ([], None),
     )
     return runners
 

@@ -32,19 +32,32 @@ def _registry() -> Any:
 
 
 def _masked(value: Any, secrets: Any) -> Any:
-    """``value`` with every string inside it masked (records are dicts of lists of strings)."""
+    """``value`` with every string inside it masked (records are dicts of lists of strings).
+
+    What holds no secret comes back as the very same object: a report's records are
+    rebuilt only when one of their strings shows a registered value.
+    """
     if isinstance(value, str):
-        return secrets.mask(value)
+        return secrets.mask(value) if secrets.find(value) else value
     if isinstance(value, dict):
-        return {_masked(k, secrets): _masked(v, secrets) for k, v in value.items()}
+        items = [(_masked(k, secrets), _masked(v, secrets)) for k, v in value.items()]
+        if all(k is k0 and v is v0 for (k, v), (k0, v0) in zip(items, value.items(), strict=True)):
+            return value
+        return dict(items)
     if isinstance(value, list | tuple):
         masked = [_masked(item, secrets) for item in value]
+        if all(m is item for m, item in zip(masked, value, strict=True)):
+            return value
         return masked if isinstance(value, list) else tuple(masked)
     return value
 
 
 def mask_report(report: pytest.TestReport | pytest.CollectReport, secrets: Any) -> None:
-    """Mask ``longrepr``, the captured sections and ``user_properties`` of one report, in place."""
+    """Mask ``longrepr``, the captured sections and ``user_properties`` of one report, in place.
+
+    Called only while something is registered (``_registry``); a passing report has
+    no ``longrepr`` to render, and parts that show no secret are left as they are.
+    """
     longrepr = report.longrepr
     if isinstance(longrepr, tuple):  # a skip: (path, line, message)
         report.longrepr = _masked(longrepr, secrets)
@@ -53,12 +66,10 @@ def mask_report(report: pytest.TestReport | pytest.CollectReport, secrets: Any) 
         if secrets.find(text):
             # The text, as pytest would print it; the object's structure would keep the value.
             report.longrepr = secrets.mask(text)
-    report.sections = [(secrets.mask(title), secrets.mask(body)) for title, body in report.sections]
-    if isinstance(report, pytest.TestReport):
-        report.user_properties = [
-            (secrets.mask(str(name)), _masked(value, secrets))
-            for name, value in report.user_properties
-        ]
+    if report.sections:
+        report.sections = _masked(report.sections, secrets)
+    if isinstance(report, pytest.TestReport) and report.user_properties:
+        report.user_properties = _masked(report.user_properties, secrets)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

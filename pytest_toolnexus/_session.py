@@ -179,15 +179,19 @@ class ConformanceSession:
         if self._is_controller:
             return  # the xdist controller collects nothing: its workers load the targets
         base_dir = Path(str(self.config.rootpath))
+        kinds: list[TargetKind] = []
         for raw in self.settings.targets:
             try:
                 spec = parse_target(raw, base_dir=base_dir)
             except TargetError:
                 continue  # reported at collection, with the others
+            kinds.append(spec.kind)
             if spec.kind is TargetKind.PYTHON and self.isolated is None:
                 continue  # imported in this process: at collection, as before
             self._submit_load(spec, base_dir)
-        if self.options.execute != ExecuteMode.NONE:
+        hooked = _hooked_targets(self.config)
+        here = explored_here(kinds, isolated=self.isolated is not None, hooked=hooked)
+        if self.options.execute != ExecuteMode.NONE and here:
             threading.Thread(
                 target=_warm_generation, args=(self.options,), name="toolnexus-warm", daemon=True
             ).start()
@@ -745,6 +749,23 @@ def _example_database(config: pytest.Config) -> Path | Literal[False]:
     if cache is None:
         return False
     return Path(cache.mkdir("toolnexus-hypothesis"))
+
+
+def explored_here(kinds: list[TargetKind], *, isolated: bool, hooked: bool) -> bool:
+    """Whether pytest's own process explores tools, so warming its generator pays.
+
+    It explores every target's tools but those of Python targets called in worker
+    processes (each worker warms its own), and whatever targets a conftest's
+    ``pytest_toolnexus_targets`` adds, unknown until collection.
+    """
+    if hooked or not kinds:
+        return True
+    return not isolated or any(kind is not TargetKind.PYTHON for kind in kinds)
+
+
+def _hooked_targets(config: pytest.Config) -> bool:
+    """Whether a plugin or conftest implements ``pytest_toolnexus_targets`` (more targets)."""
+    return bool(config.pluginmanager.hook.pytest_toolnexus_targets.get_hookimpls())
 
 
 def _warm_generation(options: RunOptions) -> None:

@@ -106,6 +106,10 @@ class Records:
     def __init__(self) -> None:
         # Lives as long as the run: closed by ``close()``, removed by the OS at exit.
         self._file: IO[bytes] = tempfile.TemporaryFile(prefix="toolnexus-records-")  # noqa: SIM115
+        #: Where the file ends, and whether it is positioned there: records are appended
+        #: through the write buffer, with no seek (a flush) per record.
+        self._end = 0
+        self._at_end = True
         self._index: list[tuple[tuple[int, ...], int, int]] = []
         self._outcomes: Counter[str] = Counter()
         self._errors = 0
@@ -140,8 +144,12 @@ class Records:
         position = tuple(int(p) for p in record.get("position", ()) or ())
         shown = {k: v for k, v in record.items() if k != "position"}
         data = json.dumps(shown, ensure_ascii=False).encode()
-        offset = self._file.seek(0, 2)
+        if not self._at_end:  # read since the last write (``sorted``)
+            self._file.seek(self._end)
+            self._at_end = True
+        offset = self._end
         self._file.write(data)
+        self._end += len(data)
         self._index.append((position, offset, len(data)))
         target, tool = str(shown["target"]), str(shown["tool"])
         if shown.get("not_called"):
@@ -182,6 +190,7 @@ class Records:
     def sorted(self) -> Iterable[dict[str, Any]]:
         """The records in position order (arrival order among equal positions)."""
         for _, offset, length in sorted(self._index, key=lambda entry: entry[0]):
+            self._at_end = False
             self._file.seek(offset)
             yield json.loads(self._file.read(length))
 

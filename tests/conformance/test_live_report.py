@@ -67,3 +67,20 @@ def test_a_target_whose_start_was_skipped_is_named_as_not_judged() -> None:
     records.add(record("tools:kit", "TN001", "passed"))
     records.add(record("tools:kit", "TN102", "skipped"))
     assert records.unjudged() == {"mcp.json": npx}
+
+
+def test_records_added_after_a_read_are_appended_not_written_over() -> None:
+    """Records are appended with no seek per record; a read in between must not matter."""
+    records = Records()
+    try:
+        for n in range(3):
+            records.add(_record(n))
+        assert [r["tool"] for r in records.sorted()] == ["tool2", "tool1", "tool0"]
+        records.add(_record(4))
+        records.add(_record(3))
+        assert [r["tool"] for r in records.sorted()] == [f"tool{n}" for n in (4, 3, 2, 1, 0)]
+        assert (
+            next(r["message"] for r in records.sorted()) == "é" * 4
+        )  # multi-byte: offsets in bytes
+    finally:
+        records.close()

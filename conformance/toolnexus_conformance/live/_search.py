@@ -304,8 +304,8 @@ def warm_generation(options: RunOptions) -> None:
         else:
             charmap()
         # One search now, on one thread: hypothesis parses the loaded modules for
-        # constants on its first search, and Python 3.11's parser run from many
-        # threads at once fails (SystemError: AST constructor recursion depth mismatch).
+        # constants on its first search, and its one-time costs (the strategies'
+        # first build, its caches) are paid here, not inside a schema's build bound.
         warm_search(options)
         _warmed = True
 

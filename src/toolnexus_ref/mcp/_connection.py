@@ -22,6 +22,7 @@ import anyio
 import mcp_types
 from mcp import Client, MCPError
 from mcp_types import CONNECTION_CLOSED
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from .._calling import guard
@@ -29,6 +30,7 @@ from .._context import ToolContext
 from .._naming import sanitize
 from .._result import ToolResult
 from ._config import ServerConfig
+from ._liveness import SharedProbe
 from ._progress import ProgressLog
 from ._results import describe_invalid, from_call_result, from_mcp_error, output_schema_errors
 from ._secret import redact
@@ -125,6 +127,10 @@ class ServerConnection:
         #: Seconds the server answered before it exited on its own (``None`` while it runs).
         self.lived: float | None = None
         self._ready_at: float | None = None
+        #: ``probe()``'s requests, shared by the tools that ask at about the same time.
+        self.liveness = SharedProbe(self._answer)
+        #: Whether the server answers ``ping`` / ``server/discover`` (else it is listed).
+        self._small_probe = True
         if config.problem is not None and config.enabled:
             self._status = ServerStatus(config.name, "failed", config.problem, phase="config")
         else:
@@ -324,6 +330,9 @@ class ServerConnection:
         process; a tool the new process no longer lists answers as an unknown tool.
         """
         await self.close()
+        self.liveness.cancel()
+        self.liveness = SharedProbe(self._answer)
+        self._small_probe = True
         self._owner = None
         self._stop = None
         self._client = None
@@ -341,6 +350,7 @@ class ServerConnection:
 
     async def close(self) -> None:
         """End the session and the server's whole process tree; bounded, idempotent."""
+        self.liveness.cancel()
         owner = self._owner
         if owner is None or owner.done():
             return
@@ -528,22 +538,49 @@ class ServerConnection:
         return await client.session.send_request(request, mcp_types.CallToolResult)
 
     async def probe(self, timeout: float) -> str | None:
-        """``None`` when the server answers ``tools/list`` within ``timeout``; else what happened.
+        """``None`` when the server answers a request within ``timeout``; else what happened.
 
-        Listing is the liveness probe that works in every protocol era (2026-07-28
-        has no ``ping``).
+        The request is the smallest the protocol has: ``ping`` before 2026-07-28,
+        ``server/discover`` from then on (which has no ``ping``); a server that
+        refuses it is listed (``tools/list``) instead, as every server must answer
+        that. A listing costs as much as the server has tools, and a live run probes
+        once per tool: a small request keeps a large server's run linear. Callers
+        asking at once also share one request (``SharedProbe``).
         """
-        client = self._client
-        if client is None or not self.alive:
+        if self._client is None or not self.alive:
             return self.status.describe()
         try:
-            with anyio.fail_after(timeout):
-                await client.list_tools(cache_mode="bypass")
+            await self.liveness.ask(timeout)
         except TimeoutError:
-            return f"the server did not answer tools/list within {timeout:g}s"
+            return f"the server did not answer within {timeout:g}s"
         except Exception as exc:
-            return f"tools/list failed: {_describe_error(exc)}"
+            return f"{self._probe_name()} failed: {_describe_error(exc)}"
         return None
+
+    def _probe_name(self) -> str:
+        client = self._client
+        if not self._small_probe or client is None:
+            return "tools/list"
+        return "server/discover" if client.protocol_version in MODERN_PROTOCOL_VERSIONS else "ping"
+
+    async def _answer(self) -> None:
+        """One liveness request (``probe``'s); raises what the server's answer was."""
+        client = self._client
+        if client is None:
+            raise MCPError(CONNECTION_CLOSED, "Connection closed")
+        if self._small_probe:
+            version = client.protocol_version
+            try:
+                if version in MODERN_PROTOCOL_VERSIONS:
+                    await client.session.send_discover(version)
+                else:
+                    await client.session.send_ping()
+                return
+            except MCPError as exc:
+                if exc.code == CONNECTION_CLOSED:
+                    raise
+                self._small_probe = False  # it refused: list, which every server answers
+        await client.list_tools(cache_mode="bypass")
 
     def _dead_result(self, tool: str) -> ToolResult:
         status = self.status

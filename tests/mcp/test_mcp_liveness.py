@@ -1,0 +1,143 @@
+"""Liveness probes: a small request, shared by everyone who asked before it began."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import mcp_types
+import pytest
+from mcp import MCPError
+from mcp.server.lowlevel import Server
+from mcp_types import METHOD_NOT_FOUND
+
+from toolnexus_ref.mcp._config import ServerConfig
+from toolnexus_ref.mcp._connection import ServerConnection
+from toolnexus_ref.mcp._liveness import SharedProbe
+from toolnexus_ref.mcp._source import open_in_memory
+
+pytestmark = pytest.mark.anyio
+
+
+class Gate:
+    """A request that waits to be let through, counting how often it was sent."""
+
+    def __init__(self) -> None:
+        self.opened = asyncio.Event()
+        self.started = 0
+        self.fail: Exception | None = None
+
+    async def __call__(self) -> None:
+        self.started += 1
+        await self.opened.wait()
+        if self.fail is not None:
+            raise self.fail
+
+
+async def test_callers_asking_at_once_share_one_request() -> None:
+    gate = Gate()
+    probe = SharedProbe(gate)
+    asks = [asyncio.ensure_future(probe.ask(5.0)) for _ in range(20)]
+    await asyncio.sleep(0)
+    gate.opened.set()
+    await asyncio.gather(*asks)
+    assert gate.started == probe.sent == 1
+
+
+async def test_a_caller_never_joins_a_request_begun_before_it_asked() -> None:
+    gate = Gate()
+    probe = SharedProbe(gate)
+    first = asyncio.ensure_future(probe.ask(5.0))
+    while gate.started == 0:
+        await asyncio.sleep(0)
+    late = [asyncio.ensure_future(probe.ask(5.0)) for _ in range(5)]
+    await asyncio.sleep(0.01)
+    assert gate.started == 1  # the late ones wait for the running request to end...
+    gate.opened.set()
+    await first
+    await asyncio.gather(*late)
+    assert gate.started == 2  # ...then share one request of their own
+
+
+async def test_failures_reach_every_sharer_and_timeouts_only_their_caller() -> None:
+    gate = Gate()
+    probe = SharedProbe(gate)
+    impatient = asyncio.ensure_future(probe.ask(0.01))
+    patient = asyncio.ensure_future(probe.ask(5.0))
+    with pytest.raises(TimeoutError):
+        await impatient
+    gate.fail = RuntimeError("listing broke")
+    gate.opened.set()
+    with pytest.raises(RuntimeError, match="listing broke"):
+        await patient
+    assert gate.started == 1
+
+
+async def test_cancelled_probes_end_their_callers_waits() -> None:
+    probe = SharedProbe(Gate())
+    waiting = asyncio.ensure_future(probe.ask(5.0))
+    await asyncio.sleep(0)
+    probe.cancel()
+    with pytest.raises(ConnectionError):
+        await waiting
+
+
+def _counting_server(tools: int) -> tuple[Server[Any], list[int]]:
+    listed: list[int] = []
+    declared = [mcp_types.Tool(name=f"t{i}", input_schema={"type": "object"}) for i in range(tools)]
+
+    async def on_list_tools(ctx: Any, params: Any) -> mcp_types.ListToolsResult:
+        listed.append(len(declared))
+        return mcp_types.ListToolsResult(tools=declared)
+
+    return Server("counting", on_list_tools=on_list_tools), listed
+
+
+async def test_probes_of_a_large_server_never_list_its_tools_again() -> None:
+    """Each of a server's tools probes it once in a live run: a listing each would
+    make the run's cost grow as the square of its tools."""
+    server, listed = _counting_server(500)
+    source = await open_in_memory(server)
+    try:
+        (connection,) = source.connections.values()
+        assert listed == [500]  # the start's listing
+        problems = await asyncio.gather(*(connection.probe(10.0) for _ in range(50)))
+        assert problems == [None] * 50
+        assert await connection.probe(10.0) is None
+        assert connection.liveness.sent == 2  # the 50 at once shared one request
+        assert listed == [500]
+    finally:
+        await source.close()
+
+
+class _RefusingSession:
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def send_ping(self) -> None:
+        self.asked += 1
+        raise MCPError(METHOD_NOT_FOUND, "Method not found")
+
+    send_discover = send_ping
+
+
+class _RefusingClient:
+    """A client whose server refuses ``ping``/``server/discover`` but lists its tools."""
+
+    protocol_version = "2025-11-25"
+
+    def __init__(self) -> None:
+        self.session = _RefusingSession()
+        self.listed = 0
+
+    async def list_tools(self, **_: Any) -> None:
+        self.listed += 1
+
+
+async def test_a_server_refusing_the_small_probe_is_listed_instead() -> None:
+    connection = ServerConnection(ServerConfig(name="old", type="stdio", command=("x",)))
+    client = _RefusingClient()
+    connection._client = client  # type: ignore[assignment]
+    await connection._answer()
+    await connection._answer()
+    assert (client.session.asked, client.listed) == (1, 2)  # asked once, then listed
