@@ -144,7 +144,8 @@ def test_tools_of_a_target_are_called_at_once() -> None:
 
 
 def _fields(options: RunOptions) -> dict[str, Any]:
-    return {name: getattr(options, name) for name in options.__dataclass_fields__}
+    fields = options.__dataclass_fields__.values()
+    return {f.name: getattr(options, f.name) for f in fields if f.init}
 
 
 def test_concurrency_one_explores_one_tool_at_a_time() -> None:

@@ -83,4 +83,5 @@ def test_without_user_arguments_nothing_is_given() -> None:
 
 
 def _fields(options: RunOptions) -> dict[str, Any]:
-    return {name: getattr(options, name) for name in options.__dataclass_fields__}
+    fields = options.__dataclass_fields__.values()
+    return {f.name: getattr(options, f.name) for f in fields if f.init}
