@@ -194,9 +194,18 @@ class Verdict:
             return {}
         from ._explain import short
 
+        try:
+            from toolnexus_ref.secrets import mask
+        except ImportError:  # pragma: no cover - a reference without the secrets registry
+
+            def mask(text: str) -> str:
+                return text
+
         def shown(value: Any) -> str:
+            # What came back may echo a credential (TN561): masked where it is made,
+            # as the verdict's message is, so no reader of the report ever sees it.
             try:
-                return short(value)
+                return mask(short(value))
             except Exception:  # a repr that raises: the record is still written
                 return f"<{type(value).__name__} that cannot be shown>"
 
