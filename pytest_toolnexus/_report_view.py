@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolnexus_conformance._model import Category
+
 __all__ = [
     "CATEGORIES",
     "CheckText",
@@ -28,18 +30,8 @@ __all__ = [
     "worst",
 ]
 
-#: The nine categories, in the terminal table's order.
-CATEGORIES = (
-    "naming",
-    "description",
-    "schema",
-    "provider",
-    "result",
-    "errors",
-    "cancellation",
-    "timeout",
-    "concurrency",
-)
+#: The nine categories, in the terminal table's order (the catalog's own).
+CATEGORIES = tuple(category.value for category in Category)
 #: Worst first: a cell shows the worst status of its records.
 _RANK = {"FAIL": 0, "warn": 1, "kit": 2, "accepted": 3, "ok": 4, "skip": 5, "-": 6}
 
