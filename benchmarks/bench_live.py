@@ -364,7 +364,10 @@ def many_targets(repeat: int, count: int = 20) -> None:
         variants = {
             "one target": command(1),
             f"{count} targets": command(count),
-            f"{count} targets, {count} workers": command(count, "--toolnexus-workers", str(count)),
+            f"{count} targets, 4 workers": command(count, "--toolnexus-workers", "4"),
+            f"{count} targets, {count} at once": command(
+                count, "--toolnexus-workers", str(count), "--toolnexus-concurrency", str(count)
+            ),
         }
         walls: dict[str, list[float]] = {name: [] for name in variants}
         for _ in range(repeat):

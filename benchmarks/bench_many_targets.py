@@ -7,7 +7,9 @@ Writes ``--targets`` tiny modules (one trivial tool each) to a temporary directo
 lists them in its ``pytest.ini`` and runs the plugin there as a subprocess. While
 it runs, the resident memory of pytest and every process descending from it (its
 worker processes, their tools' processes) is summed from ``/proc`` every 0.2 s.
-Reported: wall time, the peak of that sum, the most processes alive at once, and
+Reported: wall time, the peak of that sum and of the tree's proportional set size
+(``Pss`` of ``/proc/PID/smaps_rollup``: shared pages counted once, the figure to read
+for workers forked from one template), the most processes alive at once, and
 the verdicts in the JSON report against the items pytest collected. Linux only.
 """
 
@@ -51,8 +53,24 @@ CHECKS = {"live": "TN5,TN6,TN7,TN8,TN9", "static": "TN1,TN2,TN3,TN4"}
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-def _tree(root: int) -> tuple[int, int]:
-    """Resident bytes and count of ``root`` and its descendants, read from ``/proc``."""
+def _pss(pid: int) -> int:
+    """Proportional set size: each shared page divided among the processes sharing it.
+
+    Workers are forked from one warm template, so most of their pages are shared
+    copy-on-write; summing RSS counts those pages once per process, PSS once in all.
+    """
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _tree(root: int) -> tuple[int, int, int]:
+    """Resident bytes, proportional bytes and count of ``root`` and its descendants."""
     parents: dict[int, int] = {}
     resident: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -73,7 +91,8 @@ def _tree(root: int) -> tuple[int, int]:
             if parent in inside and pid not in inside:
                 inside.add(pid)
                 grew = True
-    return sum(resident.get(pid, 0) for pid in inside), len(inside & resident.keys())
+    alive = inside & resident.keys()
+    return sum(resident[pid] for pid in alive), sum(_pss(pid) for pid in alive), len(alive)
 
 
 def run(count: int, checks: str, workers: int | None, limit: float | None = None) -> None:
@@ -113,14 +132,15 @@ def run(count: int, checks: str, workers: int | None, limit: float | None = None
                 env=env,
                 start_new_session=True,
             )
-            peak_bytes = peak_count = 0
+            peak_bytes = peak_pss = peak_count = 0
             while process.poll() is None:
                 if limit is not None and time.perf_counter() - started > limit:
                     os.killpg(process.pid, signal.SIGTERM)  # its own session: nothing else
                     process.wait()
                     break
-                size, alive = _tree(process.pid)
+                size, proportional, alive = _tree(process.pid)
                 peak_bytes, peak_count = max(peak_bytes, size), max(peak_count, alive)
+                peak_pss = max(peak_pss, proportional)
                 time.sleep(0.2)
         wall = time.perf_counter() - started
         tail = (where / "out.txt").read_text(errors="replace").strip().splitlines()[-1:]
@@ -134,7 +154,8 @@ def run(count: int, checks: str, workers: int | None, limit: float | None = None
             verdicts, complete = 0, None
         print(
             f"{count:5} targets ({checks}, workers {workers or 'default'}): wall {wall:7.1f} s"
-            f"  peak RSS {peak_bytes / 2**20:7.0f} MiB  peak processes {peak_count:4}"
+            f"  peak RSS {peak_bytes / 2**20:7.0f} MiB  PSS {peak_pss / 2**20:6.0f} MiB"
+            f"  peak processes {peak_count:4}"
             f"  verdicts {verdicts}  complete={complete}  exit {process.returncode}"
             f"  | {tail[0] if tail else ''}"
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from toolnexus_conformance.process._pool import WorkerPool, default_workers
+from toolnexus_conformance.process._pool import WorkerPool, available_memory, default_workers
 
 
 class Fake:
@@ -93,8 +93,27 @@ def test_a_dropped_idle_worker_is_stopped_and_a_busy_one_is_left_alone() -> None
     assert pool.holding() == 1
 
 
-def test_the_default_follows_the_cores_within_the_concurrency() -> None:
-    assert default_workers(16, cpus=2) == 4
-    assert default_workers(16, cpus=6) == 12
-    assert default_workers(16, cpus=64) == 16
-    assert default_workers(1, cpus=8) == 1
+def test_the_default_follows_memory_within_the_concurrency() -> None:
+    gib = 2**30
+    assert default_workers(16, memory=32 * gib) == 16  # room for all: the concurrency
+    assert default_workers(64, memory=32 * gib) == 64
+    assert default_workers(16, memory=2 * gib) == 8  # a quarter of 2 GiB, 64 MiB each
+    assert default_workers(16, memory=256 * 2**20) == 4  # never fewer than 4
+    assert default_workers(1, memory=32 * gib) == 1  # nor more than are explored at once
+
+
+def test_without_a_memory_figure_the_default_follows_the_cores() -> None:
+    assert default_workers(16, cpus=2, memory=None) == 4
+    assert default_workers(16, cpus=6, memory=None) == 12
+    assert default_workers(16, cpus=64, memory=None) == 16
+    assert default_workers(1, cpus=8, memory=None) == 1
+
+
+def test_the_memory_figure_is_read_where_the_kernel_gives_it() -> None:
+    import sys
+
+    found = available_memory()
+    if sys.platform.startswith("linux"):
+        assert found is not None and found > 0
+    else:
+        assert found is None

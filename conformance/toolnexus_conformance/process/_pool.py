@@ -17,7 +17,14 @@ import os
 import threading
 from typing import Protocol
 
-__all__ = ["DEFAULT_WORKERS", "Suspendable", "WorkerPool", "default_workers"]
+__all__ = [
+    "DEFAULT_WORKERS",
+    "WORKER_MEMORY",
+    "Suspendable",
+    "WorkerPool",
+    "available_memory",
+    "default_workers",
+]
 
 
 class Suspendable(Protocol):
@@ -25,15 +32,45 @@ class Suspendable(Protocol):
         """Stop the process; the next use starts it again."""
 
 
-def default_workers(concurrency: int = 16, cpus: int | None = None) -> int:
-    """Twice the cores, at least 4, and no more than the tools explored at once.
+#: What a worker forked from the warm template costs, its tools' processes included:
+#: about 31 MiB of proportional memory each, measured (20 one-tool targets, 4 against
+#: 16 workers: ``benchmarks/bench_many_targets.py`` reports the tree's PSS); rounded up.
+WORKER_MEMORY = 64 * 2**20
+#: The share of the memory available at start that the pool may plan to use.
+MEMORY_SHARE = 0.25
 
-    A worker mostly waits: on its tools' processes, which do the calls, and on the
-    tools themselves. Twice the cores keeps the cores busy while half of them wait;
-    more than ``concurrency`` would never all be exploring.
+
+def available_memory() -> int | None:
+    """``MemAvailable`` of ``/proc/meminfo`` in bytes; ``None`` where there is none."""
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def default_workers(
+    concurrency: int = 16, cpus: int | None = None, memory: int | None = -1
+) -> int:
+    """As many workers as tools are explored at once, while memory allows; at least 4.
+
+    A worker mostly waits: on its tools' processes, and on the tools themselves
+    (a tool that sleeps, or waits on a service, uses no CPU). What bounds the work
+    in flight is ``concurrency``, the tools explored at once, across all targets;
+    what bounds the workers is memory. Twenty one-tool targets whose tools wait get
+    explored side by side, not four at a time. Where the memory available is not
+    known (no ``/proc``), twice the cores, as before: a bound that cannot overcommit.
     """
-    cores = cpus if cpus is not None else (os.cpu_count() or 1)
-    return max(1, min(max(4, 2 * cores), max(concurrency, 1)))
+    ceiling = max(concurrency, 1)
+    available = available_memory() if memory == -1 else memory
+    if available is None:
+        cores = cpus if cpus is not None else (os.cpu_count() or 1)
+        return max(1, min(max(4, 2 * cores), ceiling))
+    affordable = int(available * MEMORY_SHARE) // WORKER_MEMORY
+    return max(1, min(max(4, affordable), ceiling))
 
 
 DEFAULT_WORKERS = default_workers()
