@@ -114,6 +114,7 @@ def test_the_memory_figure_is_read_where_the_kernel_gives_it() -> None:
 
     found = available_memory()
     if sys.platform.startswith("linux"):
-        assert found is not None and found > 0
+        assert found is not None
+        assert found > 0
     else:
         assert found is None

@@ -52,9 +52,7 @@ def available_memory() -> int | None:
     return None
 
 
-def default_workers(
-    concurrency: int = 16, cpus: int | None = None, memory: int | None = -1
-) -> int:
+def default_workers(concurrency: int = 16, cpus: int | None = None, memory: int | None = -1) -> int:
     """As many workers as tools are explored at once, while memory allows; at least 4.
 
     A worker mostly waits: on its tools' processes, and on the tools themselves
