@@ -59,6 +59,11 @@ def pytest_configure(config: pytest.Config) -> None:
     session = ConformanceSession(config, settings)
     config.pluginmanager.register(session, "toolnexus-conformance")
     config.pluginmanager.register(ReportOutputs(session, outputs), "toolnexus-outputs")
+    if not is_xdist_controller(config):  # its workers collect, and judge the names
+        from ._selection import SelectionCheck
+
+        selection = SelectionCheck(settings.select, settings.ignore)
+        config.pluginmanager.register(selection, "toolnexus-selection")
 
 
 def pytest_ignore_collect(collection_path: object, config: pytest.Config) -> bool | None:
