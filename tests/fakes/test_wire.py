@@ -142,3 +142,18 @@ def test_bad_bodies_are_clear_errors() -> None:
         anthropic.parse_request({"model": "m", "messages": [{"role": "robot", "content": "x"}]})
     with pytest.raises(ValueError, match="unknown provider 'x'"):
         wire_for("x")
+
+
+def test_gemini_thought_parts_are_not_the_answer() -> None:
+    """A thinking reply's ``thought: true`` parts are the model's reasoning, not its text."""
+    wire = wire_for("gemini")
+    parts = [
+        {"text": "The user wants the weather; I should call the tool.", "thought": True},
+        {"text": "Checking the weather."},
+    ]
+    body = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]}
+    assert wire.parse_response(body).text == "Checking the weather."
+    chunk = "data: " + json.dumps(body) + "\n\n"
+    assert wire.read_stream(chunk.splitlines(keepends=True)).text == "Checking the weather."
+    only_thought = {"candidates": [{"content": {"parts": parts[:1]}, "finishReason": "STOP"}]}
+    assert wire.parse_response(only_thought).text is None

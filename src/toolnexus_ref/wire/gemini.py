@@ -368,11 +368,20 @@ def _candidate_parts(body: Mapping[str, Any]) -> tuple[list[Mapping[str, Any]], 
     return parts, candidate.get("finishReason")
 
 
+def _answer_texts(parts: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The text parts of the answer: a thinking model's ``thought: true`` parts are not.
+
+    Gemini sends its thought summaries (``includeThoughts``) as text parts flagged
+    ``thought``; joined in, they would read as the model's reply to the user.
+    """
+    return [str(p["text"]) for p in parts if "text" in p and not p.get("thought")]
+
+
 def parse_response(body: Mapping[str, Any]) -> Turn:
     if "error" in body:
         raise WireError(f"error body: {error_message(body)}")
     parts, reason = _candidate_parts(body)
-    text = "".join(str(p["text"]) for p in parts if "text" in p) or None
+    text = "".join(_answer_texts(parts)) or None
     calls = tuple(_call_of(p) for p in parts if "functionCall" in p)
     return Turn(text, calls, _finish(reason, bool(calls)), _parse_usage(body.get("usageMetadata")))
 
@@ -387,7 +396,7 @@ def accumulate(events: Iterable[SSEEvent]) -> Turn:
         if "error" in body:
             raise WireError(f"error in stream: {error_message(body)}")
         parts, finish = _candidate_parts(body)
-        text += [str(p["text"]) for p in parts if "text" in p]
+        text += _answer_texts(parts)
         calls += [_call_of(p) for p in parts if "functionCall" in p]
         if body.get("usageMetadata"):
             usage = _parse_usage(body["usageMetadata"])
