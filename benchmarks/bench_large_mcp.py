@@ -8,8 +8,9 @@ The server is ``toolnexus-serve`` (``toolnexus_ref.mcp.serve_cli``) over a modul
 the plugin's whole suite (static and live checks), installed as in
 ``bench_mcp_peers.py`` (its environment under ``benchmarks/.peers/ours``). Each
 count's runs are whole pytest processes, interleaved; it prints median wall seconds
-and median CPU seconds (pytest and the server it started), and each count's CPU
-against the first count's: a server whose cost grows with its tools and nothing else
+and median CPU seconds (pytest and the server it started), each run's calls per tool
+(the budgets are wall seconds stretched by the load: compare like with like) and
+load average at its start, and each count's CPU against the first count's: a server whose cost grows with its tools and nothing else
 is linear (1,000 tools about 5x 200). No test asserts on these numbers.
 
 ``--probes`` measures, in this process, one liveness probe of such a server (asked
@@ -22,6 +23,7 @@ as their square.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -128,6 +130,21 @@ async def _probe_costs(folder: str, count: int, times: int = 20) -> None:
         await source.close()
 
 
+def _calls_per_tool(report: Path) -> float:
+    """The mean of the calls each tool's exploration made (its records carry ``calls``).
+
+    The search's budgets are wall seconds, stretched by the machine's load: two
+    counts whose runs made different calls per tool did different work, and their
+    CPU ratio says so only beside this figure.
+    """
+    try:
+        records = json.loads(report.read_text())["results"]
+    except (OSError, ValueError, KeyError):
+        return float("nan")
+    calls = {(r["target"], r["tool"]): r["calls"] for r in records if r.get("calls") is not None}
+    return statistics.mean(calls.values()) if calls else float("nan")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--counts", default="200,1000")
@@ -153,10 +170,15 @@ def main() -> None:
             Path(folder, f"large_{count}.py").write_text(TOOLS.replace("{count}", str(count)))
         for _ in range(args.repeat):
             for count in counts:
-                wall, cpu, code = timed(command(python, count, Path(folder, "r.json")), folder)
+                report = Path(folder, "r.json")
+                load = os.getloadavg()[0]
+                wall, cpu, code = timed(command(python, count, report), folder)
                 walls[count].append(wall)
                 cpus[count].append(cpu)
-                print(f"  {count:5} tools: {wall:7.1f} s wall {cpu:7.1f} s CPU (exit {code})")
+                print(
+                    f"  {count:5} tools: {wall:7.1f} s wall {cpu:7.1f} s CPU (exit {code})"
+                    f"  calls per tool {_calls_per_tool(report):6.1f}  load at start {load:.1f}"
+                )
     first = statistics.median(cpus[counts[0]])
     print(f"\nMCP stdio server of N trivial tools, {args.repeat} interleaved run(s), medians:")
     for count in counts:

@@ -104,6 +104,12 @@ def _cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
+#: Every command's environment: this one's, as a user's shell has it by default, so
+#: without ``PYTHONDONTWRITEBYTECODE`` (set in many CI images): with it, every Python
+#: process here (ours, the Python peers, the servers) compiles each module it imports
+#: on every start, and pytest rewrites its plugins' modules too.
+_USER_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
 #: CPU seconds of the last ``_timed`` command (it and the processes it waited for).
 LAST_CPU = [0.0]
 
@@ -119,7 +125,7 @@ def _timed(
         capture_output=True,
         text=True,
         timeout=900,
-        env={**os.environ, **env} if env else None,
+        env={**_USER_ENV, **(env or {})},
     )
     LAST_CPU[0] = _cpu() - cpu
     return time.perf_counter() - started, done.returncode, done.stdout + done.stderr
