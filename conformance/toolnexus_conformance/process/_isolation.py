@@ -55,6 +55,11 @@ START_LIMIT = 10.0
 #: How long a loaded worker may take to warm before its first tool (the kit's cost).
 WARM_LIMIT = 300.0
 EXIT_WAIT = 5.0
+#: How long to wait for the worker to say how a tool's process ended, once its socket
+#: closed. The worker reaps it at once and a worker that dies says so at once (its
+#: jobs are all let go), so the wait ends early; only a starved machine (load 40 on
+#: two cores) takes seconds, and an end left unknown was a kit failure, not a verdict.
+REPORT_WAIT = 60.0
 #: A tool's process that sends nothing, not even its heartbeat, for the call timeout
 #: plus this is frozen (a tool holding the GIL, or stopping every thread).
 SILENCE_SLACK = 2.0
@@ -672,7 +677,7 @@ class TargetWorker:
             except TimeoutError:
                 continue
             except EOFError:
-                job.exited.wait(EXIT_WAIT)
+                job.exited.wait(REPORT_WAIT)
                 if job.gone is not None and job.gone.is_set() and job.status is None:
                     return self._worker_gone(job, last_call)
                 return self._ended(job, last_call, index)
@@ -703,7 +708,7 @@ class TargetWorker:
         return ToolJudgement(worker_died=_ending(status), running=running, last_call=last_call)
 
     def _ended(self, job: _Job, last_call: str | None, index: int) -> ToolJudgement:
-        job.exited.wait(EXIT_WAIT)
+        job.exited.wait(REPORT_WAIT)
         if job.status is None:
             return ToolJudgement(
                 error="the tool's process closed its socket and its end is unknown"
@@ -716,7 +721,7 @@ class TargetWorker:
     def _kill(self, job: _Job, last_call: str | None, why: str) -> ToolJudgement:
         if job.pid is not None:
             kill_group(job.pid)
-        job.exited.wait(EXIT_WAIT)
+        job.exited.wait(REPORT_WAIT)
         if self.threads > 1:
             # Honest about our share: a lock one of those threads held at the fork stays
             # held in the tool's process, and would stop it just the same.
