@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from _sessions import UNUSED_PLUGINS
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -19,11 +20,10 @@ settings.register_profile(
 settings.register_profile("dev", deadline=None, max_examples=50)
 settings.load_profile(os.environ.get("TOOLNEXUS_HYPOTHESIS_PROFILE", "ci"))
 
-#: langsmith (a dependency of langchain-core, a test dependency) registers a pytest
-#: plugin that roughly doubles every pytest start; the sessions our tests start in
-#: subprocesses do not load it (the suite's own session skips it through addopts).
+#: The sessions our tests start in subprocesses do not load the plugins none of them
+#: uses (the suite's own session skips langsmith's through addopts).
 os.environ["PYTEST_ADDOPTS"] = " ".join(
-    filter(None, [os.environ.get("PYTEST_ADDOPTS", ""), "-p no:langsmith_plugin"])
+    filter(None, [os.environ.get("PYTEST_ADDOPTS", ""), UNUSED_PLUGINS])
 )
 
 #: The sessions our tests start are not the CI job's: under GitHub Actions they would
@@ -46,3 +46,14 @@ def _user_cache_outside_projects(tmp_path_factory: pytest.TempPathFactory) -> It
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = previous
+
+
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytester's, with the unused plugins blocked in the sessions it starts.
+
+    pytester clears ``PYTEST_ADDOPTS`` (the outer session's options must not leak in),
+    which would let every ``runpytest_subprocess`` load them again.
+    """
+    monkeypatch.setenv("PYTEST_ADDOPTS", UNUSED_PLUGINS)
+    return pytester

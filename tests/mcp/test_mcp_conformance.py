@@ -131,8 +131,10 @@ def test_execute_all_does_call_the_destructive_tool(
     pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
     """The gate, not luck, keeps ``wipe`` uncalled: under ``all`` it runs."""
-    marker = tmp_path / "wiped"
-    pytester.runpytest_subprocess(
+    # The marker's name must not match ``-k``: the target spec (which names it) is part
+    # of every item's id, so "wiped" would select every tool, the blocking one included.
+    marker = tmp_path / "written-by-the-tool"
+    result = pytester.runpytest_subprocess(
         "-p",
         "no:cacheprovider",
         "--toolnexus-conformance",
@@ -147,8 +149,9 @@ def test_execute_all_does_call_the_destructive_tool(
         "--toolnexus-select",
         "TN552",
         "-k",
-        "wipe",
+        "defective_wipe",
     )
+    result.assert_outcomes(passed=1, deselected=6)
     assert marker.exists()
 
 

@@ -14,10 +14,12 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _sessions import Session, run_session
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 
@@ -61,29 +63,37 @@ def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     before = set(pytester.path.iterdir())
 
     def go(target: str, *extra: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-        result = pytester.runpytest_subprocess(
-            "-p",
-            "no:cacheprovider",
-            CONFORMANCE,
-            ONLY,
-            TARGET,
-            target,
-            "--toolnexus-execute",
-            "all",
-            *FAST,
-            REPORT,
-            "report.json",
-            # The processes the kit starts get only the variables named: the marker, and
-            # what the corpus reads.
-            "--toolnexus-env",
-            "TOOLNEXUS_TEST_RUN,TOOLNEXUS_CORPUS_KEY,TOOLNEXUS_CORPUS_LATE",
-            *extra,
-            timeout=120,
-        )
+        result = pytester.runpytest_subprocess(*_session_args([target], *extra), timeout=120)
         report = json.loads((pytester.path / "report.json").read_text())
         return result, report
 
     yield go
+    _assert_nothing_left(marker, tmp, pytester.path, before)
+
+
+def _session_args(targets: list[str], *extra: str) -> list[str]:
+    """The session's arguments for ``targets`` (``targets.py`` specs), then ``extra``."""
+    return [
+        "-p",
+        "no:cacheprovider",
+        CONFORMANCE,
+        ONLY,
+        *[arg for target in targets for arg in (TARGET, target)],
+        *extra,
+        "--toolnexus-execute",
+        "all",
+        *FAST,
+        REPORT,
+        "report.json",
+        # The processes the kit starts get only the variables named: the marker, and
+        # what the corpus reads.
+        "--toolnexus-env",
+        "TOOLNEXUS_TEST_RUN,TOOLNEXUS_CORPUS_KEY,TOOLNEXUS_CORPUS_LATE",
+    ]
+
+
+def _assert_nothing_left(marker: str, tmp: Path, project: Path, before: set[Path]) -> None:
+    """No process of the run is left, no scratch of the kit's, no file in the project."""
     left = _processes_marked(marker)
     assert left == [], f"processes of the run still running: {left}"
     scratch = [p.name for p in tmp.iterdir() if p.name.startswith("toolnexus-")]
@@ -91,7 +101,7 @@ def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     # pytester's own: the subprocess's basetemp and its captured output.
     new = {
         p.name
-        for p in set(pytester.path.iterdir()) - before
+        for p in set(project.iterdir()) - before
         if not p.name.startswith("runpytest") and p.suffix != ".py"  # the tests' own modules
     }
     assert new <= {"report.json", "stdout", "stderr", "__pycache__"}, new
@@ -120,12 +130,19 @@ def _processes_marked(marker: str) -> list[str]:
         time.sleep(0.1)
 
 
-def _verdicts(report: dict[str, Any], tool: str) -> dict[str, dict[str, Any]]:
-    return {r["check"]: r for r in report["results"] if r["tool"] == tool}
+def _verdicts(
+    report: dict[str, Any], tool: str, target: str | None = None
+) -> dict[str, dict[str, Any]]:
+    """The tool's verdicts by check; of one target's copy of it when ``target`` is given."""
+    return {
+        r["check"]: r
+        for r in report["results"]
+        if r["tool"] == tool and target in (None, r["target"])
+    }
 
 
-def _healthy_judged(report: dict[str, Any]) -> None:
-    mine = _verdicts(report, "convert_units")
+def _healthy_judged(report: dict[str, Any], target: str | None = None) -> None:
+    mine = _verdicts(report, "convert_units", target)
     assert mine, "the healthy neighbour got no verdicts"
     assert mine["TN601"]["outcome"] == "passed", mine["TN601"]
     assert mine["TN601"]["calls"] > 0  # counted in the tool's process, carried back
@@ -133,6 +150,82 @@ def _healthy_judged(report: dict[str, Any]) -> None:
 
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="isolation needs os.fork")
+
+
+#: The targets of ``targets.py`` that need no session of their own: one session judges
+#: them all (each target has its own worker, each tool its own process), and each test
+#: below reads its target's part of the report.
+SHARED_TARGETS = [
+    "targets:exits_zero",
+    "targets:exits_three",
+    "targets:segfaults",
+    "targets:holds_the_gil",
+    "targets:freezes_the_clock",
+    "targets:neighbours",
+    "targets:leaves_children",
+    "targets:writes_late",
+]
+
+
+@dataclass(frozen=True)
+class SharedRun:
+    """The shared session: what it left, and what the checks after it need."""
+
+    session: Session
+    report: dict[str, Any]
+    marker: str
+    tmp: Path
+    before: set[Path]
+
+
+def _start_shared(
+    project: Path,
+    targets: list[str],
+    *extra: str,
+    modules: dict[str, str] | None = None,
+    env: dict[str, str] | None = None,
+) -> SharedRun:
+    """One session on ``targets`` in ``project``, set up as the ``run`` fixture sets up its own.
+
+    ``modules`` are more target modules (name: source); ``env`` more variables.
+    """
+    project.joinpath("live_process.py").write_text(CORPUS.read_text())
+    project.joinpath("targets.py").write_text(TARGETS)
+    for module, source in (modules or {}).items():
+        project.joinpath(f"{module}.py").write_text(source)
+    tmp = project / "tmp"
+    tmp.mkdir()
+    marker = uuid.uuid4().hex
+    before = set(project.iterdir())
+    session = run_session(
+        project,
+        *_session_args(targets, *extra),
+        env={
+            "TOOLNEXUS_TEST_RUN": marker,
+            "TMPDIR": str(tmp),
+            "TOOLNEXUS_CORPUS_KEY": "present",
+            **(env or {}),
+        },
+        timeout=240,
+    )
+    assert (project / "report.json").exists(), session.text()
+    return SharedRun(session, session.report(), marker, tmp, before)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
+    # writes_late sleeps past the 1 s call timeout, then writes (no other tool reads it).
+    return _start_shared(
+        tmp_path_factory.mktemp("shared"),
+        SHARED_TARGETS,
+        env={"TOOLNEXUS_CORPUS_LATE": "1.5"},
+    )
+
+
+def test_the_shared_run_fails_and_leaves_nothing_behind(shared: SharedRun) -> None:
+    """What the ``run`` fixture asserts after each of its sessions, for the shared one."""
+    assert shared.session.ret == pytest.ExitCode.TESTS_FAILED, shared.session.text()
+    _assert_nothing_left(shared.marker, shared.tmp, shared.session.path, shared.before)
 
 
 @pytest.mark.parametrize(
@@ -146,45 +239,38 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="isolation needs
     ],
 )
 def test_a_tool_that_ends_or_freezes_its_process_is_a_finding_and_the_run_goes_on(
-    run: Any, target: str, tool: str, says: str
+    shared: SharedRun, target: str, tool: str, says: str
 ) -> None:
-    result, report = run(target)
-    assert result.ret == pytest.ExitCode.TESTS_FAILED  # never green by accident
-    verdicts = _verdicts(report, tool)
+    verdicts = _verdicts(shared.report, tool, target)
     assert verdicts["TN606"]["outcome"] == "failed"
     assert says in verdicts["TN606"]["message"]
     assert verdicts["TN601"]["outcome"] == "skipped"
     assert "(TN606)" in verdicts["TN601"]["message"]
-    _healthy_judged(report)
-    result.stdout.fnmatch_lines(["*FAILED*TN606-call-keeps-process*"])
+    _healthy_judged(shared.report, target)
+    # Its own item failed the run (never green by accident; the run's status is one).
+    shared.session.stdout.fnmatch_lines([f"*FAILED*{target}::{tool}::TN606-call-keeps-process*"])
 
 
-def test_exit_status_three_shows_the_tools_own_output(run: Any) -> None:
-    _, report = run("targets:exits_three")
-    assert "giving up" in _verdicts(report, "exits_three")["TN606"]["message"]
+def test_exit_status_three_shows_the_tools_own_output(shared: SharedRun) -> None:
+    assert "giving up" in _verdicts(shared.report, "exits_three")["TN606"]["message"]
 
 
-def test_a_tool_that_removes_a_variable_does_not_fail_its_neighbour(run: Any) -> None:
-    _, report = run("targets:neighbours")
-    needs = _verdicts(report, "needs_the_variable")
+def test_a_tool_that_removes_a_variable_does_not_fail_its_neighbour(shared: SharedRun) -> None:
+    needs = _verdicts(shared.report, "needs_the_variable")
     for code in ("TN601", "TN602", "TN603"):
         assert needs[code]["outcome"] == "passed", needs[code]
 
 
-def test_processes_a_tool_starts_end_with_its_process(run: Any) -> None:
-    _result, report = run("targets:leaves_children")
-    assert _verdicts(report, "leaves_children")["TN601"]["outcome"] == "passed"
-    _healthy_judged(report)  # and the fixture asserts no ``sleep`` is left running
+def test_processes_a_tool_starts_end_with_its_process(shared: SharedRun) -> None:
+    assert _verdicts(shared.report, "leaves_children")["TN601"]["outcome"] == "passed"
+    _healthy_judged(shared.report, "targets:leaves_children")
+    # and test_the_shared_run_fails_and_leaves_nothing_behind: no ``sleep`` is left running
 
 
-def test_a_write_after_the_call_was_abandoned_lands_in_scratch(
-    run: Any, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("TOOLNEXUS_CORPUS_LATE", "1.5")  # past the 1 s call timeout
-    _, report = run("targets:writes_late")
-    assert _verdicts(report, "writes_late")["TN803"]["outcome"] == "failed"
+def test_a_write_after_the_call_was_abandoned_lands_in_scratch(shared: SharedRun) -> None:
+    assert _verdicts(shared.report, "writes_late")["TN803"]["outcome"] == "failed"
     time.sleep(2.0)  # long enough for an abandoned call to have written, had it survived
-    assert not (pytester.path / "config.json").exists()
+    assert not (shared.session.path / "config.json").exists()
 
 
 IMPORTS = {
@@ -192,6 +278,30 @@ IMPORTS = {
     "raises_systemexit_at_import": "raise SystemExit(4)\n",
     "hangs_at_import": "import threading\nthreading.Event().wait()\n",
 }
+
+
+@pytest.fixture(scope="module")
+def broken_imports(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
+    """One session on the three broken imports and a healthy target beside them."""
+    return _start_shared(
+        tmp_path_factory.mktemp("imports"),
+        [*(f"{module}:tools" for module in IMPORTS), "targets:leaves_children"],
+        "--toolnexus-load-timeout",
+        "5",  # the other target's worker starts in a sandbox, on a busy machine
+        modules={module: source + "tools = []\n" for module, source in IMPORTS.items()},
+    )
+
+
+def test_the_broken_imports_run_fails_and_leaves_nothing_behind(
+    broken_imports: SharedRun,
+) -> None:
+    assert broken_imports.session.ret == pytest.ExitCode.TESTS_FAILED
+    _assert_nothing_left(
+        broken_imports.marker,
+        broken_imports.tmp,
+        broken_imports.session.path,
+        broken_imports.before,
+    )
 
 
 @pytest.mark.parametrize(
@@ -203,24 +313,16 @@ IMPORTS = {
     ],
 )
 def test_a_target_whose_import_ends_or_hangs_fails_alone(
-    run: Any, pytester: pytest.Pytester, module: str, says: str
+    broken_imports: SharedRun, module: str, says: str
 ) -> None:
-    pytester.makepyfile(**{module: IMPORTS[module] + "tools = []\n"})
-    result, report = run(
-        f"{module}:tools",
-        TARGET,
-        "targets:leaves_children",
-        "--toolnexus-load-timeout",
-        "5",  # the other target's worker starts in a sandbox, on a busy machine
-    )
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    report = broken_imports.report
     load = [
         r for r in report["results"] if r["check"] == "TN001" and r["target"] == f"{module}:tools"
     ]
     assert load
     assert load[0]["outcome"] == "failed"
     assert says in load[0]["message"]
-    _healthy_judged(report)  # the other target is judged
+    _healthy_judged(report, "targets:leaves_children")  # the other target is judged
 
 
 def test_isolation_none_keeps_calls_in_process(run: Any) -> None:

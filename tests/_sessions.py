@@ -1,0 +1,76 @@
+"""Real pytest sessions started once for a whole module, as ``runpytest_subprocess`` starts them.
+
+pytester is per test; a session that several tests assert on (one report, read by
+each for its own part) is started by a module-scoped fixture through ``run_session``,
+in a folder of its own and with the environment pytester would give it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: Installed plugins that no session our tests start uses, blocked in each of them:
+#: langsmith's (langchain-core, a test dependency, brings it) roughly doubles every
+#: pytest start (about 1.5 s of CPU); respx's imports httpx for a fixture nobody asks
+#: for (the fakes mount their own routers).
+UNUSED_PLUGINS = "-p no:langsmith_plugin -p no:respx"
+
+
+@dataclass(frozen=True)
+class Session:
+    """What a finished session left: its exit status, its output, the folder it ran in."""
+
+    ret: int
+    stdout: pytest.LineMatcher
+    stderr: str
+    path: Path
+
+    def report(self, name: str = "report.json") -> dict[str, Any]:
+        """The JSON report the session wrote (``--toolnexus-report NAME``)."""
+        found: dict[str, Any] = json.loads((self.path / name).read_text())
+        return found
+
+    def text(self) -> str:
+        """Everything it printed, for assertion messages."""
+        return "\n".join(self.stdout.lines) + "\n" + self.stderr
+
+
+def run_session(
+    path: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 300
+) -> Session:
+    """``python -m pytest ARGS`` in ``path``, with pytester's isolation.
+
+    As ``Pytester.runpytest_subprocess``: ``path`` is the working directory, the
+    first entry of ``PYTHONPATH`` and ``HOME``; the outer session's ``PYTEST_ADDOPTS``
+    is replaced by the unused plugins' blocks; ``--basetemp`` lies inside ``path``.
+    """
+    environment = dict(os.environ)
+    environment.update(
+        HOME=str(path),
+        USERPROFILE=str(path),
+        PY_COLORS="0",
+        PYTEST_ADDOPTS=UNUSED_PLUGINS,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(path), os.environ.get("PYTHONPATH")])),
+    )
+    environment.pop("TOX_ENV_DIR", None)
+    environment.update(env or {})
+    command = [sys.executable, "-m", "pytest", f"--basetemp={path / 'runpytest-0'}", *args]
+    done = subprocess.run(
+        command,
+        cwd=path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    return Session(done.returncode, pytest.LineMatcher(done.stdout.splitlines()), done.stderr, path)
