@@ -193,7 +193,7 @@ class Records:
             shown = dict(record)
             del shown["position"]
         data = _dumps(shown).encode()
-        self._positions.extend([int(p) for p in position or ()])
+        self._positions.fromlist([int(p) for p in position or ()])
         if not self._at_end:  # read since the last write (``sorted``)
             self._file.seek(self._end)
             self._at_end = True

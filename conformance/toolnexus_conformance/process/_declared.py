@@ -17,7 +17,8 @@ import inspect
 import io
 import pickle
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import weakref
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path, PurePath
 from typing import Any
@@ -160,7 +161,28 @@ def _candidates(tool: Any) -> list[Any]:
 
 
 def _source_line(candidate: Any) -> tuple[str, int] | None:
-    """The file and first line of a function or class; ``None`` when it tells nothing."""
+    """The file and first line of a function or class; ``None`` when it tells nothing.
+
+    A class's are found once: finding them parses its whole file
+    (``inspect.findsource``), and ten thousand tools of one class would parse it ten
+    thousand times.
+    """
+    if not isinstance(candidate, type):
+        return _read_source_line(candidate)
+    known = _CLASS_LINES.get(id(candidate))
+    if known is not None and known[0]() is candidate:
+        return known[1]
+    found = _read_source_line(candidate)
+    _CLASS_LINES[id(candidate)] = (weakref.ref(candidate), found)
+    return found
+
+
+#: Per class (by ``id``, with a weak reference to tell a new class of the same id):
+#: ``_source_line``'s answer.
+_CLASS_LINES: dict[int, tuple[weakref.ref[type], tuple[str, int] | None]] = {}
+
+
+def _read_source_line(candidate: Any) -> tuple[str, int] | None:
     try:
         unwrapped = inspect.unwrap(candidate)
         path = inspect.getsourcefile(unwrapped)
@@ -182,26 +204,6 @@ def _position(tool: Any, values: dict[str, Any]) -> tuple[str, int] | None:
     return None
 
 
-def _positions() -> Callable[[Any, dict[str, Any]], tuple[str, int] | None]:
-    """``_position`` for the tools of one target, each function or class looked up once.
-
-    Finding a class's first line parses its whole file (``inspect.findsource``):
-    ten thousand tools of one class would parse it ten thousand times.
-    """
-    known: dict[int, tuple[Any, tuple[str, int] | None]] = {}  # id -> (the object, its line)
-
-    def position(tool: Any, values: dict[str, Any]) -> tuple[str, int] | None:
-        for candidate in _candidates(tool):
-            entry = known.get(id(candidate))
-            if entry is None:
-                entry = known[id(candidate)] = (candidate, _source_line(candidate))
-            if entry[1] is not None:
-                return entry[1]
-        return None
-
-    return position
-
-
 def _tool_attribute(name: str) -> Any:
     def read(tool: Any, values: dict[str, Any]) -> Any:
         return getattr(tool, name, MISSING)
@@ -219,7 +221,7 @@ def declare(
     """Every tool's declaration as plain data, read in bounded time (in the worker)."""
     subjects = read_subjects(tools, label, extras, limit=limit)
     steps = [(f"tool.{name}", _tool_attribute(name)) for name in TOOL_ATTRIBUTES]
-    steps.append(("position", _positions()))
+    steps.append(("position", _position))
     rows = read_bounded(tools, steps, limit=limit)
     declared = []
     for subject, row in zip(subjects, rows, strict=True):
