@@ -209,4 +209,5 @@ def test_the_tools_of_one_class_have_its_source_read_once(monkeypatch: pytest.Mo
     declared = declare([Tool(i) for i in range(50)], "t", None)
     assert [entry["position"][0] for entry in declared] == [__file__] * 50
     assert len({entry["position"] for entry in declared}) == 1
-    assert read == [Tool]
+    # Only this class's reads: a reader thread an earlier test abandoned may read others.
+    assert [value for value in read if value is Tool] == [Tool]
