@@ -22,16 +22,18 @@ Through pytest (each size, in subprocesses, measured in the same run):
 - plain pytest running the same number of trivial parametrized tests, as many of
   them failing (pytest's own cost of reporting failures grows with the run).
 
-It prints the wall and CPU times of both and their ratios (CPU is the steadier figure
-on a shared machine). No test asserts on these figures.
+It prints the wall and CPU times and peak RSS of both and their ratios (CPU is the
+steadier figure on a shared machine; each session's figures include the worker
+process that imports the target), and the load average when the pair ended. No
+test asserts on these figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -150,28 +152,41 @@ def in_process(count: int, repeat: int, static: list[str], loop: BackgroundLoop)
 _COUNTS = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)")
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+class Session:
+    """One pytest session's wall and CPU seconds, peak RSS (MB) and outcome counts."""
+
+    def __init__(self, wall: float, cpu: float, rss: float, counts: dict[str, int]) -> None:
+        self.wall, self.cpu, self.rss, self.counts = wall, cpu, rss, counts
 
 
-def _pytest(folder: Path, *args: str) -> tuple[float, float, dict[str, int]]:
-    """Wall and CPU seconds of one pytest session, and its outcome counts."""
-    cpu = _children_cpu()
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-    )
-    elapsed = time.perf_counter() - started
-    used = _children_cpu() - cpu
-    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+def _pytest(folder: Path, *args: str) -> Session:
+    """Run one pytest session; its figures are its own (``wait4``), its worker's included.
+
+    ``wait4`` gives the resource use of the one process and of the children it
+    waited for (the target's worker), so the peak RSS is this session's, not the
+    largest of every session run so far.
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+            cwd=folder,
+            stdout=out,
+            stderr=err,
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    last = stdout.strip().splitlines()[-1] if stdout.strip() else ""
     counts = _COUNTS.findall(last)
-    if done.returncode not in (0, 1) or not counts:
-        raise SystemExit(f"pytest failed ({done.returncode}):\n{done.stdout[-3000:]}{done.stderr}")
-    return elapsed, used, {word: int(n) for n, word in counts}
+    if process.returncode not in (0, 1) or not counts:
+        raise SystemExit(f"pytest failed ({process.returncode}):\n{stdout[-3000:]}{stderr}")
+    cpu = usage.ru_utime + usage.ru_stime
+    rss = usage.ru_maxrss / 1024  # kilobytes on Linux
+    return Session(elapsed, cpu, rss, {word: int(n) for n, word in counts})
 
 
 def through_pytest(count: int) -> None:
@@ -179,7 +194,7 @@ def through_pytest(count: int) -> None:
         folder = Path(tmp)
         module = TOOLS_MODULE.format(bench=str(Path(__file__).parent), count=count)
         (folder / "generated_tools.py").write_text(module)
-        ours, ours_cpu, outcomes = _pytest(
+        ours = _pytest(
             folder,
             "--toolnexus-conformance",
             "--toolnexus-only",
@@ -190,17 +205,23 @@ def through_pytest(count: int) -> None:
             "--toolnexus-target",
             "generated_tools:tools",
         )
-        items, failed = sum(outcomes.values()), outcomes.get("failed", 0)
+        items, failed = sum(ours.counts.values()), ours.counts.get("failed", 0)
         (folder / "test_plain.py").write_text(PLAIN.format(count=items, failed=failed))
-        plain, plain_cpu, plain_outcomes = _pytest(folder, "-p", "no:toolnexus", "test_plain.py")
+        plain = _pytest(folder, "-p", "no:toolnexus", "test_plain.py")
     print(
-        f"pytest      {count:6} tools: toolnexus {ours:7.2f} s wall, {ours_cpu:6.2f} s CPU"
-        f" ({items} items, {failed} failed; execute none, granularity tool)"
+        f"pytest      {count:6} tools: toolnexus    {ours.wall:7.2f} s wall, {ours.cpu:6.2f} s CPU,"
+        f" {ours.rss:6.0f} MB peak RSS ({items} items, {failed} failed;"
+        " execute none, granularity tool)"
     )
     print(
-        f"            plain pytest {plain:7.2f} s wall, {plain_cpu:6.2f} s CPU"
-        f" ({sum(plain_outcomes.values())} tests, {plain_outcomes.get('failed', 0)} failed);"
-        f" ratio {ours / plain:5.2f}x wall, {ours_cpu / plain_cpu:5.2f}x CPU"
+        f"                         plain pytest {plain.wall:7.2f} s wall, {plain.cpu:6.2f} s CPU,"
+        f" {plain.rss:6.0f} MB peak RSS ({sum(plain.counts.values())} tests,"
+        f" {plain.counts.get('failed', 0)} failed)"
+    )
+    print(
+        f"                         ratio        {ours.wall / plain.wall:7.2f}x wall,"
+        f" {ours.cpu / plain.cpu:6.2f}x CPU, {ours.rss / plain.rss:6.2f}x peak RSS"
+        f" (load average {os.getloadavg()[0]:.1f})"
     )
 
 

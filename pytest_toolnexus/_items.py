@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from ._session import ConformanceSession
 
-__all__ = ["CheckFailed", "CheckItem", "ToolCollector", "ToolnexusWarning"]
+__all__ = ["CheckFailed", "CheckItem", "ToolCollector", "ToolnexusWarning", "labels"]
 
 #: The key under which each item leaves its verdict record in ``user_properties``.
 RECORD_KEY = "toolnexus"
@@ -60,10 +60,9 @@ class CheckItem(pytest.Item):
         self.checks = checks
         self.subject = subject
         self.owner = owner
-        self.add_marker(pytest.mark.toolnexus)
-        for check, _ in checks:
-            self.keywords[check.info.category.value] = True
-            self.keywords[check.info.code] = True
+        self.add_marker(_marker())
+        # The category and code of each check, in order, as ``-k`` matches them.
+        self.keywords.update({name: True for check, _ in checks for name in labels(check)[:2]})
 
     def runtest(self) -> None:
         failed: list[Verdict] = []
@@ -76,12 +75,12 @@ class CheckItem(pytest.Item):
         for check, position in self.checks:
             verdict = self.owner.run(check, self.subject)
             record = verdict.as_record()
-            record["position"] = list(position)
+            record["position"] = position  # the item's own tuple: no list per record
             state = baseline.mark(record, verdict) if baseline is not None else None
             self.user_properties.append((RECORD_KEY, record))
             if verdict.kit_failure:
                 broken.append(verdict)
-            elif verdict.outcome.value == "skipped":
+            elif verdict.outcome == "skipped":
                 skipped.append(verdict)
             elif state == "accepted":
                 accepted.append(verdict)
@@ -121,6 +120,34 @@ class CheckItem(pytest.Item):
             info = self.checks[0][0].info
             return (self.subject.target, 0, f"{tool}: {info.code} {info.title}")
         return (self.subject.target, 0, f"{tool}: {len(self.checks)} checks")
+
+
+#: Per check (by ``id`` of its ``Check``, which the entry keeps alive): ``labels``.
+_LABELS: dict[int, tuple[Check, tuple[str, str, str]]] = {}
+
+
+def labels(check: Check) -> tuple[str, str, str]:
+    """A check's category, code and severity as plain strings, read once per check.
+
+    An enum's ``value`` is a property: read for every check of every item, it is
+    a cost the size of the run.
+    """
+    entry = _LABELS.get(id(check))
+    if entry is None or entry[0] is not check:
+        info = check.info
+        entry = (check, (info.category.value, info.code, info.severity.value))
+        _LABELS[id(check)] = entry
+    return entry[1]
+
+
+_MARK: list[pytest.MarkDecorator] = []
+
+
+def _marker() -> pytest.MarkDecorator:
+    """``pytest.mark.toolnexus``, made once (each attribute access makes a new one)."""
+    if not _MARK:
+        _MARK.append(pytest.mark.toolnexus)
+    return _MARK[0]
 
 
 def _warn(verdict: Verdict) -> None:

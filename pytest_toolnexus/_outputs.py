@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ._declared_at import DeclaredAt, declared_at
-from ._items import RECORD_KEY, CheckItem
+from ._items import RECORD_KEY, CheckItem, labels
 from ._output_options import OutputSettings
 
 if TYPE_CHECKING:
@@ -31,6 +31,33 @@ __all__ = ["JUNIT_PREFIX", "ReportOutputs"]
 JUNIT_PREFIX = "toolnexus."
 
 
+_TARGET = f"{JUNIT_PREFIX}target"
+_TOOL = f"{JUNIT_PREFIX}tool"
+#: Per check (by ``id``, the entry keeping it alive): its JUnit properties, made once.
+_PROPERTIES: dict[int, tuple[Any, tuple[tuple[str, str], ...]]] = {}
+
+
+def _check_properties(check: Any) -> tuple[tuple[str, str], ...]:
+    """A check's code, category and severity as JUnit properties (the same tuples each time)."""
+    entry = _PROPERTIES.get(id(check))
+    if entry is None or entry[0] is not check:
+        category, code, severity = labels(check)
+        shown = (
+            (f"{JUNIT_PREFIX}check", code),
+            (f"{JUNIT_PREFIX}category", category),
+            (f"{JUNIT_PREFIX}severity", severity),
+        )
+        entry = _PROPERTIES[id(check)] = (check, shown)
+    return entry[1]
+
+
+def _is_position(value: Any) -> bool:
+    """A file and line as the worker reads them (``declared_at`` reads nothing else of those)."""
+    return (
+        type(value) is tuple and len(value) == 2 and type(value[0]) is str and type(value[1]) is int
+    )
+
+
 class ReportOutputs:
     """Registered with the conformance session; does nothing on an xdist worker at the end."""
 
@@ -38,8 +65,8 @@ class ReportOutputs:
         self.owner = owner
         self.settings = settings
         self.rootdir = Path(str(owner.config.rootpath))
-        #: Per tool subject (by id): where it is declared, read once.
-        self._where: dict[int, DeclaredAt | None] = {}
+        #: Per tool subject (by id), or per file and line: where it is declared, read once.
+        self._where: dict[Any, DeclaredAt | None] = {}
         self._files: dict[str, Any] = {}
         #: Lines for the terminal's summary: the GitHub commands and where files went.
         self._lines: list[tuple[str, dict[str, bool]]] = []
@@ -57,13 +84,10 @@ class ReportOutputs:
         if not isinstance(item, CheckItem):
             return
         tool = getattr(item.subject, "display_name", "*")
-        item.user_properties.append((f"{JUNIT_PREFIX}target", item.subject.target))
-        item.user_properties.append((f"{JUNIT_PREFIX}tool", tool))
+        item.user_properties.append((_TARGET, item.subject.target))
+        item.user_properties.append((_TOOL, tool))
         for check, _ in item.checks:
-            info = check.info
-            item.user_properties.append((f"{JUNIT_PREFIX}check", info.code))
-            item.user_properties.append((f"{JUNIT_PREFIX}category", info.category.value))
-            item.user_properties.append((f"{JUNIT_PREFIX}severity", info.severity.value))
+            item.user_properties.extend(_check_properties(check))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
@@ -74,12 +98,18 @@ class ReportOutputs:
             if isinstance(item, CheckItem):
                 where = self._declared(item.subject)
                 if where is not None:
+                    # One copy for the item's records: a run of ten thousand tools
+                    # keeps every record in its reports until it ends.
+                    shared = dict(where)
                     for key, value in item.user_properties:
                         if key == RECORD_KEY and isinstance(value, dict):
-                            value["declared_at"] = dict(where)
+                            value["declared_at"] = shared
 
     def _declared(self, subject: Any) -> DeclaredAt | None:
-        key = id(subject)
+        # Tools the worker placed at one file and line are placed once (resolving a
+        # path is a system call or more); the others, once per subject.
+        position = getattr(subject, "position", None)
+        key: Any = position if _is_position(position) else id(subject)
         if key not in self._where:
             try:
                 self._where[key] = declared_at(subject, self.rootdir, self._files)

@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from array import array
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -67,24 +68,63 @@ def cell_status(records: Iterable[Mapping[str, Any]]) -> str:
     """
     worst = "-"
     for r in records:
-        state = r.get(BASELINE_FIELD)
-        if state == ACCEPTED:
-            status = "xfail"
-        elif state == FIXED:
-            status = "XPASS"
-        elif r["outcome"] == Outcome.FAILED:
-            status = "FAIL" if r["severity"] == Severity.ERROR else "warn"
-        elif r["outcome"] == Outcome.SKIPPED:
-            status = "skip"
-        else:
-            status = "ok"
-        if worst == "-" or _rank(status) < _rank(worst):
+        status = _status(r)
+        if worst == "-" or _RANK[status] < _RANK[worst]:
             worst = status
     return worst
 
 
-def _rank(status: str) -> int:
-    return {"FAIL": 0, "XPASS": 1, "warn": 2, "xfail": 3, "ok": 4, "skip": 5, "-": 6}[status]
+def _status(record: Mapping[str, Any]) -> str:
+    """One record's cell status (``cell_status`` of that record alone)."""
+    state = record.get(BASELINE_FIELD)
+    if state == ACCEPTED:
+        return "xfail"
+    if state == FIXED:
+        return "XPASS"
+    outcome = record["outcome"]
+    if outcome == Outcome.FAILED:
+        return "FAIL" if record["severity"] == Severity.ERROR else "warn"
+    if outcome == Outcome.SKIPPED:
+        return "skip"
+    return "ok"
+
+
+#: Cell statuses, worst first.
+_RANK = {"FAIL": 0, "XPASS": 1, "warn": 2, "xfail": 3, "ok": 4, "skip": 5, "-": 6}
+
+
+def _json_encoder() -> Callable[[Any], str]:
+    """``json.dumps(value, ensure_ascii=False)``, with the encoder made once, not per record.
+
+    ``json.dumps`` with any option builds a ``JSONEncoder``, and its ``encode`` a C
+    encoder, at every call: most of the cost of a small record.
+    """
+    plain = json.JSONEncoder(ensure_ascii=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - an interpreter without json's C speedups
+        return plain.encode
+    # No circular check: a record is built of plain values, never of itself.
+    encode = make(
+        None,
+        plain.default,
+        json.encoder.encode_basestring,
+        None,
+        plain.key_separator,
+        plain.item_separator,
+        False,
+        False,
+        True,
+    )
+
+    def dumps(value: Any) -> str:
+        if isinstance(value, str):
+            return json.encoder.encode_basestring(value)
+        return "".join(encode(value, 0))
+
+    return dumps
+
+
+_dumps = _json_encoder()
 
 
 def render_table(records: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -110,7 +150,13 @@ class Records:
         #: through the write buffer, with no seek (a flush) per record.
         self._end = 0
         self._at_end = True
-        self._index: list[tuple[tuple[int, ...], int, int]] = []
+        #: Each record's place in the file and its position, in arrival order, packed:
+        #: positions ``_starts[i]`` to ``_starts[i + 1]`` of ``_positions`` are record i's.
+        #: A run of ten thousand tools keeps half a million of them.
+        self._offsets = array("q")
+        self._lengths = array("q")
+        self._positions = array("q")
+        self._starts = array("q", [0])
         self._outcomes: Counter[str] = Counter()
         self._errors = 0
         #: Findings a baseline accepts, and checks it lists that passed.
@@ -128,7 +174,7 @@ class Records:
         self._unjudged: dict[str, str] = {}
 
     def __len__(self) -> int:
-        return len(self._index)
+        return len(self._offsets)
 
     def not_called(self) -> dict[str, int]:
         """How many tools no live check may call, by reason: read from the records, so
@@ -141,23 +187,29 @@ class Records:
         return dict(self._unjudged)
 
     def add(self, record: Mapping[str, Any]) -> None:
-        position = tuple(int(p) for p in record.get("position", ()) or ())
-        shown = {k: v for k, v in record.items() if k != "position"}
-        data = json.dumps(shown, ensure_ascii=False).encode()
+        shown = record
+        position = record.get("position", ())
+        if "position" in record:
+            shown = dict(record)
+            del shown["position"]
+        data = _dumps(shown).encode()
+        self._positions.fromlist([int(p) for p in position or ()])
         if not self._at_end:  # read since the last write (``sorted``)
             self._file.seek(self._end)
             self._at_end = True
-        offset = self._end
+        self._offsets.append(self._end)
+        self._lengths.append(len(data))
+        self._starts.append(len(self._positions))
         self._file.write(data)
         self._end += len(data)
-        self._index.append((position, offset, len(data)))
         target, tool = str(shown["target"]), str(shown["tool"])
         if shown.get("not_called"):
             self._not_called[(target, tool)] = str(shown["message"]).split("; allow it", 1)[0]
-        if tool == "*" and shown["check"] in UNJUDGED_IF_SKIPPED and shown["outcome"] == "skipped":
+        outcome = shown["outcome"]
+        if tool == "*" and shown["check"] in UNJUDGED_IF_SKIPPED and outcome == "skipped":
             self._unjudged[target] = str(shown["message"])
-        self._outcomes[str(shown["outcome"])] += 1
-        failed = shown["outcome"] == Outcome.FAILED
+        self._outcomes[str(outcome)] += 1
+        failed = outcome == Outcome.FAILED
         state = shown.get(BASELINE_FIELD)
         if failed and state == ACCEPTED:
             self._accepted += 1
@@ -165,9 +217,14 @@ class Records:
             self._errors += 1
         self._fixed += state == FIXED
         self._targets.add(target)
-        status = cell_status([shown])
-        self._statuses.setdefault(target, Counter())[status] += 1
-        tools = self._cells.setdefault(target, {})
+        status = _status(shown)
+        counts = self._statuses.get(target)
+        if counts is None:
+            counts = self._statuses[target] = Counter()
+        counts[status] += 1
+        tools = self._cells.get(target)
+        if tools is None:
+            tools = self._cells[target] = {}
         if tool == "*":
             if failed:
                 self._loads.setdefault(target, []).append(
@@ -176,10 +233,12 @@ class Records:
                 )
             return
         self._tools.add((target, tool))
-        cells = tools.setdefault(tool, {})
+        cells = tools.get(tool)
+        if cells is None:
+            cells = tools[tool] = {}
         category = str(shown["category"])
         current = cells.get(category, "-")
-        if current == "-" or _rank(status) < _rank(current):
+        if current == "-" or _RANK[status] < _RANK[current]:
             cells[category] = status
 
     def extend(self, records: Iterable[Mapping[str, Any]]) -> Records:
@@ -187,12 +246,26 @@ class Records:
             self.add(record)
         return self
 
+    def _order(self) -> list[int]:
+        """Every record's number, in position order (arrival order among equal positions)."""
+        positions, starts = self._positions, self._starts
+        return sorted(
+            range(len(self._offsets)),
+            key=lambda i: tuple(positions[starts[i] : starts[i + 1]]),
+        )
+
+    def _raw(self) -> Iterable[bytes]:
+        """Each record's JSON as it was written, in position order."""
+        offsets, lengths = self._offsets, self._lengths
+        for number in self._order():
+            self._at_end = False
+            self._file.seek(offsets[number])
+            yield self._file.read(lengths[number])
+
     def sorted(self) -> Iterable[dict[str, Any]]:
         """The records in position order (arrival order among equal positions)."""
-        for _, offset, length in sorted(self._index, key=lambda entry: entry[0]):
-            self._at_end = False
-            self._file.seek(offset)
-            yield json.loads(self._file.read(length))
+        for data in self._raw():
+            yield json.loads(data)
 
     def summary(self) -> dict[str, int]:
         """Counts of checks. ``failed`` (``errors`` and ``warnings``) leaves out the findings
@@ -202,7 +275,7 @@ class Records:
         return {
             "targets": len(self._targets),
             "tools": len(self._tools),
-            "checks": len(self._index),
+            "checks": len(self._offsets),
             "passed": self._outcomes.get(Outcome.PASSED, 0),
             "failed": failed,
             "skipped": self._outcomes.get(Outcome.SKIPPED, 0),
@@ -243,10 +316,10 @@ class Records:
             for key, value in (extra or {}).items():  # facts about the run (the sandbox...)
                 out.write(f"\n  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)},")
             out.write('\n  "results": [')
-            for number, record in enumerate(self.sorted()):
+            for number, data in enumerate(self._raw()):  # as written: no decoding again
                 out.write(",\n    " if number else "\n    ")
-                out.write(json.dumps(record, ensure_ascii=False))
-            out.write("\n  ]," if self._index else "],")
+                out.write(data.decode())
+            out.write("\n  ]," if self._offsets else "],")
             summary = json.dumps(self.summary(), indent=2).replace("\n", "\n  ")
             out.write(f'\n  "summary": {summary}\n}}\n')
         os.replace(partial, path)

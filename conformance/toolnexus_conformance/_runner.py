@@ -87,6 +87,21 @@ def _mask(text: str) -> str:
     return mask(text) if mask is not None else text
 
 
+def _masking() -> bool:
+    """Whether any credential is registered: with none, masking changes no text."""
+    registered = _registered()
+    return registered is None or registered()
+
+
+@functools.cache
+def _registered() -> Callable[[], bool] | None:
+    try:
+        from toolnexus_ref import secrets
+    except ImportError:  # pragma: no cover - a reference without the secrets registry
+        return None
+    return secrets.registered
+
+
 @functools.cache
 def _masker() -> Callable[[str], str] | None:
     try:
@@ -108,14 +123,16 @@ def _verdict(
     not_called: bool = False,
 ) -> Verdict:
     tool = subject.display_name if isinstance(subject, ToolSubject) else "*"
-    masked = tuple(replace(f, message=_mask(f.message)) for f in findings)
+    if _masking():
+        message = _mask(message)
+        findings = tuple(replace(f, message=_mask(f.message)) for f in findings)
     return Verdict(
         subject.target,
         tool,
         check.info,
         outcome,
-        _mask(message),
-        masked,
+        message,
+        findings,
         duration,
         calls=calls,
         kit_failure=kit_failure,

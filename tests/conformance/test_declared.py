@@ -116,3 +116,98 @@ def test_a_pickle_naming_any_class_is_refused() -> None:
 
     with pytest.raises(pickle.UnpicklingError):
         loads(pickle.dumps(([{"name": Evil()}], {})))
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    root: dict[str, Any] = {"type": "object"}
+    node = root
+    for _ in range(levels):
+        child: dict[str, Any] = {"type": "object"}
+        node["properties"] = {"p": child}
+        node = child
+    return root
+
+
+def _depth(schema: dict[str, Any]) -> int:
+    levels = 0
+    while "properties" in schema:
+        schema = schema["properties"]["p"]
+        levels += 1
+    return levels
+
+
+def test_a_schema_deeper_than_pickle_recurses_crosses_whole() -> None:
+    class Tool:
+        name = "deep"
+        description = "A tool whose schema is nested five thousand levels deep."
+        source = "custom"
+        input_schema = _deep(5000)
+
+    loops: list[Any] = ["x"]
+    loops.append(loops)
+    Tool.input_schema["examples"] = loops
+    data = dumps(declare([Tool()], "t", None), {})
+    (entry,), _ = loads(data)
+    assert _depth(entry["input_schema"]) == 5000
+    crossed = entry["input_schema"]["examples"]
+    assert crossed[1] is crossed
+    # Pickled as the flat graph, which pickle's recursion does not bound; a schema
+    # of ordinary depth crosses as itself.
+    assert _form(data) == "flat"
+    Tool.input_schema = _deep(10)
+    assert _form(dumps(declare([Tool()], "t", None), {})) == "plain"
+
+
+def _form(data: bytes) -> str:
+    import io
+
+    from toolnexus_conformance.process._declared import _PlainUnpickler
+
+    form: str = _PlainUnpickler(io.BytesIO(data)).load()[0]
+    return form
+
+
+def test_values_that_are_not_plain_data_cross_as_stand_ins() -> None:
+    class Text(str):
+        pass
+
+    class Tool:
+        name = "odd"
+        description = "A tool whose schema holds a set and a str subclass."
+        source = "custom"
+        input_schema = {"type": "object", "enum": {1, 2}, "title": Text("t"), "items": (1, "a")}
+
+    (entry,), _ = loads(dumps(declare([Tool()], "t", None), {}))
+    schema = entry["input_schema"]
+    assert type(schema["enum"]).__name__ == "set"
+    assert type(schema["title"]).__name__ == "Text"
+    assert repr(schema["title"]) == "'t'"
+    assert schema["items"] == (1, "a")
+    assert type(schema) is dict
+
+
+def test_the_tools_of_one_class_have_its_source_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import inspect
+
+    read: list[Any] = []
+    real = inspect.getsourcelines
+
+    def counting(value: Any) -> Any:
+        read.append(value)
+        return real(value)
+
+    monkeypatch.setattr(inspect, "getsourcelines", counting)
+
+    class Tool:
+        description = "One of many tools of one class."
+        source = "custom"
+        input_schema = {"type": "object"}
+
+        def __init__(self, index: int) -> None:
+            self.name = f"tool_{index}"
+
+    declared = declare([Tool(i) for i in range(50)], "t", None)
+    assert [entry["position"][0] for entry in declared] == [__file__] * 50
+    assert len({entry["position"] for entry in declared}) == 1
+    # Only this class's reads: a reader thread an earlier test abandoned may read others.
+    assert [value for value in read if value is Tool] == [Tool]

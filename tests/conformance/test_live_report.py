@@ -84,3 +84,24 @@ def test_records_added_after_a_read_are_appended_not_written_over() -> None:
         )  # multi-byte: offsets in bytes
     finally:
         records.close()
+
+
+def test_the_final_report_holds_each_record_as_given_in_position_order(tmp_path: Path) -> None:
+    """Positions of any length, as lists or tuples; equal ones keep their arrival order."""
+    given = [
+        _record(1) | {"position": (0, 2), "findings": ["a", "ü"], "calls": 3},
+        _record(2) | {"position": [0, 1, 7]},
+        _record(3) | {"position": (0, 2)},
+        {k: v for k, v in _record(4).items() if k != "position"},
+    ]
+    records = Records()
+    try:
+        records.extend(given)
+        path = tmp_path / "report.json"
+        records.write_report(path)
+        results = json.loads(path.read_text(encoding="utf-8"))["results"]
+    finally:
+        records.close()
+    shown = [{k: v for k, v in r.items() if k != "position"} for r in given]
+    assert results == [shown[3], shown[1], shown[0], shown[2]]
+    assert [r["tool"] for r in results] == ["tool4", "tool2", "tool1", "tool3"]

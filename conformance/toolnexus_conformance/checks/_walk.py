@@ -114,12 +114,17 @@ def _scan(value: Any, root: str) -> JsonScan:
     too_big: Finding | None = None
     nodes = 0
     max_depth = 0
-    stack: list[tuple[Any, str, int]] = [(value, root, 0)]
+    # Each entry: the value, its parent's path and its key there (``_ROOT`` for the
+    # root), its depth. A path is joined only when it is needed: for a container,
+    # whose children need it, or for a finding; most values are leaves that pass.
+    stack: list[tuple[Any, str, Any, int]] = [(value, root, _ROOT, 0)]
     while stack:
-        item, path, depth = stack.pop()
+        item, parent, key, depth = stack.pop()
         nodes += 1
-        max_depth = max(max_depth, depth)
+        if depth > max_depth:
+            max_depth = depth
         if depth > MAX_DEPTH:
+            path = parent if key is _ROOT else join_path(parent, key)
             too_big = Finding(
                 f"{root} is nested more than {MAX_DEPTH} levels deep (at {_short_path(path)});"
                 " no model needs that, and tools that walk it recursively crash",
@@ -134,26 +139,33 @@ def _scan(value: Any, root: str) -> JsonScan:
             )
             break
         if isinstance(item, dict):
-            for key, child in reversed(list(item.items())):
-                if not isinstance(key, str):
+            path = parent if key is _ROOT else join_path(parent, key)
+            for name, child in reversed(list(item.items())):
+                if not isinstance(name, str):
                     if len(offenders) < _MAX_OFFENDERS:
                         offenders.append(
                             Finding(
-                                f"{path} has the key {describe_value(key)}; JSON object keys"
+                                f"{path} has the key {describe_value(name)}; JSON object keys"
                                 " are strings",
                                 path=path,
                             )
                         )
                     continue
-                stack.append((child, join_path(path, key), depth + 1))
+                stack.append((child, path, name, depth + 1))
         elif isinstance(item, list):
+            path = parent if key is _ROOT else join_path(parent, key)
             for index in range(len(item) - 1, -1, -1):
-                stack.append((item[index], join_path(path, index), depth + 1))
+                stack.append((item[index], path, index, depth + 1))
         else:
             problem = _offence(item)
             if problem is not None and len(offenders) < _MAX_OFFENDERS:
+                path = parent if key is _ROOT else join_path(parent, key)
                 offenders.append(Finding(f"{path}: {problem} ({describe_value(item)})", path=path))
     return JsonScan(tuple(offenders), too_big, nodes, max_depth)
+
+
+#: The key of the scanned value itself: it has no parent.
+_ROOT: Any = object()
 
 
 _CACHE: OrderedDict[tuple[int, str], tuple[Any, JsonScan]] = OrderedDict()

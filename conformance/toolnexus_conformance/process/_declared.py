@@ -17,6 +17,7 @@ import inspect
 import io
 import pickle
 import sys
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path, PurePath
@@ -80,6 +81,7 @@ def _safe_repr(value: Any) -> str:
         text = repr(value)
         if not isinstance(text, str):
             raise TypeError
+        text = str.__str__(text)  # a str subclass of the target's: its characters only
     except BaseException:
         text = f"<{type(value).__qualname__} object>"
     return text if len(text) <= _REPR_MAX else text[: _REPR_MAX - 1] + "…"
@@ -147,25 +149,58 @@ def _encode(value: Any) -> tuple[list[tuple[Any, ...]], int]:
     return nodes, root
 
 
-def _position(tool: Any, values: dict[str, Any]) -> tuple[str, int] | None:
-    """Where the tool is declared: its function's (or class's) file and first line."""
+def _candidates(tool: Any) -> list[Any]:
+    """What may tell where ``tool`` is declared: its function, then its class."""
     candidates: list[Any] = []
     for key in ("fn", "func", "function", "_fn", "_func", "callback", "coroutine"):
         found = getattr(tool, "__dict__", {}).get(key)
         if callable(found):
             candidates.append(found)
     candidates.append(type(tool))
-    for candidate in candidates:
-        try:
-            unwrapped = inspect.unwrap(candidate)
-            path = inspect.getsourcefile(unwrapped)
-            if path is None:
-                continue
-            if isinstance(unwrapped, type) and "toolnexus_ref" in (unwrapped.__module__ or ""):
-                continue  # the reference's own tool classes say nothing of where a tool is
-            return path, int(inspect.getsourcelines(unwrapped)[1])
-        except (OSError, TypeError):
-            continue
+    return candidates
+
+
+def _source_line(candidate: Any) -> tuple[str, int] | None:
+    """The file and first line of a function or class; ``None`` when it tells nothing.
+
+    A class's are found once: finding them parses its whole file
+    (``inspect.findsource``), and ten thousand tools of one class would parse it ten
+    thousand times.
+    """
+    if not isinstance(candidate, type):
+        return _read_source_line(candidate)
+    known = _CLASS_LINES.get(id(candidate))
+    if known is not None and known[0]() is candidate:
+        return known[1]
+    found = _read_source_line(candidate)
+    _CLASS_LINES[id(candidate)] = (weakref.ref(candidate), found)
+    return found
+
+
+#: Per class (by ``id``, with a weak reference to tell a new class of the same id):
+#: ``_source_line``'s answer.
+_CLASS_LINES: dict[int, tuple[weakref.ref[type], tuple[str, int] | None]] = {}
+
+
+def _read_source_line(candidate: Any) -> tuple[str, int] | None:
+    try:
+        unwrapped = inspect.unwrap(candidate)
+        path = inspect.getsourcefile(unwrapped)
+        if path is None:
+            return None
+        if isinstance(unwrapped, type) and "toolnexus_ref" in (unwrapped.__module__ or ""):
+            return None  # the reference's own tool classes say nothing of where a tool is
+        return path, int(inspect.getsourcelines(unwrapped)[1])
+    except (OSError, TypeError):
+        return None
+
+
+def _position(tool: Any, values: dict[str, Any]) -> tuple[str, int] | None:
+    """Where the tool is declared: its function's (or class's) file and first line."""
+    for candidate in _candidates(tool):
+        found = _source_line(candidate)
+        if found is not None:
+            return found
     return None
 
 
@@ -220,20 +255,85 @@ def dumps(declared: Sequence[Mapping[str, Any]], info: Mapping[str, Any]) -> byt
     """The declarations and the target's info, encoded (bounded: a hostile ``repr`` is cut off)."""
     encoded = read_bounded(
         [(list(declared), dict(info))],
-        [("encoded", lambda pair, values: _encode(pair))],
+        [("encoded", lambda pair, values: _pickled(pair))],
         limit=_ENCODE_LIMIT,
     )[0]["encoded"]
     if isinstance(encoded, Raised | Hung | NotRead):
         raise RuntimeError(f"the declarations could not be encoded: {encoded}")
-    return pickle.dumps(encoded, protocol=pickle.HIGHEST_PROTOCOL)
+    return bytes(encoded)
+
+
+#: The two forms of the pickle: the value itself, and the flat graph of ``_encode``.
+_PLAIN, _FLAT = "plain", "flat"
+_PLAIN_TYPES = frozenset({type(None), *_ATOMS, *_CONTAINERS})
+
+
+class _PlainPickler(pickle.Pickler):
+    """Builtins as pickle writes them; anything else as a persistent id (``_leaf``'s tuple).
+
+    Every object the pickle holds passes ``persistent_id`` first, so no ``__reduce__``
+    of the target's runs and none of its classes is named in the pickle.
+    """
+
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.skill = _skill_type()
+
+    def persistent_id(self, obj: Any) -> Any:
+        kind = type(obj)
+        if kind in _PLAIN_TYPES:
+            return None
+        if kind is self.skill:
+            return ("s", [getattr(obj, f.name) for f in fields(kind)])
+        return _leaf(obj)
+
+
+def _pickled(pair: tuple[list[Any], dict[str, Any]]) -> bytes:
+    """``pair`` pickled as it is, as pickle's own C code does it fast; a value nested
+    deeper than pickle recurses crosses as ``_encode``'s flat graph instead."""
+    out = io.BytesIO()
+    try:
+        _PlainPickler(out).dump((_PLAIN, pair))
+    except RecursionError:
+        return pickle.dumps((_FLAT, _encode(pair)), protocol=pickle.HIGHEST_PROTOCOL)
+    return out.getvalue()
 
 
 # -- the session's half: decode ------------------------------------------------------
 class _PlainUnpickler(pickle.Unpickler):
-    """Builtins only: any class or function a pickle names is refused, never imported."""
+    """Builtins only: any class or function a pickle names is refused, never imported.
+
+    The values ``_PlainPickler`` wrote as persistent ids are built here, as
+    ``_decode`` builds them: stand-ins and the kit's own types, from plain data.
+    """
 
     def find_class(self, module: str, name: str) -> Any:
         raise pickle.UnpicklingError(f"the declarations name {module}.{name}: refused")
+
+    def persistent_load(self, pid: Any) -> Any:
+        if type(pid) is not tuple or not pid:
+            raise pickle.UnpicklingError(f"an unknown persistent id: {pid!r}")
+        if pid[0] == "s":
+            return _skill(list(pid[1]))
+        return _leaf_value(pid)
+
+
+def _leaf_value(node: tuple[Any, ...]) -> Any:
+    """The value of one of ``_leaf``'s tuples."""
+    kind = node[0]
+    if kind == "a":
+        return node[1]
+    if kind == "m":
+        return MISSING
+    if kind == "p":
+        return AttributeProblem(str(node[1]), str(node[2]), node[3])
+    if kind == "h":
+        return ToolAnnotations(*node[1:])
+    if kind == "o":
+        return _opaque(str(node[1]), str(node[2]), str(node[3]))
+    if kind == "f":
+        return Path(str(node[1]))
+    raise ValueError(f"unknown node {kind!r}")
 
 
 def _decode(nodes: list[tuple[Any, ...]], root: int) -> Any:
@@ -242,26 +342,14 @@ def _decode(nodes: list[tuple[Any, ...]], root: int) -> Any:
     tuples: list[int] = []
     for index, node in enumerate(nodes):
         kind = node[0]
-        if kind == "a":
-            built[index] = node[1]
-        elif kind == "m":
-            built[index] = MISSING
-        elif kind == "p":
-            built[index] = AttributeProblem(str(node[1]), str(node[2]), node[3])
-        elif kind == "h":
-            built[index] = ToolAnnotations(*node[1:])
-        elif kind == "o":
-            built[index] = _opaque(str(node[1]), str(node[2]), str(node[3]))
-        elif kind == "f":
-            built[index] = Path(str(node[1]))
-        elif kind == "d":
+        if kind == "d":
             built[index] = {}
         elif kind == "l":
             built[index] = []
         elif kind in ("t", "s"):
             tuples.append(index)
         else:
-            raise ValueError(f"unknown node {kind!r}")
+            built[index] = _leaf_value(node)
     pending = set(tuples)
     for start in tuples:  # each after the tuples (skills) inside it, with a stack of our own
         stack = [start]
@@ -296,8 +384,12 @@ def _skill(items: list[Any]) -> Any:
 
 def loads(data: bytes) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The declarations and the target's info, from ``dumps``; no code of the target runs."""
-    nodes, root = _PlainUnpickler(io.BytesIO(data)).load()
-    declared, info = _decode(nodes, root)
+    form, value = _PlainUnpickler(io.BytesIO(data)).load()
+    if form == _FLAT:
+        value = _decode(*value)
+    elif form != _PLAIN:
+        raise ValueError(f"declarations of an unknown form {form!r}")
+    declared, info = value
     return list(declared), dict(info)
 
 
