@@ -454,6 +454,7 @@ async def search(
     budget = options.search_budget * slower
     made_calls = [0]  # calls this search began (remembered ones are free)
     fastest = [float("inf")]  # the quickest call so far (its share): how fast the tool is
+    last_took = [0.0]  # how long the last call took: what the next is expected to take
     shares: dict[int, int] = {}  # calls in flight when each call began
     seen: dict[str, Failure] = {}  # every property's first failure, shrunk or not
 
@@ -477,13 +478,17 @@ async def search(
                 made = replace(made, mutation=mutation)
             return made
         now = time.monotonic()
+        # A call is begun only if one as long as the last would end within the budget:
+        # a tool whose calls take ten seconds is not called again two seconds before
+        # its budget ends (its search would last a call longer than its budget).
+        ends = now + last_took[0]
         if not budget_ends:
             budget_ends.extend([now + budget, now + min(budget, DEPTH_TIME * slower), now])
         elif in_explicit[0]:
             fast = fastest[0] < FAST_CALL * slower
-            if now > budget_ends[2] + (EXPLICIT_SPAN * budget if fast else budget / 2):
+            if ends > budget_ends[2] + (EXPLICIT_SPAN * budget if fast else budget / 2):
                 return None  # the rest of the explicit arguments are skipped
-        elif now > budget_ends[0] or (made_calls[0] >= floor and now > budget_ends[1]):
+        elif ends > budget_ends[0] or (made_calls[0] >= floor and ends > budget_ends[1]):
             if not seen:
                 raise _Stop  # nothing to shrink: drawing more examples would be waste
             return None  # the budget is spent: later examples are drawn but not called
@@ -510,6 +515,7 @@ async def search(
             share = max(shares.pop(id(begun), 1), _leave())
         made = Call(args, outcome, mutation)
         fastest[0] = min(fastest[0], outcome.elapsed / share)
+        last_took[0] = outcome.elapsed
         results[index].calls.append(made)
         recorded[index].add(args_key(args))
         if outcome.timed_out:
