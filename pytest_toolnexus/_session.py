@@ -10,17 +10,19 @@ import concurrent.futures
 import dataclasses
 import os
 import threading
+import time
 import warnings
-from collections.abc import Awaitable, Generator
+from collections.abc import Awaitable, Generator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from toolnexus_conformance._model import Scope, Verdict
+from toolnexus_conformance._model import Finding, KitFailure, Scope, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import Check
 from toolnexus_conformance._report import LiveReport, Records
 from toolnexus_conformance._runner import applicable_checks, applies, plan, run_check
+from toolnexus_conformance._safety import may_execute
 from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
 from toolnexus_conformance.live._explorations import Explorations, Judges
 from toolnexus_conformance.live._loop import BackgroundLoop, LoopBlocked
@@ -49,7 +51,15 @@ from ._completeness import Completeness
 from ._distribution import is_xdist_controller, worker_prefetch
 from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
+from ._listed import (
+    ListedWorker,
+    listing_of,
+    mcp_from_listing,
+    python_from_listing,
+    shareable,
+)
 from ._options import ARGUMENTS, BASELINE, CONFORMANCE, TARGET, Settings, providers_from
+from ._shared_loads import POLL, Claim, Listing, SharedListings, shared_for
 from ._tool_settings import ignores, read_tables
 
 __all__ = ["ConformanceSession"]
@@ -147,6 +157,18 @@ class ConformanceSession:
         )
         #: Each distinct target's load, begun at most once (``_target_key``).
         self._loads: dict[tuple[str, Any], concurrent.futures.Future[_Loaded]] = {}
+        #: Under xdist, the targets the run's local workers list once (``_shared_loads``).
+        self.shared: SharedListings | None = None
+        if self._is_worker:
+            self.shared = shared_for(getattr(config, "workerinput", None))
+        #: Shared listings waiting for a loader thread: one that finds its target held
+        #: by another worker takes the next of these rather than wait.
+        self._queued = 0
+        self._queued_lock = threading.Lock()
+        #: MCP targets built from another worker's listing, their servers not started
+        #: yet (``_listed``), and those whose servers then listed other tools.
+        self._unconnected: dict[str, Any] = {}
+        self._refused: dict[str, str] = {}
         self._start_early()
 
     def _explores(self) -> bool:
@@ -180,7 +202,7 @@ class ConformanceSession:
             return  # the xdist controller collects nothing: its workers load the targets
         base_dir = Path(str(self.config.rootpath))
         kinds: list[TargetKind] = []
-        for raw in self.settings.targets:
+        for raw in _rotated(self.settings.targets, getattr(self.config, "workerinput", None)):
             try:
                 spec = parse_target(raw, base_dir=base_dir)
             except TargetError:
@@ -205,25 +227,142 @@ class ConformanceSession:
             warm = (
                 isolated and sum(k[0] == TargetKind.PYTHON.value for k in self._loads) < self._warm
             )
-            found = self._loads[key] = self._loader.submit(self._load, spec, base_dir, warm)
+            if self.shared is not None and shareable(spec, isolated=isolated):
+                found = self._loads[key] = concurrent.futures.Future()
+                with self._queued_lock:
+                    self._queued += 1
+                self._loader.submit(self._list_shared, spec, base_dir, warm, found)
+            else:
+                found = self._loads[key] = self._loader.submit(self._load, spec, base_dir, warm)
         return found
 
-    def _new_worker(self, spec: TargetSpec, base_dir: Path) -> TargetWorker:
+    # -- targets listed once per run (xdist) ----------------------------------------------
+    def _list_shared(
+        self,
+        spec: TargetSpec,
+        base_dir: Path,
+        warm: bool,
+        future: concurrent.futures.Future[_Loaded],
+        again: bool = False,
+    ) -> None:
+        """The target's load, or another worker's listing of it, into ``future``.
+
+        Runs on a ``_loader`` thread. A target another worker is listing now is put
+        back behind the listings still waiting here, so that each worker lists
+        while the other does; when none is left it waits for that worker, and
+        loads the target itself if that worker gives it up (or dies: the lock goes
+        with its process) or takes longer than a load may.
+        """
+        with self._queued_lock:
+            self._queued -= 1
+        if not again and not future.set_running_or_notify_cancel():
+            return
+        assert self.shared is not None
+        key = " ".join(_target_key(spec)[1:])
+        try:
+            taken = self.shared.take(key)
+            if taken is None:
+                with self._queued_lock:
+                    others = self._queued
+                    if others:
+                        self._queued += 1
+                if others:
+                    if again:  # only others' targets left: not a busy loop
+                        time.sleep(POLL)
+                    self._loader.submit(self._list_shared, spec, base_dir, warm, future, True)
+                    return
+                taken = self.shared.wait(key, 2 * self.settings.load_timeout + 10.0)
+            if taken is None:
+                result = self._load(spec, base_dir, warm)  # listed by nobody in time
+            elif isinstance(taken, Claim):
+                result = self._load_and_publish(spec, base_dir, warm, taken)
+            else:
+                result = self._from_listing(spec, base_dir, warm, taken)
+        except BaseException as exc:
+            future.set_exception(exc)
+            return
+        future.set_result(result)
+
+    def _load_and_publish(
+        self, spec: TargetSpec, base_dir: Path, warm: bool, claim: Claim
+    ) -> _Loaded:
+        """Load the target for real and write its listing (or its error) for the others."""
+        try:
+            loaded, worker = self._load(spec, base_dir, warm)
+        except Exception as exc:
+            why = (
+                str(exc)
+                if isinstance(exc, TargetError)
+                else (f"loading the target failed: {type(exc).__name__}: {exc}")
+            )
+            claim.publish(spec.label, error=why)
+            raise
+        except BaseException:
+            claim.release()
+            raise
+        try:
+            data = listing_of(loaded, worker)
+        except Exception:
+            claim.release()  # the others load it themselves: slower, the same verdicts
+        else:
+            claim.publish(spec.label, data)
+        return loaded, worker
+
+    def _from_listing(
+        self, spec: TargetSpec, base_dir: Path, warm: bool, listing: Listing
+    ) -> _Loaded:
+        """The target as another worker listed it, nothing of it loaded here.
+
+        A listing this worker cannot use (the mcp.json changed since) is loaded
+        here after all: every worker must collect the same items.
+        """
+        if listing.error is not None:
+            raise TargetError(listing.error)
+        self._contain(spec)
+        try:
+            if spec.kind is TargetKind.PYTHON:
+                declared, info = python_from_listing(listing.data)
+                worker = self._new_worker(spec, base_dir, listed=(declared, info))
+                return LoadedTarget(spec.label, [], info=dict(info)), worker
+            loaded = mcp_from_listing(spec, listing.data, base_dir=base_dir, launcher=self.launcher)
+        except Exception:
+            return self._load(spec, base_dir, warm)
+        self._loaded.append(loaded)
+        return loaded, None
+
+    def _new_worker(
+        self,
+        spec: TargetSpec,
+        base_dir: Path,
+        listed: tuple[list[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> TargetWorker:
+        """The target's worker process (not started); ``listed``: its declarations as
+        another xdist worker listed them, started when its first tool is explored."""
         from toolnexus_conformance._registry import CATALOG
 
         modules = sorted({c.run.__module__ for c in CATALOG if c.info.live})
         self._contain(spec)
         # Each explore request carries its tool's arguments: the load message need not.
         options = dataclasses.replace(self.options, arguments={})
-        worker = TargetWorker(
-            spec.value,
-            spec.label,
-            base_dir=base_dir,
-            options=options,
-            modules=modules,
-            sandbox=self.sandbox,
-            forkserver=self._template(options, modules),
-        )
+        common: dict[str, Any] = {
+            "base_dir": base_dir,
+            "options": options,
+            "modules": modules,
+            "sandbox": self.sandbox,
+            "forkserver": self._template(options, modules),
+        }
+        worker: TargetWorker
+        if listed is None:
+            worker = TargetWorker(spec.value, spec.label, **common)
+        else:
+            worker = ListedWorker(
+                spec.value,
+                spec.label,
+                declared=listed[0],
+                info=listed[1],
+                load_timeout=self.settings.load_timeout,
+                **common,
+            )
         self._workers.append(worker)
         return worker
 
@@ -445,6 +584,9 @@ class ConformanceSession:
         self._collected.extend((label, _tool_name(s)) for s in subjects)
         if worker is not None and self.isolated is not None:
             self.isolated.add(label, worker, subjects)
+        source = loaded.info.get("mcp_source") if loaded is not None else None
+        if getattr(source, "listed", False):
+            self._unconnected[label] = source
         target_extra: dict[str, Any] = dict(loaded.info) if loaded is not None else {}
         target_extra["load_error"] = load_error
         target_subject = TargetSubject(label, subjects, target_extra)
@@ -531,7 +673,38 @@ class ConformanceSession:
         judges: Judges = self.explorations
         if self.isolated is not None and self.isolated.handles(subject.target):
             judges = self.isolated
+        if (
+            isinstance(subject, ToolSubject)
+            and check.info.live
+            and may_execute(subject, self.options) is None  # it will call tools
+        ):
+            refused = self._connect(subject.target)
+            if refused is not None:
+                judges = _Refused(refused)
         return run_check(check, subject, self.options, loop=self.loop, explorations=judges)
+
+    def _connect(self, target: str) -> str | None:
+        """Start the servers of a target another worker listed, at its first live check.
+
+        ``None`` once they list the tools they listed there; else why none of the
+        target's tools is judged here.
+        """
+        source = self._unconnected.pop(target, None)
+        if source is not None:
+            limit = self.settings.load_timeout
+            try:
+                problems = self.loop.run(source.connect(), timeout=limit)
+            except LoopBlocked:
+                problems = [f"its servers did not start again within {limit:g}s"]
+            except Exception as exc:
+                problems = [f"starting its servers again raised {type(exc).__name__}: {exc}"]
+            if problems:
+                self._refused[target] = (
+                    f"{target!r} was listed by another xdist worker at collection, and here"
+                    " its servers do not list the same tools, so none is judged against"
+                    " that listing: " + "; ".join(problems)
+                )
+        return self._refused.get(target)
 
     # -- reporting -------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
@@ -632,6 +805,33 @@ class ConformanceSession:
         if self.live_report is not None:
             self.live_report.close()
         self.sandbox.close()
+
+
+class _Refused:
+    """The judges of a target whose tools cannot be judged here: each live check says why."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def plan(self, subject: ToolSubject, phases: Any, codes: Any, *, group: str) -> None:
+        return None
+
+    def judge(self, check: Check, subject: ToolSubject) -> tuple[Finding, ...]:
+        raise KitFailure(self.why)
+
+
+def _rotated(targets: Sequence[Any], workerinput: Any) -> list[Any]:
+    """The targets in the order this xdist worker lists them: each worker begins elsewhere.
+
+    Worker ``i`` of ``n`` begins ``i/n`` of the way in, so that the workers list
+    different targets at once (``_shared_loads``); outside xdist, the order given.
+    """
+    if not isinstance(workerinput, dict) or not targets:
+        return list(targets)
+    count = max(1, int(workerinput.get("workercount", 1)))
+    digits = "".join(c for c in str(workerinput.get("workerid", "")) if c.isdigit())
+    start = (int(digits or 0) % count) * len(targets) // count
+    return [*targets[start:], *targets[:start]]
 
 
 def _target_key(spec: TargetSpec) -> tuple[str, Any]:
