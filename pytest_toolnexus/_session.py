@@ -164,6 +164,13 @@ class ConformanceSession:
         #: Shared listings waiting for a loader thread: one that finds its target held
         #: by another worker takes the next of these rather than wait.
         self._queued = 0
+        #: The targets this worker lists first (``_rotated``): it takes the others'
+        #: only once its own are listed, so that each worker lists its share.
+        self._own: set[tuple[str, Any]] = set()
+        self._own_left = 0
+        self._own_listed = threading.Event()
+        #: Python targets this worker listed with their worker kept warm (``_warm``).
+        self._warm_listed = 0
         self._queued_lock = threading.Lock()
         #: MCP targets built from another worker's listing, their servers not started
         #: yet (``_listed``), and those whose servers then listed other tools.
@@ -202,15 +209,21 @@ class ConformanceSession:
             return  # the xdist controller collects nothing: its workers load the targets
         base_dir = Path(str(self.config.rootpath))
         kinds: list[TargetKind] = []
-        for raw in _rotated(self.settings.targets, getattr(self.config, "workerinput", None)):
+        ordered, own = _rotated(self.settings.targets, getattr(self.config, "workerinput", None))
+        for position, raw in enumerate(ordered):
             try:
                 spec = parse_target(raw, base_dir=base_dir)
             except TargetError:
                 continue  # reported at collection, with the others
+            if position < own:
+                self._own.add(_target_key(spec))
             kinds.append(spec.kind)
             if spec.kind is TargetKind.PYTHON and self.isolated is None:
                 continue  # imported in this process: at collection, as before
             self._submit_load(spec, base_dir)
+        with self._queued_lock:
+            if self._own_left <= 0:
+                self._own_listed.set()
         hooked = _hooked_targets(self.config)
         here = explored_here(kinds, isolated=self.isolated is not None, hooked=hooked)
         if self.options.execute != ExecuteMode.NONE and here:
@@ -231,6 +244,9 @@ class ConformanceSession:
                 found = self._loads[key] = concurrent.futures.Future()
                 with self._queued_lock:
                     self._queued += 1
+                    if key in self._own:
+                        self._own_left += 1
+                        found.add_done_callback(self._one_listed)
                 self._loader.submit(self._list_shared, spec, base_dir, warm, found)
             else:
                 found = self._loads[key] = self._loader.submit(self._load, spec, base_dir, warm)
@@ -259,6 +275,8 @@ class ConformanceSession:
             return
         assert self.shared is not None
         key = " ".join(_target_key(spec)[1:])
+        if not again and _target_key(spec) not in self._own:
+            self._own_listed.wait(self.settings.load_timeout)
         try:
             taken = self.shared.take(key)
             if taken is None:
@@ -283,10 +301,24 @@ class ConformanceSession:
             return
         future.set_result(result)
 
+    def _one_listed(self, future: concurrent.futures.Future[_Loaded]) -> None:
+        with self._queued_lock:
+            self._own_left -= 1
+            if self._own_left <= 0:
+                self._own_listed.set()
+
     def _load_and_publish(
         self, spec: TargetSpec, base_dir: Path, warm: bool, claim: Claim
     ) -> _Loaded:
-        """Load the target for real and write its listing (or its error) for the others."""
+        """Load the target for real and write its listing (or its error) for the others.
+
+        A Python target keeps its worker warm if it is one of the first this worker
+        lists (not of the first it was given: the others' are not loaded here).
+        """
+        if spec.kind is TargetKind.PYTHON:
+            with self._queued_lock:
+                warm = self._warm_listed < self._warm
+                self._warm_listed += warm
         try:
             loaded, worker = self._load(spec, base_dir, warm)
         except Exception as exc:
@@ -820,18 +852,21 @@ class _Refused:
         raise KitFailure(self.why)
 
 
-def _rotated(targets: Sequence[Any], workerinput: Any) -> list[Any]:
-    """The targets in the order this xdist worker lists them: each worker begins elsewhere.
+def _rotated(targets: Sequence[Any], workerinput: Any) -> tuple[list[Any], int]:
+    """The targets in the order this xdist worker lists them, and how many are its own.
 
-    Worker ``i`` of ``n`` begins ``i/n`` of the way in, so that the workers list
-    different targets at once (``_shared_loads``); outside xdist, the order given.
+    Worker ``i`` of ``n`` begins ``i/n`` of the way in, and its own are those up
+    to where worker ``i + 1`` begins: the workers list different targets at once
+    (``_shared_loads``). Outside xdist, the order given.
     """
     if not isinstance(workerinput, dict) or not targets:
-        return list(targets)
+        return list(targets), len(targets)
     count = max(1, int(workerinput.get("workercount", 1)))
     digits = "".join(c for c in str(workerinput.get("workerid", "")) if c.isdigit())
-    start = (int(digits or 0) % count) * len(targets) // count
-    return [*targets[start:], *targets[:start]]
+    index = int(digits or 0) % count
+    start = index * len(targets) // count
+    own = (index + 1) * len(targets) // count - start
+    return [*targets[start:], *targets[:start]], own
 
 
 def _target_key(spec: TargetSpec) -> tuple[str, Any]:
