@@ -278,7 +278,11 @@ class ConformanceSession:
         if not again and _target_key(spec) not in self._own:
             self._own_listed.wait(self.settings.load_timeout)
         try:
-            taken = self.shared.take(key)
+            try:
+                taken = self.shared.take(key)
+            except OSError:  # the folder cannot be used: this worker loads for itself
+                future.set_result(self._load(spec, base_dir, warm))
+                return
             if taken is None:
                 with self._queued_lock:
                     others = self._queued
@@ -289,7 +293,10 @@ class ConformanceSession:
                         time.sleep(POLL)
                     self._loader.submit(self._list_shared, spec, base_dir, warm, future, True)
                     return
-                taken = self.shared.wait(key, 2 * self.settings.load_timeout + 10.0)
+                try:
+                    taken = self.shared.wait(key, 2 * self.settings.load_timeout + 10.0)
+                except OSError:
+                    taken = None
             if taken is None:
                 result = self._load(spec, base_dir, warm)  # listed by nobody in time
             elif isinstance(taken, Claim):

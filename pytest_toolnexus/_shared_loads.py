@@ -70,7 +70,10 @@ def shared_for(workerinput: Any) -> SharedListings | None:
     uid = workerinput.get("testrunuid")
     if not uid:
         return None
-    return SharedListings(run_folder(str(uid)), str(workerinput.get("workerid", "")))
+    try:
+        return SharedListings(run_folder(str(uid)), str(workerinput.get("workerid", "")))
+    except OSError:  # no folder to share: each worker loads what it needs, as before
+        return None
 
 
 def remove_folder(testrunuid: str) -> None:

@@ -249,6 +249,60 @@ def test_a_listed_source_starts_its_servers_only_when_asked_and_checks_their_too
     asyncio.run(scenario())
 
 
+def test_a_listed_python_target_that_declares_other_tools_is_not_explored(
+    tmp_path: Path,
+) -> None:
+    from toolnexus_conformance._options import RunOptions
+    from toolnexus_conformance.process._isolation import TargetWorker, WorkerError
+    from toolnexus_conformance.process._sandbox import Sandbox
+
+    from pytest_toolnexus._listed import ListedWorker
+
+    (tmp_path / "looks.py").write_text(TARGET.replace("{n}", "0"))
+    # Uncontained: the target notes each import in the folder it is imported from.
+    common: dict[str, Any] = {
+        "base_dir": tmp_path,
+        "options": RunOptions(),
+        "sandbox": Sandbox(mode="off"),
+    }
+    lister = TargetWorker("looks:tools", "looks:tools", **common)
+    try:
+        lister.load(60.0)
+    finally:
+        lister.close()
+    declared = [dict(entry) for entry in lister.declared]
+    same = ListedWorker(
+        "looks:tools",
+        "looks:tools",
+        declared=declared,
+        info=lister.info,
+        load_timeout=60.0,
+        **common,
+    )
+    try:
+        assert same.tools == 1
+        assert same.load(60.0) == 1  # what was listed: loaded, no error
+    finally:
+        same.close()
+    declared[0]["input_schema"] = {"type": "object"}
+    other = ListedWorker(
+        "looks:tools",
+        "looks:tools",
+        declared=declared,
+        info=lister.info,
+        load_timeout=60.0,
+        **common,
+    )
+    try:
+        with pytest.raises(WorkerError, match="input schema changed"):
+            other.load(60.0)
+        with pytest.raises(WorkerError, match="declares other tools"):
+            other.load(60.0)  # said again, not imported again
+    finally:
+        other.close()
+    assert len((tmp_path / "imports").read_text().splitlines()) == 3
+
+
 # -- whole runs under -n 2 ------------------------------------------------------------------
 def _outcomes(report: dict[str, Any]) -> Counter[tuple[str, str, str, str]]:
     return Counter(
