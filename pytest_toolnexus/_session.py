@@ -713,7 +713,8 @@ class ConformanceSession:
         if self.isolated is not None and self.isolated.handles(subject.target):
             judges = self.isolated
         if (
-            isinstance(subject, ToolSubject)
+            (self._unconnected or self._refused)
+            and isinstance(subject, ToolSubject)
             and check.info.live
             and may_execute(subject, self.options) is None  # it will call tools
         ):
