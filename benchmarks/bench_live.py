@@ -447,7 +447,7 @@ from toolnexus_ref import BaseTool, ToolAnnotations
 
 LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calls.log")
 with open(os.path.join(os.path.dirname(LOG), "loads.log"), "a") as loads:
-    loads.write(f"{os.getpid()} {__name__}\n")
+    loads.write(f"{os.getpid()} {__name__}\\n")
 
 
 def make(index, pause):
