@@ -12,7 +12,7 @@ Imports only the standard library and pytest at module level: loaded at configur
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -169,6 +169,7 @@ def prefetch_groups(
     workers: int,
     concurrency: int,
     measured: dict[str, float] | None = None,
+    servers: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[int, set[int]]:
     """For each subject (by ``id``), the subjects of its unit: what a worker explores at once.
 
@@ -178,7 +179,10 @@ def prefetch_groups(
     """
     groups: dict[int, set[int]] = {}
     nodeids = [i.nodeid for i in items]
-    for unit in units_of(nodeids, workers=workers, concurrency=concurrency, measured=measured):
+    cut = units_of(
+        nodeids, workers=workers, concurrency=concurrency, measured=measured, servers=servers
+    )
+    for unit in cut:
         subjects = {id(s) for s in (getattr(items[i], "subject", None) for i in unit.indices) if s}
         for key in subjects:
             groups[key] = subjects
@@ -186,7 +190,10 @@ def prefetch_groups(
 
 
 def worker_prefetch(
-    config: pytest.Config, items: Sequence[pytest.Item], concurrency: int
+    config: pytest.Config,
+    items: Sequence[pytest.Item],
+    concurrency: int,
+    servers: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[int, set[int]] | None:
     """The groups a worker explores together, or ``None`` where units are not whole here."""
     workerinput = getattr(config, "workerinput", None)
@@ -194,7 +201,11 @@ def worker_prefetch(
         return None
     measured = dict(workerinput[UNITS_KEY] or {})
     return prefetch_groups(
-        items, workers=_worker_count(config), concurrency=concurrency, measured=measured
+        items,
+        workers=_worker_count(config),
+        concurrency=concurrency,
+        measured=measured,
+        servers=servers,
     )
 
 

@@ -22,7 +22,14 @@ from toolnexus_conformance.process._declared import dumps, loads
 from toolnexus_conformance.process._isolation import TargetWorker, WorkerError
 from toolnexus_conformance.targets import LoadedTarget, TargetKind, TargetSpec
 
-__all__ = ["ListedWorker", "listing_of", "mcp_from_listing", "python_from_listing", "shareable"]
+__all__ = [
+    "ListedWorker",
+    "listing_of",
+    "mcp_from_listing",
+    "python_from_listing",
+    "server_prefixes",
+    "shareable",
+]
 
 _MCP_KINDS = (TargetKind.STDIO, TargetKind.MCP_JSON)
 
@@ -46,6 +53,17 @@ def listing_of(loaded: LoadedTarget, worker: TargetWorker | None) -> bytes:
     if source is None or not hasattr(source, "listing"):
         raise ValueError(f"{loaded.label!r} has no listing to share")
     return json.dumps(source.listing()).encode()
+
+
+def server_prefixes(spec: TargetSpec, data: bytes) -> list[str]:
+    """The tool-name prefix of each server of an mcp.json that lists tools, when it has
+    two or more: such a target is explored by server (``_units``). Else none."""
+    if spec.kind is not TargetKind.MCP_JSON:
+        return []
+    from toolnexus_ref._naming import sanitize
+
+    prefixes = [f"{sanitize(str(e['name']))}_" for e in json.loads(data) if e.get("tools")]
+    return prefixes if len(prefixes) > 1 else []
 
 
 def fingerprint(declared: list[dict[str, Any]]) -> list[tuple[str, ...]]:

@@ -68,6 +68,8 @@ class ToolScheduling:
         #: target (by node name), where the workers shared their listings.
         self.costs: dict[int, float] = {}
         self.listers: dict[str, str] = {}
+        #: The tool-name prefix of each server of a target cut by server (``_units``).
+        self.servers: dict[str, list[str]] = {}
 
     # -- the protocol's state ---------------------------------------------------------
     @property
@@ -152,16 +154,17 @@ class ToolScheduling:
         self.collection = list(next(iter(self.registered.values())))
         if not self.collection:
             return
+        self.listers, self.servers = self._read_listers()
         self.units = units_of(
             self.collection,
             workers=self.numnodes,
             concurrency=self.concurrency,
             measured=self.measured,
+            servers=self.servers,
         )
         default = unmeasured_cost(self.measured)
         costs = {id(u): estimated_cost(u, self.measured, default) for u in self.units}
         self.costs = costs
-        self.listers = self._read_listers()
         # Longest first; the project's items (all of one small cost) keep their order.
         self.queue = deque(sorted(self.units, key=lambda u: -costs[id(u)]))
         extra = len(self.nodes) - len(self.queue)
@@ -203,13 +206,16 @@ class ToolScheduling:
         self.given.setdefault(node.gateway.id, []).append(unit.key)
         node.send_runtest_some(unit.indices)
 
-    def _read_listers(self) -> dict[str, str]:
-        """Which worker listed each target, from the run's shared listings (if any)."""
-        for node in self.nodes:
-            workerinput = getattr(node, "workerinput", None)
-            if isinstance(workerinput, dict) and workerinput.get(SHARED_KEY):
-                return listers(str(workerinput["testrunuid"]))
-        return {}
+    def _read_listers(self) -> tuple[dict[str, str], dict[str, list[str]]]:
+        """Which worker listed each target, and the servers of those cut by server, from
+        the run's shared listings: only where every worker shares them (as each then
+        cuts the same units from the same listings)."""
+        shared = [getattr(node, "workerinput", None) for node in self.nodes]
+        if not shared or not all(isinstance(w, dict) and w.get(SHARED_KEY) for w in shared):
+            return {}, {}
+        first = shared[0]
+        assert isinstance(first, dict)
+        return listers(str(first["testrunuid"]))
 
     def _lister(self, unit: Unit) -> str | None:
         """The worker that listed the unit's target, while it is still taking work."""

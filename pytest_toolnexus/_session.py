@@ -56,6 +56,7 @@ from ._listed import (
     listing_of,
     mcp_from_listing,
     python_from_listing,
+    server_prefixes,
     shareable,
 )
 from ._options import ARGUMENTS, BASELINE, CONFORMANCE, TARGET, Settings, providers_from
@@ -175,7 +176,12 @@ class ConformanceSession:
         #: MCP targets built from another worker's listing, their servers not started
         #: yet (``_listed``), and those whose servers then listed other tools.
         self._unconnected: dict[str, Any] = {}
-        self._refused: dict[str, str] = {}
+        self._refused: dict[tuple[str, str], str] = {}
+        #: Each server of those is started at its first live check: those asked for.
+        self._asked: set[tuple[str, str]] = set()
+        #: The servers' tool-name prefixes of each mcp.json explored by server, by node
+        #: name: from the listing every worker reads, so all cut the same units.
+        self._servers: dict[str, list[str]] = {}
         self._start_early()
 
     def _explores(self) -> bool:
@@ -341,10 +347,13 @@ class ConformanceSession:
             raise
         try:
             data = listing_of(loaded, worker)
+            servers = server_prefixes(spec, data)
         except Exception:
             claim.release()  # the others load it themselves: slower, the same verdicts
         else:
-            claim.publish(spec.label, data)
+            claim.publish(spec.label, data, servers=servers)
+            if servers:
+                self._servers[f"toolnexus:{spec.label}"] = servers
         return loaded, worker
 
     def _from_listing(
@@ -364,8 +373,11 @@ class ConformanceSession:
                 worker = self._new_worker(spec, base_dir, listed=(declared, info))
                 return LoadedTarget(spec.label, [], info=dict(info)), worker
             loaded = mcp_from_listing(spec, listing.data, base_dir=base_dir, launcher=self.launcher)
+            servers = server_prefixes(spec, listing.data)
         except Exception:
             return self._load(spec, base_dir, warm)
+        if servers:
+            self._servers[f"toolnexus:{spec.label}"] = servers
         self._loaded.append(loaded)
         return loaded, None
 
@@ -597,7 +609,12 @@ class ConformanceSession:
             plan(judges, subject, (c for c, _ in item.checks), group=subject.target)
         if self.isolated is not None:
             self.isolated.planned()
-        self._groups = worker_prefetch(self.config, session.items, self.options.concurrency)
+        self._groups = worker_prefetch(
+            self.config,
+            session.items,
+            self.options.concurrency,
+            servers=self._servers if self.shared is not None else None,
+        )
 
     def _target_nodes(
         self,
@@ -718,33 +735,37 @@ class ConformanceSession:
             and check.info.live
             and may_execute(subject, self.options) is None  # it will call tools
         ):
-            refused = self._connect(subject.target)
+            refused = self._connect(subject.target, subject.extra.get("server_name"))
             if refused is not None:
                 judges = _Refused(refused)
         return run_check(check, subject, self.options, loop=self.loop, explorations=judges)
 
-    def _connect(self, target: str) -> str | None:
-        """Start the servers of a target another worker listed, at its first live check.
+    def _connect(self, target: str, server: Any) -> str | None:
+        """Start a server of a target another worker listed, at its first live check.
 
-        ``None`` once they list the tools they listed there; else why none of the
-        target's tools is judged here.
+        Only the tool's own server starts (an mcp.json's servers may be explored by
+        several workers, ``_units``). ``None`` once it lists the tools it listed
+        there; else why none of its tools is judged here.
         """
-        source = self._unconnected.pop(target, None)
-        if source is not None:
+        source = self._unconnected.get(target)
+        asked = (target, str(server))
+        if source is not None and asked not in self._asked:
+            self._asked.add(asked)
+            names = [server] if isinstance(server, str) and server in source.connections else None
             limit = self.settings.load_timeout
             try:
-                problems = self.loop.run(source.connect(), timeout=limit)
+                problems = self.loop.run(source.connect(names), timeout=limit)
             except LoopBlocked:
                 problems = [f"its servers did not start again within {limit:g}s"]
             except Exception as exc:
                 problems = [f"starting its servers again raised {type(exc).__name__}: {exc}"]
             if problems:
-                self._refused[target] = (
+                self._refused[asked] = (
                     f"{target!r} was listed by another xdist worker at collection, and here"
                     " its servers do not list the same tools, so none is judged against"
                     " that listing: " + "; ".join(problems)
                 )
-        return self._refused.get(target)
+        return self._refused.get(asked)
 
     # -- reporting -------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)

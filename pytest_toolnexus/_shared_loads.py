@@ -99,10 +99,21 @@ class Claim:
     def __init__(self, listings: SharedListings, key: str, fd: int) -> None:
         self._listings, self.key, self._fd = listings, key, fd
 
-    def publish(self, label: str, data: bytes = b"", *, error: str | None = None) -> None:
-        """Write the listing (the data first, then its record: a record means it is whole)."""
+    def publish(
+        self,
+        label: str,
+        data: bytes = b"",
+        *,
+        error: str | None = None,
+        servers: list[str] | None = None,
+    ) -> None:
+        """Write the listing (the data first, then its record: a record means it is whole).
+
+        ``servers``: the prefixes of the target's servers' tool names, when the
+        target is explored by server (``_units``).
+        """
         try:
-            self._listings.write(self.key, label, data, error)
+            self._listings.write(self.key, label, data, error, servers or [])
         finally:
             self.release()
 
@@ -170,13 +181,16 @@ class SharedListings:
             data=data,
         )
 
-    def write(self, key: str, label: str, data: bytes, error: str | None) -> None:
+    def write(
+        self, key: str, label: str, data: bytes, error: str | None, servers: list[str]
+    ) -> None:
         record = {
             "key": key,
             "label": label,
             "worker": self.worker,
             "pid": os.getpid(),
             "error": error,
+            "servers": servers,
         }
         _replace(self._path(key, ".data"), data)
         _replace(self._path(key, ".json"), json.dumps(record).encode())
@@ -195,13 +209,18 @@ def _replace(path: Path, data: bytes) -> None:
         raise
 
 
-def listers(testrunuid: str) -> dict[str, str]:
-    """Which worker listed each target, by its node name (``toolnexus:<label>``)."""
+def listers(testrunuid: str) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Which worker listed each target, and its servers' tool-name prefixes (for a
+    target explored by server), by its node name (``toolnexus:<label>``)."""
     found: dict[str, str] = {}
+    servers: dict[str, list[str]] = {}
     for path in run_folder(testrunuid).glob("*.json"):
         try:
             record = json.loads(path.read_text("utf-8"))
-            found[f"toolnexus:{record['label']}"] = str(record["worker"])
+            name = f"toolnexus:{record['label']}"
+            found[name] = str(record["worker"])
+            if record.get("servers"):
+                servers[name] = [str(p) for p in record["servers"]]
         except (OSError, ValueError, KeyError, TypeError):
             continue
-    return found
+    return found, servers

@@ -97,7 +97,7 @@ def test_the_controller_reads_who_listed_what_and_removes_the_folder() -> None:
     claim = listings.take("five.json")
     assert isinstance(claim, Claim)
     claim.publish("five.json", b"[]")
-    assert listers(uid) == {"toolnexus:five.json": "gw1"}
+    assert listers(uid) == ({"toolnexus:five.json": "gw1"}, {})
     remove_folder(uid)
     assert not run_folder(uid).exists()
 
@@ -165,6 +165,25 @@ def test_the_scheduler_gives_each_server_to_the_worker_that_listed_it(
         remove_folder(uid)
 
 
+def test_an_mcp_json_with_known_servers_is_cut_by_server() -> None:
+    from pytest_toolnexus._units import units_of
+
+    target = "toolnexus:servers/mcp.json"
+    collection = [f"{target}::TN851-servers-start"]
+    for tool in ("a_one", "a_b_two", "a_two", "zz_other", "a_b_one"):
+        collection += [f"{target}::{tool}::TN5{c:02d}-x" for c in range(2)]
+    whole = units_of(collection, workers=2, concurrency=4)
+    assert [u.key for u in whole] == [target]
+    cut = units_of(collection, workers=2, concurrency=4, servers={target: ["a_", "a_b_"]})
+    assert {u.key: sorted(t.rsplit("::", 1)[1] for t in u.tools) for u in cut} == {
+        target: [],  # the target's own items and a tool of no server
+        f"{target}::a_*": ["a_one", "a_two"],
+        f"{target}::a_b_*": ["a_b_one", "a_b_two"],  # the longest prefix
+    }
+    assert all(u.kind == "target" for u in cut)
+    assert sorted(i for u in cut for i in u.indices) == list(range(len(collection)))
+
+
 # -- the listed MCP source ------------------------------------------------------------------
 SERVER = '''
 import os
@@ -177,7 +196,7 @@ from mcp.types import ToolAnnotations
 HERE = Path(__file__).resolve().parent
 NAME = sys.argv[1]
 with (HERE / "starts").open("a") as handle:
-    handle.write(f"{NAME} {os.getpid()} {os.environ.get('PYTEST_XDIST_WORKER', '-')}\\n")
+    handle.write(f"{NAME} {os.getpid()} {os.getppid()}\\n")
 server = MCPServer(NAME)
 
 
@@ -317,22 +336,50 @@ def _started(pytester: pytest.Pytester) -> list[list[str]]:
     return [line.split() for line in lines]
 
 
-def test_each_server_of_an_mcp_json_starts_once_under_two_workers(
+#: Which xdist worker process ran each item.
+WHERE = """
+import os
+
+
+def pytest_runtest_call(item):
+    with open(os.path.join(str(item.config.rootpath), "ran.log"), "a") as log:
+        log.write(f"{os.getpid()} {item.nodeid}\\n")
+"""
+
+
+def test_each_server_of_an_mcp_json_is_listed_once_and_explored_by_server(
     pytester: pytest.Pytester,
 ) -> None:
     pytest.importorskip("xdist")
     _mcp_json(pytester.path, "abc")
+    pytester.makeconftest(WHERE)
     args = [*BASE, "--toolnexus-target", "mcp.json", "--toolnexus-examples", "2"]
     args += ["--toolnexus-select", "TN1,TN5,TN851"]
     serial = pytester.runpytest_subprocess(*args, "--toolnexus-report", "serial.json")
     assert serial.ret == 0, serial.stdout.str()
     assert len(_started(pytester)) == 3
+    (pytester.path / "ran.log").unlink()
     run = pytester.runpytest_subprocess(*args, "-n", "2", "--toolnexus-report", "n2.json")
     assert run.ret == 0, run.stdout.str()
-    started = _started(pytester)
-    # Listed and explored by one worker, each server once; the other started none.
-    assert sorted(name for name, _, _ in started) == ["a", "b", "c"]
-    assert len({worker for _, _, worker in started}) == 1
+    started = _started(pytester)  # (server, its pid, the worker that started it)
+    ran: dict[str, set[str]] = {}  # the servers whose tools each worker explored
+    for line in (pytester.path / "ran.log").read_text().splitlines():
+        pid, nodeid = line.split(" ", 1)
+        tool = nodeid.split("::")[1]
+        if tool[:2] in ("a_", "b_", "c_"):
+            ran.setdefault(pid, set()).add(tool[0])
+    by_worker: dict[str, list[str]] = {}
+    for name, _, worker in started:
+        by_worker.setdefault(worker, []).append(name)
+    # One worker listed the three servers, each once; a server the other worker was
+    # given is started there once more, only for its own tools; no server twice there.
+    listers = [w for w, names in by_worker.items() if sorted(names) == ["a", "b", "c"]]
+    assert len(listers) == 1, started
+    for worker, names in by_worker.items():
+        if worker != listers[0]:
+            assert len(names) == len(set(names))
+            assert set(names) <= ran.get(worker, set()), (started, ran)
+    assert len(ran) == 2  # both workers explored servers of the one mcp.json
     reports = [json.loads((pytester.path / f"{n}.json").read_text()) for n in ("serial", "n2")]
     assert _outcomes(reports[0]) == _outcomes(reports[1])
     assert reports[1]["complete"]

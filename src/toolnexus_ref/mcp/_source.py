@@ -51,7 +51,8 @@ class McpSource:
         #: Built from another process's listing (``listed_servers``): nothing started
         #: until ``connect``.
         self.listed = listed
-        self._connecting: asyncio.Task[list[str]] | None = None
+        #: Each listed server's start, begun at most once (``connect``).
+        self._connecting: dict[str, asyncio.Task[str | None]] = {}
 
     def listing(self) -> list[dict[str, Any]]:
         """Each server's name, status and ``tools/list`` result, as JSON-ready data.
@@ -71,37 +72,39 @@ class McpSource:
             for name, connection in self.connections.items()
         ]
 
-    async def connect(self) -> list[str]:
+    async def connect(self, names: Sequence[str] | None = None) -> list[str]:
         """Start the servers a listing said were connected; how their tools now differ.
 
         A source from ``listed_servers`` holds tools but no server: this starts each
-        server that was connected when it was listed (once, however often it is
-        asked), and says, per server, what it lists now that it did not then (or
-        that it does not start). An empty list: the tools are the ones listed.
+        server named (every one, without ``names``) that was connected when it was
+        listed, once however often it is asked, and says, per server, what it lists
+        now that it did not then (or that it does not start). An empty list: the
+        tools are the ones listed.
         """
         if not self.listed:
             return []
-        if self._connecting is None:
-            self._connecting = asyncio.ensure_future(self._connect())
-        return list(await asyncio.shield(self._connecting))
+        wanted = list(self.connections) if names is None else list(names)
+        for name in wanted:
+            connection = self.connections.get(name)
+            if name not in self._connecting and connection is not None and connection.status.ok:
+                self._connecting[name] = asyncio.ensure_future(self._start(connection))
+        tasks = [self._connecting[n] for n in wanted if n in self._connecting]
+        found = await asyncio.shield(asyncio.gather(*tasks))
+        return [problem for problem in found if problem is not None]
 
-    async def _connect(self) -> list[str]:
-        waiting = [c for c in self.connections.values() if c.status.ok]
-        expected = {c.config.name: [_declared(t) for t in c.tools] for c in waiting}
-        await asyncio.gather(*(c.start() for c in waiting))
-        problems = []
-        for connection in waiting:
-            name = connection.config.name
-            if not connection.status.ok:
-                problems.append(
-                    f"{name}: listed as connected, it did not start again:"
-                    f" {connection.status.describe()}"
-                )
-                continue
-            difference = _difference(expected[name], [_declared(t) for t in connection.tools])
-            if difference:
-                problems.append(f"{name}: its tools differ from those listed: {difference}")
-        return problems
+    async def _start(self, connection: ServerConnection) -> str | None:
+        name = connection.config.name
+        expected = [_declared(t) for t in connection.tools]
+        await connection.start()
+        if not connection.status.ok:
+            return (
+                f"{name}: listed as connected, it did not start again:"
+                f" {connection.status.describe()}"
+            )
+        difference = _difference(expected, [_declared(t) for t in connection.tools])
+        if difference:
+            return f"{name}: its tools differ from those listed: {difference}"
+        return None
 
     @property
     def statuses(self) -> dict[str, ServerStatus]:
