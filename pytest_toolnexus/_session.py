@@ -170,6 +170,7 @@ class ConformanceSession:
         self._own: set[tuple[str, Any]] = set()
         self._own_left = 0
         self._own_listed = threading.Event()
+        self._started = time.monotonic()
         #: Python targets this worker listed with their worker kept warm (``_warm``).
         self._warm_listed = 0
         self._queued_lock = threading.Lock()
@@ -281,8 +282,18 @@ class ConformanceSession:
             return
         assert self.shared is not None
         key = " ".join(_target_key(spec)[1:])
-        if not again and _target_key(spec) not in self._own:
-            self._own_listed.wait(self.settings.load_timeout)
+        if (
+            _target_key(spec) not in self._own
+            and not self._own_listed.is_set()
+            and time.monotonic() - self._started < self.settings.load_timeout
+        ):
+            # Another's share: behind this worker's own (never blocking a thread that
+            # one of its own, put back behind it, needs), for a load's time at most.
+            time.sleep(POLL)
+            with self._queued_lock:
+                self._queued += 1
+            self._loader.submit(self._list_shared, spec, base_dir, warm, future, True)
+            return
         try:
             try:
                 taken = self.shared.take(key)
