@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -448,6 +449,8 @@ import time
 from toolnexus_ref import BaseTool, ToolAnnotations
 
 LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calls.log")
+with open(os.path.join(os.path.dirname(LOG), "loads.log"), "a") as loads:
+    loads.write(f"{os.getpid()} {__name__}\\n")
 
 
 def make(index, pause):
@@ -474,16 +477,36 @@ def make(index, pause):
 tools = [make(i, {pause}) for i in range({count})]
 """
 
-#: The corpus's MCP stdio server, five times: an mcp.json that needs no network.
+#: The corpus's MCP stdio server, five times: an mcp.json that needs no network. Each
+#: start is noted in ``loads.log`` (``COUNTED_SERVER``).
 FIVE_SERVERS = {
     "mcpServers": {
         f"s{n}": {
             "command": sys.executable,
-            "args": [str(ROOT / "conformance/corpus/servers/seeded_bugs.py")],
+            "args": ["counted_server.py", str(ROOT / "conformance/corpus/servers/seeded_bugs.py")],
         }
         for n in range(5)
     }
 }
+COUNTED_SERVER = """
+import os
+import runpy
+import sys
+
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "loads.log"), "a") as log:
+    log.write(f"{os.getpid()} {sys.argv[1]}\\n")
+runpy.run_path(sys.argv[1], run_name="__main__")
+"""
+
+
+def _loads(folder: Path) -> int:
+    """Servers started and targets imported (``loads.log``), and the log cleared."""
+    log = folder / "loads.log"
+    if not log.exists():
+        return 0
+    count = len(log.read_text().splitlines())
+    log.unlink()
+    return count
 
 
 def _explorations(folder: Path) -> float | None:
@@ -510,6 +533,7 @@ def scale(repeat: int) -> None:
                 COUNTED_TOOLS.replace("{count}", "1").replace("{pause}", "0.5")
             )
         (folder / "five.json").write_text(json.dumps(FIVE_SERVERS))
+        (folder / "counted_server.py").write_text(COUNTED_SERVER)
         twenty = [a for i in range(20) for a in ("--toolnexus-target", f"counted_slow_{i}:tools")]
         sets = {
             "200-tool target": ["--toolnexus-target", "counted_200:tools"],
@@ -522,6 +546,8 @@ def scale(repeat: int) -> None:
             variants = {"serial": base, "-n 1": [*base, "-n", "1"], "-n 2": [*base, "-n", "2"]}
             walls: dict[str, list[float]] = {v: [] for v in variants}
             explored: dict[str, float | None] = {}
+            loads: dict[str, int] = {}
+            load_average: dict[str, float] = {}
             for _ in range(repeat):
                 for variant, command in variants.items():
                     started = time.perf_counter()
@@ -535,6 +561,8 @@ def scale(repeat: int) -> None:
                     )
                     walls[variant].append(time.perf_counter() - started)
                     explored[variant] = _explorations(folder)
+                    loads[variant] = _loads(folder)
+                    load_average[variant] = os.getloadavg()[0]
             serial = statistics.median(walls["serial"])
             print(f"  {label}")
             for variant, values in walls.items():
@@ -543,7 +571,8 @@ def scale(repeat: int) -> None:
                 shown = f"{per_tool:4.2f}" if per_tool is not None else " n/a"
                 print(
                     f"    {variant:8} {wall:6.1f} s  speed-up {serial / wall:4.2f}x"
-                    f"  explorations per tool {shown}"
+                    f"  explorations per tool {shown}  loads {loads.get(variant, 0):3d}"
+                    f"  (load average {load_average.get(variant, 0.0):.1f})"
                 )
 
 

@@ -12,11 +12,12 @@ Imports only the standard library and pytest at module level: loaded at configur
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
 
+from ._shared_loads import SHARED_KEY, local_node, remove_folder
 from ._units import Unit, assign, estimated_cost, units_of
 
 __all__ = [
@@ -110,6 +111,8 @@ class ToolDistribution:
         self.concurrency = concurrency
         self.scheduler: Any = None
         self._costs: dict[str, float] | None = None
+        #: The run's id, once a local worker was told to share listings (``_shared_loads``).
+        self._shared_run: str | None = None
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
@@ -125,9 +128,19 @@ class ToolDistribution:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """Tell each worker that its units come whole (a worker's ``dist`` reads ``no``),
-        and the costs that shaped them, so that it cuts the same units (on any host)."""
+        and the costs that shaped them, so that it cuts the same units (on any host);
+        and a worker on this machine that it lists targets once with the others."""
         if uses_tool_scheduling(self.config):
             node.workerinput[UNITS_KEY] = self._measured()
+        if local_node(node):
+            # Workers on this machine list each target once between them.
+            node.workerinput[SHARED_KEY] = True
+            self._shared_run = str(node.workerinput["testrunuid"])
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Every worker is gone: the listings they shared go too."""
+        if self._shared_run is not None:
+            remove_folder(self._shared_run)
 
     def _measured(self) -> dict[str, float]:
         """Each tool's cost as the last run measured it: read once, the same for all."""
@@ -156,6 +169,7 @@ def prefetch_groups(
     workers: int,
     concurrency: int,
     measured: dict[str, float] | None = None,
+    servers: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[int, set[int]]:
     """For each subject (by ``id``), the subjects of its unit: what a worker explores at once.
 
@@ -165,7 +179,10 @@ def prefetch_groups(
     """
     groups: dict[int, set[int]] = {}
     nodeids = [i.nodeid for i in items]
-    for unit in units_of(nodeids, workers=workers, concurrency=concurrency, measured=measured):
+    cut = units_of(
+        nodeids, workers=workers, concurrency=concurrency, measured=measured, servers=servers
+    )
+    for unit in cut:
         subjects = {id(s) for s in (getattr(items[i], "subject", None) for i in unit.indices) if s}
         for key in subjects:
             groups[key] = subjects
@@ -173,7 +190,10 @@ def prefetch_groups(
 
 
 def worker_prefetch(
-    config: pytest.Config, items: Sequence[pytest.Item], concurrency: int
+    config: pytest.Config,
+    items: Sequence[pytest.Item],
+    concurrency: int,
+    servers: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[int, set[int]] | None:
     """The groups a worker explores together, or ``None`` where units are not whole here."""
     workerinput = getattr(config, "workerinput", None)
@@ -181,7 +201,11 @@ def worker_prefetch(
         return None
     measured = dict(workerinput[UNITS_KEY] or {})
     return prefetch_groups(
-        items, workers=_worker_count(config), concurrency=concurrency, measured=measured
+        items,
+        workers=_worker_count(config),
+        concurrency=concurrency,
+        measured=measured,
+        servers=servers,
     )
 
 

@@ -9,6 +9,11 @@ has two items or fewer left; the project's other test items are units of one
 item each and flow as ``load`` would have them. It implements xdist's public
 ``Scheduling`` protocol (``xdist.scheduler.protocol``) and reads nothing private.
 
+Workers on this machine list each target once between them (``_shared_loads``):
+a server goes, when it can, to the worker that listed it (it is running there
+already); a Python target's bundle goes there when it is as costly as the next
+in line (balance first). Without such records (remote hosts), as before.
+
 Imported only in xdist's controller, from the ``pytest_xdist_make_scheduler`` hook.
 """
 
@@ -22,6 +27,7 @@ import pytest
 from xdist.report import report_collection_diff
 from xdist.workermanage import WorkerController, parse_tx_spec_config
 
+from ._shared_loads import SHARED_KEY, listers
 from ._units import Unit, estimated_cost, units_of, unmeasured_cost
 
 __all__ = ["ToolScheduling"]
@@ -58,6 +64,12 @@ class ToolScheduling:
         self.durations: dict[int, float] = {}
         #: How many units each node was given (what the tests read).
         self.given: dict[str, list[str]] = {}
+        #: Each unit's estimated cost (by ``id``), and the worker that listed each
+        #: target (by node name), where the workers shared their listings.
+        self.costs: dict[int, float] = {}
+        self.listers: dict[str, str] = {}
+        #: The tool-name prefix of each server of a target cut by server (``_units``).
+        self.servers: dict[str, list[str]] = {}
 
     # -- the protocol's state ---------------------------------------------------------
     @property
@@ -142,22 +154,31 @@ class ToolScheduling:
         self.collection = list(next(iter(self.registered.values())))
         if not self.collection:
             return
+        self.listers, self.servers = self._read_listers()
         self.units = units_of(
             self.collection,
             workers=self.numnodes,
             concurrency=self.concurrency,
             measured=self.measured,
+            servers=self.servers,
         )
         default = unmeasured_cost(self.measured)
         costs = {id(u): estimated_cost(u, self.measured, default) for u in self.units}
+        self.costs = costs
         # Longest first; the project's items (all of one small cost) keep their order.
         self.queue = deque(sorted(self.units, key=lambda u: -costs[id(u)]))
         extra = len(self.nodes) - len(self.queue)
-        for node in self.nodes[: max(0, extra)]:
+        # Nodes that listed none of the units are the first that need not start.
+        listed = {self._lister(unit) for unit in self.queue}
+        spare = sorted(self.nodes, key=lambda n: n.gateway.id in listed)
+        for node in spare[: max(0, extra)]:
             self.node2pending.pop(node)
             node.shutdown()  # nothing it could be given
+        for node in self.nodes:  # first what each listed, then whatever is first in line
+            self._give(node, own=True)
         for node in self.nodes:
-            self._give(node)
+            if not self.node2pending[node]:
+                self._give(node)
         for node in self.nodes:
             self._reschedule(node)
 
@@ -170,13 +191,68 @@ class ToolScheduling:
         if len(self.node2pending[node]) <= LOW_WATER:
             self._give(node)
 
-    def _give(self, node: WorkerController) -> None:
+    def _give(self, node: WorkerController, *, own: bool = False) -> None:
+        """Give ``node`` its next unit; with ``own``, only a server it listed, or none."""
         if not self.queue:
             return
-        unit = self.queue.popleft()
+        position = self._pick(node.gateway.id)
+        if own and (position is None or self._lister(self.queue[position]) != node.gateway.id):
+            return
+        if position is None:
+            position = 0
+        unit = self.queue[position]
+        del self.queue[position]
         self.node2pending[node].extend(unit.indices)
         self.given.setdefault(node.gateway.id, []).append(unit.key)
         node.send_runtest_some(unit.indices)
+
+    def _read_listers(self) -> tuple[dict[str, str], dict[str, list[str]]]:
+        """Which worker listed each target, and the servers of those cut by server, from
+        the run's shared listings: only where every worker shares them (as each then
+        cuts the same units from the same listings)."""
+        shared = [getattr(node, "workerinput", None) for node in self.nodes]
+        if not shared or not all(isinstance(w, dict) and w.get(SHARED_KEY) for w in shared):
+            return {}, {}
+        first = shared[0]
+        assert isinstance(first, dict)
+        return listers(str(first["testrunuid"]))
+
+    def _lister(self, unit: Unit) -> str | None:
+        """The worker that listed the unit's target, while it is still taking work."""
+        found = self.listers.get(unit.key.split("::", 1)[0])
+        if found is None:
+            return None
+        for node in self.nodes:
+            if node.gateway.id == found and not node.shutting_down:
+                return found
+        return None
+
+    def _pick(self, me: str) -> int | None:
+        """Where in the queue the unit to give worker ``me`` is (``None``: only servers
+        other workers listed are left; the first of them, if it must have one).
+
+        The first unit, but not a server another worker listed (it runs there);
+        and among the units as costly as that first, one whose target ``me``
+        listed, if any.
+        """
+        if not self.listers:
+            return 0
+        allowed = [
+            p
+            for p, unit in enumerate(self.queue)
+            if unit.kind != "target" or self._lister(unit) in (None, me)
+        ]
+        if not allowed:
+            return None
+        first = allowed[0]
+        cost = self.costs.get(id(self.queue[first]), 0.0)
+        for position in allowed:
+            unit = self.queue[position]
+            if self.costs.get(id(unit), 0.0) != cost:
+                break
+            if self._lister(unit) == me:
+                return position
+        return first
 
     def _same_collections(self) -> bool:
         (first, collection), *rest = self.registered.items()

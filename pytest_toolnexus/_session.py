@@ -10,17 +10,19 @@ import concurrent.futures
 import dataclasses
 import os
 import threading
+import time
 import warnings
-from collections.abc import Awaitable, Generator
+from collections.abc import Awaitable, Generator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import pytest
-from toolnexus_conformance._model import Scope, Verdict
+from toolnexus_conformance._model import Finding, KitFailure, Scope, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import Check
 from toolnexus_conformance._report import LiveReport, Records
 from toolnexus_conformance._runner import applicable_checks, applies, plan, run_check
+from toolnexus_conformance._safety import may_execute
 from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
 from toolnexus_conformance.live._explorations import Explorations, Judges
 from toolnexus_conformance.live._loop import BackgroundLoop, LoopBlocked
@@ -49,7 +51,16 @@ from ._completeness import Completeness
 from ._distribution import is_xdist_controller, worker_prefetch
 from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
+from ._listed import (
+    ListedWorker,
+    listing_of,
+    mcp_from_listing,
+    python_from_listing,
+    server_prefixes,
+    shareable,
+)
 from ._options import ARGUMENTS, BASELINE, CONFORMANCE, TARGET, Settings, providers_from
+from ._shared_loads import POLL, Claim, Listing, SharedListings, shared_for
 from ._tool_settings import ignores, read_tables
 
 __all__ = ["ConformanceSession"]
@@ -147,6 +158,31 @@ class ConformanceSession:
         )
         #: Each distinct target's load, begun at most once (``_target_key``).
         self._loads: dict[tuple[str, Any], concurrent.futures.Future[_Loaded]] = {}
+        #: Under xdist, the targets the run's local workers list once (``_shared_loads``).
+        self.shared: SharedListings | None = None
+        if self._is_worker:
+            self.shared = shared_for(getattr(config, "workerinput", None))
+        #: Shared listings waiting for a loader thread: one that finds its target held
+        #: by another worker takes the next of these rather than wait.
+        self._queued = 0
+        #: The targets this worker lists first (``_rotated``): it takes the others'
+        #: only once its own are listed, so that each worker lists its share.
+        self._own: set[tuple[str, Any]] = set()
+        self._own_left = 0
+        self._own_listed = threading.Event()
+        self._started = time.monotonic()
+        #: Python targets this worker listed with their worker kept warm (``_warm``).
+        self._warm_listed = 0
+        self._queued_lock = threading.Lock()
+        #: MCP targets built from another worker's listing, their servers not started
+        #: yet (``_listed``), and those whose servers then listed other tools.
+        self._unconnected: dict[str, Any] = {}
+        self._refused: dict[tuple[str, str], str] = {}
+        #: Each server of those is started at its first live check: those asked for.
+        self._asked: set[tuple[str, str]] = set()
+        #: The servers' tool-name prefixes of each mcp.json explored by server, by node
+        #: name: from the listing every worker reads, so all cut the same units.
+        self._servers: dict[str, list[str]] = {}
         self._start_early()
 
     def _explores(self) -> bool:
@@ -180,15 +216,21 @@ class ConformanceSession:
             return  # the xdist controller collects nothing: its workers load the targets
         base_dir = Path(str(self.config.rootpath))
         kinds: list[TargetKind] = []
-        for raw in self.settings.targets:
+        ordered, own = _rotated(self.settings.targets, getattr(self.config, "workerinput", None))
+        for position, raw in enumerate(ordered):
             try:
                 spec = parse_target(raw, base_dir=base_dir)
             except TargetError:
                 continue  # reported at collection, with the others
+            if position < own:
+                self._own.add(_target_key(spec))
             kinds.append(spec.kind)
             if spec.kind is TargetKind.PYTHON and self.isolated is None:
                 continue  # imported in this process: at collection, as before
             self._submit_load(spec, base_dir)
+        with self._queued_lock:
+            if self._own_left <= 0:
+                self._own_listed.set()
         hooked = _hooked_targets(self.config)
         here = explored_here(kinds, isolated=self.isolated is not None, hooked=hooked)
         if self.options.execute != ExecuteMode.NONE and here:
@@ -205,25 +247,184 @@ class ConformanceSession:
             warm = (
                 isolated and sum(k[0] == TargetKind.PYTHON.value for k in self._loads) < self._warm
             )
-            found = self._loads[key] = self._loader.submit(self._load, spec, base_dir, warm)
+            if self.shared is not None and shareable(spec, isolated=isolated):
+                found = self._loads[key] = concurrent.futures.Future()
+                with self._queued_lock:
+                    self._queued += 1
+                    if key in self._own:
+                        self._own_left += 1
+                        found.add_done_callback(self._one_listed)
+                self._loader.submit(self._list_shared, spec, base_dir, warm, found)
+            else:
+                found = self._loads[key] = self._loader.submit(self._load, spec, base_dir, warm)
         return found
 
-    def _new_worker(self, spec: TargetSpec, base_dir: Path) -> TargetWorker:
+    # -- targets listed once per run (xdist) ----------------------------------------------
+    def _list_shared(
+        self,
+        spec: TargetSpec,
+        base_dir: Path,
+        warm: bool,
+        future: concurrent.futures.Future[_Loaded],
+        again: bool = False,
+    ) -> None:
+        """The target's load, or another worker's listing of it, into ``future``.
+
+        Runs on a ``_loader`` thread. A target another worker is listing now is put
+        back behind the listings still waiting here, so that each worker lists
+        while the other does; when none is left it waits for that worker, and
+        loads the target itself if that worker gives it up (or dies: the lock goes
+        with its process) or takes longer than a load may.
+        """
+        with self._queued_lock:
+            self._queued -= 1
+        if not again and not future.set_running_or_notify_cancel():
+            return
+        assert self.shared is not None
+        key = " ".join(_target_key(spec)[1:])
+        if (
+            _target_key(spec) not in self._own
+            and not self._own_listed.is_set()
+            and time.monotonic() - self._started < self.settings.load_timeout
+        ):
+            # Another's share: behind this worker's own (never blocking a thread that
+            # one of its own, put back behind it, needs), for a load's time at most.
+            time.sleep(POLL)
+            with self._queued_lock:
+                self._queued += 1
+            self._loader.submit(self._list_shared, spec, base_dir, warm, future, True)
+            return
+        try:
+            try:
+                taken = self.shared.take(key)
+            except OSError:  # the folder cannot be used: this worker loads for itself
+                future.set_result(self._load(spec, base_dir, warm))
+                return
+            if taken is None:
+                with self._queued_lock:
+                    others = self._queued
+                    if others:
+                        self._queued += 1
+                if others:
+                    if again:  # only others' targets left: not a busy loop
+                        time.sleep(POLL)
+                    self._loader.submit(self._list_shared, spec, base_dir, warm, future, True)
+                    return
+                try:
+                    taken = self.shared.wait(key, 2 * self.settings.load_timeout + 10.0)
+                except OSError:
+                    taken = None
+            if taken is None:
+                result = self._load(spec, base_dir, warm)  # listed by nobody in time
+            elif isinstance(taken, Claim):
+                result = self._load_and_publish(spec, base_dir, warm, taken)
+            else:
+                result = self._from_listing(spec, base_dir, warm, taken)
+        except BaseException as exc:
+            future.set_exception(exc)
+            return
+        future.set_result(result)
+
+    def _one_listed(self, future: concurrent.futures.Future[_Loaded]) -> None:
+        with self._queued_lock:
+            self._own_left -= 1
+            if self._own_left <= 0:
+                self._own_listed.set()
+
+    def _load_and_publish(
+        self, spec: TargetSpec, base_dir: Path, warm: bool, claim: Claim
+    ) -> _Loaded:
+        """Load the target for real and write its listing (or its error) for the others.
+
+        A Python target keeps its worker warm if it is one of the first this worker
+        lists (not of the first it was given: the others' are not loaded here).
+        """
+        if spec.kind is TargetKind.PYTHON:
+            with self._queued_lock:
+                warm = self._warm_listed < self._warm
+                self._warm_listed += warm
+        try:
+            loaded, worker = self._load(spec, base_dir, warm)
+        except Exception as exc:
+            why = (
+                str(exc)
+                if isinstance(exc, TargetError)
+                else (f"loading the target failed: {type(exc).__name__}: {exc}")
+            )
+            claim.publish(spec.label, error=why)
+            raise
+        except BaseException:
+            claim.release()
+            raise
+        try:
+            data = listing_of(loaded, worker)
+            servers = server_prefixes(spec, data)
+        except Exception:
+            claim.release()  # the others load it themselves: slower, the same verdicts
+        else:
+            claim.publish(spec.label, data, servers=servers)
+            if servers:
+                self._servers[f"toolnexus:{spec.label}"] = servers
+        return loaded, worker
+
+    def _from_listing(
+        self, spec: TargetSpec, base_dir: Path, warm: bool, listing: Listing
+    ) -> _Loaded:
+        """The target as another worker listed it, nothing of it loaded here.
+
+        A listing this worker cannot use (the mcp.json changed since) is loaded
+        here after all: every worker must collect the same items.
+        """
+        if listing.error is not None:
+            raise TargetError(listing.error)
+        self._contain(spec)
+        try:
+            if spec.kind is TargetKind.PYTHON:
+                declared, info = python_from_listing(listing.data)
+                worker = self._new_worker(spec, base_dir, listed=(declared, info))
+                return LoadedTarget(spec.label, [], info=dict(info)), worker
+            loaded = mcp_from_listing(spec, listing.data, base_dir=base_dir, launcher=self.launcher)
+            servers = server_prefixes(spec, listing.data)
+        except Exception:
+            return self._load(spec, base_dir, warm)
+        if servers:
+            self._servers[f"toolnexus:{spec.label}"] = servers
+        self._loaded.append(loaded)
+        return loaded, None
+
+    def _new_worker(
+        self,
+        spec: TargetSpec,
+        base_dir: Path,
+        listed: tuple[list[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> TargetWorker:
+        """The target's worker process (not started); ``listed``: its declarations as
+        another xdist worker listed them, started when its first tool is explored."""
         from toolnexus_conformance._registry import CATALOG
 
         modules = sorted({c.run.__module__ for c in CATALOG if c.info.live})
         self._contain(spec)
         # Each explore request carries its tool's arguments: the load message need not.
         options = dataclasses.replace(self.options, arguments={})
-        worker = TargetWorker(
-            spec.value,
-            spec.label,
-            base_dir=base_dir,
-            options=options,
-            modules=modules,
-            sandbox=self.sandbox,
-            forkserver=self._template(options, modules),
-        )
+        common: dict[str, Any] = {
+            "base_dir": base_dir,
+            "options": options,
+            "modules": modules,
+            "sandbox": self.sandbox,
+            "forkserver": self._template(options, modules),
+        }
+        worker: TargetWorker
+        if listed is None:
+            worker = TargetWorker(spec.value, spec.label, **common)
+        else:
+            worker = ListedWorker(
+                spec.value,
+                spec.label,
+                declared=listed[0],
+                info=listed[1],
+                load_timeout=self.settings.load_timeout,
+                **common,
+            )
         self._workers.append(worker)
         return worker
 
@@ -419,7 +620,12 @@ class ConformanceSession:
             plan(judges, subject, (c for c, _ in item.checks), group=subject.target)
         if self.isolated is not None:
             self.isolated.planned()
-        self._groups = worker_prefetch(self.config, session.items, self.options.concurrency)
+        self._groups = worker_prefetch(
+            self.config,
+            session.items,
+            self.options.concurrency,
+            servers=self._servers if self.shared is not None else None,
+        )
 
     def _target_nodes(
         self,
@@ -445,6 +651,9 @@ class ConformanceSession:
         self._collected.extend((label, _tool_name(s)) for s in subjects)
         if worker is not None and self.isolated is not None:
             self.isolated.add(label, worker, subjects)
+        source = loaded.info.get("mcp_source") if loaded is not None else None
+        if getattr(source, "listed", False):
+            self._unconnected[label] = source
         target_extra: dict[str, Any] = dict(loaded.info) if loaded is not None else {}
         target_extra["load_error"] = load_error
         target_subject = TargetSubject(label, subjects, target_extra)
@@ -531,7 +740,43 @@ class ConformanceSession:
         judges: Judges = self.explorations
         if self.isolated is not None and self.isolated.handles(subject.target):
             judges = self.isolated
+        if (
+            (self._unconnected or self._refused)
+            and isinstance(subject, ToolSubject)
+            and check.info.live
+            and may_execute(subject, self.options) is None  # it will call tools
+        ):
+            refused = self._connect(subject.target, subject.extra.get("server_name"))
+            if refused is not None:
+                judges = _Refused(refused)
         return run_check(check, subject, self.options, loop=self.loop, explorations=judges)
+
+    def _connect(self, target: str, server: Any) -> str | None:
+        """Start a server of a target another worker listed, at its first live check.
+
+        Only the tool's own server starts (an mcp.json's servers may be explored by
+        several workers, ``_units``). ``None`` once it lists the tools it listed
+        there; else why none of its tools is judged here.
+        """
+        source = self._unconnected.get(target)
+        asked = (target, str(server))
+        if source is not None and asked not in self._asked:
+            self._asked.add(asked)
+            names = [server] if isinstance(server, str) and server in source.connections else None
+            limit = self.settings.load_timeout
+            try:
+                problems = self.loop.run(source.connect(names), timeout=limit)
+            except LoopBlocked:
+                problems = [f"its servers did not start again within {limit:g}s"]
+            except Exception as exc:
+                problems = [f"starting its servers again raised {type(exc).__name__}: {exc}"]
+            if problems:
+                self._refused[asked] = (
+                    f"{target!r} was listed by another xdist worker at collection, and here"
+                    " its servers do not list the same tools, so none is judged against"
+                    " that listing: " + "; ".join(problems)
+                )
+        return self._refused.get(asked)
 
     # -- reporting -------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
@@ -632,6 +877,36 @@ class ConformanceSession:
         if self.live_report is not None:
             self.live_report.close()
         self.sandbox.close()
+
+
+class _Refused:
+    """The judges of a target whose tools cannot be judged here: each live check says why."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def plan(self, subject: ToolSubject, phases: Any, codes: Any, *, group: str) -> None:
+        return None
+
+    def judge(self, check: Check, subject: ToolSubject) -> tuple[Finding, ...]:
+        raise KitFailure(self.why)
+
+
+def _rotated(targets: Sequence[Any], workerinput: Any) -> tuple[list[Any], int]:
+    """The targets in the order this xdist worker lists them, and how many are its own.
+
+    Worker ``i`` of ``n`` begins ``i/n`` of the way in, and its own are those up
+    to where worker ``i + 1`` begins: the workers list different targets at once
+    (``_shared_loads``). Outside xdist, the order given.
+    """
+    if not isinstance(workerinput, dict) or not targets:
+        return list(targets), len(targets)
+    count = max(1, int(workerinput.get("workercount", 1)))
+    digits = "".join(c for c in str(workerinput.get("workerid", "")) if c.isdigit())
+    index = int(digits or 0) % count
+    start = index * len(targets) // count
+    own = (index + 1) * len(targets) // count - start
+    return [*targets[start:], *targets[:start]], own
 
 
 def _target_key(spec: TargetSpec) -> tuple[str, Any]:

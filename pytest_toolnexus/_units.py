@@ -6,7 +6,9 @@ again. An MCP server, an HTTP service or a skills folder is one session: its too
 are best explored where the server was opened. So the items of a run are cut into
 units, each given whole to one worker or shard:
 
-* a non-Python target (MCP, HTTP, A2A, skills): the whole target, one unit;
+* a non-Python target (MCP, HTTP, A2A, skills): the whole target, one unit; an
+  ``mcp.json`` whose servers are known (``servers``: the workers of one machine
+  share their listings) is cut by server instead, its own items one unit more;
 * a Python target: its target-level items, one unit; its tools, in bundles of a
   few consecutive tools (explored together, ``RunOptions.concurrency`` at a time;
   a bundle may run on into the next Python target);
@@ -134,13 +136,16 @@ def units_of(
     workers: int,
     concurrency: int,
     measured: Mapping[str, float] | None = None,
+    servers: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Unit]:
     """The collection's units, in the order of their first item.
 
-    ``measured`` (each tool's last cost) shapes the bundles: the controller and
-    every worker must be given the same, or none.
+    ``measured`` (each tool's last cost) shapes the bundles, and ``servers`` (the
+    prefix of each server's tool names, by target node name) cuts a target by
+    server: the controller and every worker must be given the same, or none.
     """
     measured = measured or {}
+    servers = servers or {}
     targets: dict[str, dict[str | None, list[int]]] = {}
     order: list[tuple[str, int]] = []  # ("target", position) or ("other", index)
     for index, nodeid in enumerate(nodeids):
@@ -179,6 +184,9 @@ def units_of(
             units.append(Unit(nodeids[index], [index]))
             continue
         tools = targets[what]
+        if whole[what] and len(servers.get(what, ())) > 1:
+            units.extend(_by_server(what, tools, servers[what]))
+            continue
         if whole[what]:
             indices = sorted(i for found in tools.values() for i in found)
             names = [f"{what}::{tool}" for tool in tools if tool is not None]
@@ -196,6 +204,31 @@ def units_of(
                     "tools",
                 )
             )
+    return units
+
+
+def _by_server(
+    target: str, tools: Mapping[str | None, list[int]], prefixes: Sequence[str]
+) -> list[Unit]:
+    """A target's units by server: each server's tools (by name prefix, the longest
+    that matches), and its other items (the target's own, tools of no server)."""
+    ordered = sorted(prefixes, key=len, reverse=True)
+    own: list[int] = []
+    by_prefix: dict[str, list[str | None]] = {}
+    for tool, found in tools.items():
+        prefix = next((p for p in ordered if tool is not None and tool.startswith(p)), None)
+        if prefix is None:
+            own.extend(found)
+        else:
+            by_prefix.setdefault(prefix, []).append(tool)
+    units = []
+    if own:
+        units.append(Unit(target, sorted(own), [], "target"))
+    for prefix, names in by_prefix.items():
+        indices = sorted(i for name in names for i in tools[name])
+        key = f"{target}::{prefix}*"
+        units.append(Unit(key, indices, [f"{target}::{name}" for name in names], "target"))
+    units.sort(key=lambda u: u.indices[0])
     return units
 
 

@@ -15,7 +15,16 @@ from ._config import DEFAULT_TIMEOUT, McpConfigError, ServerConfig, load_mcp_jso
 from ._connection import ServerConnection, ServerStatus
 from ._secret import Secret, redact
 from ._server import build_server, http_app, mcp_client, run_http, serve_stdio
-from ._source import McpSource, open_http, open_in_memory, open_mcp_json, open_servers, open_stdio
+from ._source import (
+    McpSource,
+    listed_servers,
+    open_http,
+    open_in_memory,
+    open_mcp_json,
+    open_servers,
+    open_stdio,
+    stdio_config,
+)
 from ._stdio import Launcher
 from ._tool import McpTool, exposed_name
 
@@ -32,6 +41,7 @@ __all__ = [
     "build_server",
     "exposed_name",
     "http_app",
+    "listed_servers",
     "load_mcp_json",
     "mcp_client",
     "open_http",
@@ -43,4 +53,5 @@ __all__ = [
     "redact",
     "run_http",
     "serve_stdio",
+    "stdio_config",
 ]

@@ -160,6 +160,14 @@ class ServerConnection:
     def status(self, value: ServerStatus) -> None:
         self._status = value
 
+    def preset(self, tools: list[mcp_types.Tool], status: ServerStatus) -> None:
+        """Hold what another process listed, before this one starts (``listed_servers``).
+
+        ``start`` replaces both with what the server says then.
+        """
+        self.tools = list(tools)
+        self._status = status
+
     # -- lifecycle ----------------------------------------------------------------------
     async def start(self) -> ServerStatus:
         """Start, handshake and list, each phase within the config's timeout. Never raises."""

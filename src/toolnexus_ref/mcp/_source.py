@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import shlex
 from collections.abc import Mapping, Sequence
@@ -10,6 +11,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
+
+import mcp_types
 
 from .._naming import sanitize
 from ._config import DEFAULT_TIMEOUT, ServerConfig, load_mcp_json
@@ -20,11 +23,13 @@ from ._tool import McpTool
 
 __all__ = [
     "McpSource",
+    "listed_servers",
     "open_http",
     "open_in_memory",
     "open_mcp_json",
     "open_servers",
     "open_stdio",
+    "stdio_config",
 ]
 
 
@@ -35,7 +40,7 @@ class McpSource:
     Also an async context manager.
     """
 
-    def __init__(self, connections: Sequence[ServerConnection]) -> None:
+    def __init__(self, connections: Sequence[ServerConnection], *, listed: bool = False) -> None:
         self.connections: dict[str, ServerConnection] = {c.config.name: c for c in connections}
         self.tools: list[McpTool] = [
             McpTool(connection, declared)
@@ -43,6 +48,63 @@ class McpSource:
             if connection.status.ok
             for declared in connection.tools
         ]
+        #: Built from another process's listing (``listed_servers``): nothing started
+        #: until ``connect``.
+        self.listed = listed
+        #: Each listed server's start, begun at most once (``connect``).
+        self._connecting: dict[str, asyncio.Task[str | None]] = {}
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Each server's name, status and ``tools/list`` result, as JSON-ready data.
+
+        What another process needs to build the same tools without starting the
+        servers (``listed_servers``); no secret is in it (statuses are redacted).
+        """
+        return [
+            {
+                "name": name,
+                "status": {
+                    **dataclasses.asdict(connection.status),
+                    "problems": list(connection.status.problems),
+                },
+                "tools": [_declared(t) for t in connection.tools] if connection.status.ok else [],
+            }
+            for name, connection in self.connections.items()
+        ]
+
+    async def connect(self, names: Sequence[str] | None = None) -> list[str]:
+        """Start the servers a listing said were connected; how their tools now differ.
+
+        A source from ``listed_servers`` holds tools but no server: this starts each
+        server named (every one, without ``names``) that was connected when it was
+        listed, once however often it is asked, and says, per server, what it lists
+        now that it did not then (or that it does not start). An empty list: the
+        tools are the ones listed.
+        """
+        if not self.listed:
+            return []
+        wanted = list(self.connections) if names is None else list(names)
+        for name in wanted:
+            connection = self.connections.get(name)
+            if name not in self._connecting and connection is not None and connection.status.ok:
+                self._connecting[name] = asyncio.ensure_future(self._start(connection))
+        tasks = [self._connecting[n] for n in wanted if n in self._connecting]
+        found = await asyncio.shield(asyncio.gather(*tasks))
+        return [problem for problem in found if problem is not None]
+
+    async def _start(self, connection: ServerConnection) -> str | None:
+        name = connection.config.name
+        expected = [_declared(t) for t in connection.tools]
+        await connection.start()
+        if not connection.status.ok:
+            return (
+                f"{name}: listed as connected, it did not start again:"
+                f" {connection.status.describe()}"
+            )
+        difference = _difference(expected, [_declared(t) for t in connection.tools])
+        if difference:
+            return f"{name}: its tools differ from those listed: {difference}"
+        return None
 
     @property
     def statuses(self) -> dict[str, ServerStatus]:
@@ -91,6 +153,59 @@ async def open_servers(
     await asyncio.gather(*(c.start() for c in connections))
     _keep_names_apart(connections)
     return McpSource(connections)
+
+
+def listed_servers(
+    configs: Sequence[ServerConfig],
+    listing: Sequence[Mapping[str, Any]],
+    *,
+    launcher: Launcher | None = None,
+) -> McpSource:
+    """The source another process listed (``McpSource.listing``), with no server started.
+
+    ``configs`` are the same servers, read here (their secrets never travel); each
+    takes the name it was listed under. The tools are built from the listing;
+    ``McpSource.connect`` starts the servers when their tools are to be called.
+    """
+    if len(configs) != len(listing):
+        raise ValueError(
+            f"the listing holds {len(listing)} servers and the configuration {len(configs)}"
+        )
+    connections = []
+    for config, entry in zip(configs, listing, strict=True):
+        named = dataclasses.replace(config, name=str(entry["name"]), named_by_server=False)
+        connection = ServerConnection(named, launcher=launcher)
+        status = dict(entry["status"])
+        status["problems"] = tuple(status.get("problems") or ())
+        connection.preset(
+            [mcp_types.Tool.model_validate(tool) for tool in entry["tools"]],
+            ServerStatus(**status),
+        )
+        connections.append(connection)
+    return McpSource(connections, listed=True)
+
+
+def _declared(tool: mcp_types.Tool) -> dict[str, Any]:
+    return tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def _difference(before: Sequence[Mapping[str, Any]], now: Sequence[Mapping[str, Any]]) -> str:
+    """What changed between two ``tools/list`` results, in a line; empty if nothing did."""
+    old = {str(t.get("name")): t for t in before}
+    new = {str(t.get("name")): t for t in now}
+    parts = []
+    gone = sorted(set(old) - set(new))
+    added = sorted(set(new) - set(old))
+    changed = sorted(n for n in set(old) & set(new) if old[n] != new[n])
+    if gone:
+        parts.append(f"no longer lists {', '.join(map(repr, gone[:5]))}")
+    if added:
+        parts.append(f"now lists {', '.join(map(repr, added[:5]))}")
+    if changed:
+        parts.append(f"declares {', '.join(map(repr, changed[:5]))} otherwise")
+    if not parts and list(old) != list(new):
+        parts.append("lists the same tools in another order")
+    return "; ".join(parts)
 
 
 def _keep_names_apart(connections: Sequence[ServerConnection]) -> None:
@@ -168,10 +283,23 @@ async def open_stdio(
     Without ``name``, the server is named by its ``serverInfo`` once it answers (a
     name taken from the command line stands in until then, and if it never does).
     """
+    config = stdio_config(command, name=name, timeout=timeout, cwd=cwd, env=env)
+    return await open_servers([config], launcher=launcher)
+
+
+def stdio_config(
+    command: Sequence[str] | str,
+    *,
+    name: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ServerConfig:
+    """The configuration ``open_stdio`` starts (see there)."""
     argv = shlex.split(command) if isinstance(command, str) else list(command)
     if not argv:
         raise ValueError("an MCP stdio command needs at least a program")
-    config = ServerConfig(
+    return ServerConfig(
         name=name or sanitize(_name_for(argv)),
         named_by_server=name is None,
         type="stdio",
@@ -180,7 +308,6 @@ async def open_stdio(
         cwd=Path(cwd) if cwd is not None else None,
         timeout=timeout,
     )
-    return await open_servers([config], launcher=launcher)
 
 
 async def open_http(

@@ -1,0 +1,473 @@
+"""Under xdist, each target is listed once per run on a machine, and explored where it runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_toolnexus._shared_loads import (
+    SHARED_KEY,
+    Claim,
+    Listing,
+    SharedListings,
+    listers,
+    remove_folder,
+    run_folder,
+)
+
+BASE = ["-p", "no:cacheprovider", "--toolnexus-conformance", "--toolnexus-only"]
+BASE += ["--toolnexus-sandbox", "off"]
+
+
+# -- the shared folder ----------------------------------------------------------------------
+def test_racing_workers_list_a_target_once_and_read_the_listing(tmp_path: Path) -> None:
+    takers = 8
+    barrier = threading.Barrier(takers)
+    got: list[Listing | Claim | None] = []
+    lock = threading.Lock()
+
+    def race(index: int) -> None:
+        # One open file each: flock holds between open files, in one process or many.
+        listings = SharedListings(tmp_path / "run", f"gw{index}")
+        barrier.wait()
+        found = listings.take("stdio:python server.py")
+        with lock:
+            got.append(found)
+
+    threads = [threading.Thread(target=race, args=(i,)) for i in range(takers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    claims = [found for found in got if isinstance(found, Claim)]
+    assert len(claims) == 1  # the others saw it held (None), none listed it twice
+    assert all(found is None for found in got if not isinstance(found, Claim))
+    claims[0].publish("stdio:python server.py", b"tools")
+    later = SharedListings(tmp_path / "run", "gw9").take("stdio:python server.py")
+    assert isinstance(later, Listing)
+    assert later.data == b"tools"
+    assert later.error is None
+    assert later.worker in {f"gw{i}" for i in range(takers)}
+
+
+def test_a_lister_that_dies_leaves_the_target_to_the_next(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from pathlib import Path\n"
+            "from pytest_toolnexus._shared_loads import SharedListings\n"
+            "claim = SharedListings(Path(sys.argv[1]), 'gw0').take('t')\n"
+            "print(type(claim).__name__, flush=True)\n"
+            "time.sleep(60)\n",
+            str(folder),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "Claim"
+        mine = SharedListings(folder, "gw1")
+        assert mine.take("t") is None  # held: being listed
+    finally:
+        holder.kill()
+        holder.wait()
+    taken = mine.wait("t", 10.0)
+    assert isinstance(taken, Claim)  # the dead lister's lock went with its process
+    taken.publish("t", error="broken on purpose")
+    listing = mine.read("t")
+    assert listing is not None
+    assert listing.error == "broken on purpose"
+
+
+def test_the_controller_reads_who_listed_what_and_removes_the_folder() -> None:
+    uid = "test-run-uid"
+    remove_folder(uid)
+    listings = SharedListings(run_folder(uid), "gw1")
+    claim = listings.take("five.json")
+    assert isinstance(claim, Claim)
+    claim.publish("five.json", b"[]")
+    assert listers(uid) == ({"toolnexus:five.json": "gw1"}, {})
+    remove_folder(uid)
+    assert not run_folder(uid).exists()
+
+
+# -- the scheduler --------------------------------------------------------------------------
+class _Gateway:
+    def __init__(self, name: str) -> None:
+        self.id = name
+
+
+class _Node:
+    def __init__(self, name: str, workerinput: dict[str, Any]) -> None:
+        self.gateway = _Gateway(name)
+        self.workerinput = workerinput
+        self.sent: list[int] = []
+        self.shutting_down = False
+
+    def send_runtest_some(self, indices: list[int]) -> None:
+        self.sent.extend(indices)
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def _ids(target: str, tools: int) -> list[str]:
+    ids = [f"toolnexus:{target}::TN001-target-loads"]
+    return ids + [f"toolnexus:{target}::t{t}::TN5{c:02d}-x" for t in range(tools) for c in range(3)]
+
+
+def test_the_scheduler_gives_each_server_to_the_worker_that_listed_it(
+    pytestconfig: pytest.Config,
+) -> None:
+    pytest.importorskip("xdist")
+    from pytest_toolnexus._scheduler import ToolScheduling
+
+    uid = "test-scheduler-uid"
+    remove_folder(uid)
+    servers = [f"stdio:python s{n}.py" for n in range(5)]
+    collection = [i for s in servers for i in _ids(s, 2)]
+    listed_by = {servers[0]: "gw1", servers[1]: "gw1", servers[2]: "gw0", servers[3]: "gw1"}
+    for server, worker in listed_by.items():  # s4: listed by nobody (a remote host)
+        claim = SharedListings(run_folder(uid), worker).take(server)
+        assert isinstance(claim, Claim)
+        claim.publish(server, b"[]")
+    try:
+        workerinput = {"testrunuid": uid, SHARED_KEY: True}
+        sched = ToolScheduling(pytestconfig, None, concurrency=4, numnodes=2)
+        nodes = [_Node("gw0", workerinput), _Node("gw1", workerinput)]
+        for node in nodes:
+            sched.add_node(node)
+            sched.add_node_collection(node, collection)
+        sched.schedule()
+        while sched.has_pending:
+            for node in nodes:
+                pending = sched.node2pending.get(node)
+                if pending:
+                    sched.mark_test_complete(node, pending[0], 0.1)
+        given = {unit: node for node, units in sched.given.items() for unit in units}
+        assert given[f"toolnexus:{servers[2]}"] == "gw0"
+        # gw1 listed three: it keeps two, and gw0, out of servers of its own, runs one
+        # of them (or the unlisted one) rather than wait.
+        assert sum(given[f"toolnexus:{s}"] == "gw1" for s in servers[:2] + servers[3:4]) >= 2
+        assert sorted(len(units) for units in sched.given.values()) == [2, 3]
+    finally:
+        remove_folder(uid)
+
+
+def test_an_mcp_json_with_known_servers_is_cut_by_server() -> None:
+    from pytest_toolnexus._units import units_of
+
+    target = "toolnexus:servers/mcp.json"
+    collection = [f"{target}::TN851-servers-start"]
+    for tool in ("a_one", "a_b_two", "a_two", "zz_other", "a_b_one"):
+        collection += [f"{target}::{tool}::TN5{c:02d}-x" for c in range(2)]
+    whole = units_of(collection, workers=2, concurrency=4)
+    assert [u.key for u in whole] == [target]
+    cut = units_of(collection, workers=2, concurrency=4, servers={target: ["a_", "a_b_"]})
+    assert {u.key: sorted(t.rsplit("::", 1)[1] for t in u.tools) for u in cut} == {
+        target: [],  # the target's own items and a tool of no server
+        f"{target}::a_*": ["a_one", "a_two"],
+        f"{target}::a_b_*": ["a_b_one", "a_b_two"],  # the longest prefix
+    }
+    assert all(u.kind == "target" for u in cut)
+    assert sorted(i for u in cut for i in u.indices) == list(range(len(collection)))
+
+
+# -- the listed MCP source ------------------------------------------------------------------
+SERVER = '''
+import os
+import sys
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+HERE = Path(__file__).resolve().parent
+NAME = sys.argv[1]
+with (HERE / "starts").open("a") as handle:
+    handle.write(f"{NAME} {os.getpid()} {os.getppid()}\\n")
+server = MCPServer(NAME)
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
+def read_note(name: str) -> str:
+    """Read a note by name."""
+    return f"note {name}"
+
+
+if (HERE / "listed").exists():
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def write_note(name: str) -> str:
+        """Write a note."""
+        return name
+
+
+if __name__ == "__main__":
+    server.run()
+'''
+
+
+def _mcp_json(folder: Path, names: str) -> Path:
+    (folder / "notes_server.py").write_text(SERVER)
+    servers = {
+        name: {"command": sys.executable, "args": [str(folder / "notes_server.py"), name]}
+        for name in names
+    }
+    path = folder / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": servers}))
+    return path
+
+
+def test_a_listed_source_starts_its_servers_only_when_asked_and_checks_their_tools(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+
+    from toolnexus_ref import mcp
+
+    path = _mcp_json(tmp_path, "ab")
+
+    async def scenario() -> None:
+        first = await mcp.open_mcp_json(path)
+        listing = json.loads(json.dumps(first.listing()))  # plain data, as written
+        await first.close()
+        starts = (tmp_path / "starts").read_text().splitlines()
+        configs = mcp.load_mcp_json(path, isolate=True)
+        listed = mcp.listed_servers(configs, listing)
+        assert [t.name for t in listed.tools] == ["a_read_note", "b_read_note"]
+        assert {n: s.state for n, s in listed.statuses.items()} == {
+            "a": "connected",
+            "b": "connected",
+        }
+        assert (tmp_path / "starts").read_text().splitlines() == starts  # none started
+        assert await listed.connect() == []
+        assert await listed.connect() == []  # once
+        result = await listed.tools[0].execute({"name": "x"})
+        assert not result.is_error
+        await listed.close()
+        assert len((tmp_path / "starts").read_text().splitlines()) == len(starts) + 2
+        (tmp_path / "listed").touch()  # the servers now list one more tool
+        again = mcp.listed_servers(configs, listing)
+        problems = await again.connect()
+        await again.close()
+        assert len(problems) == 2
+        assert "a: its tools differ from those listed: now lists 'write_note'" in problems[0]
+
+    asyncio.run(scenario())
+
+
+def test_a_listed_python_target_that_declares_other_tools_is_not_explored(
+    tmp_path: Path,
+) -> None:
+    from toolnexus_conformance._options import RunOptions
+    from toolnexus_conformance.process._isolation import TargetWorker, WorkerError
+    from toolnexus_conformance.process._sandbox import Sandbox
+
+    from pytest_toolnexus._listed import ListedWorker
+
+    (tmp_path / "looks.py").write_text(TARGET.replace("{n}", "0"))
+    # Uncontained: the target notes each import in the folder it is imported from.
+    common: dict[str, Any] = {
+        "base_dir": tmp_path,
+        "options": RunOptions(),
+        "sandbox": Sandbox(mode="off"),
+    }
+    lister = TargetWorker("looks:tools", "looks:tools", **common)
+    try:
+        lister.load(60.0)
+    finally:
+        lister.close()
+    declared = [dict(entry) for entry in lister.declared]
+    same = ListedWorker(
+        "looks:tools",
+        "looks:tools",
+        declared=declared,
+        info=lister.info,
+        load_timeout=60.0,
+        **common,
+    )
+    try:
+        assert same.tools == 1
+        assert same.load(60.0) == 1  # what was listed: loaded, no error
+    finally:
+        same.close()
+    declared[0]["input_schema"] = {"type": "object"}
+    other = ListedWorker(
+        "looks:tools",
+        "looks:tools",
+        declared=declared,
+        info=lister.info,
+        load_timeout=60.0,
+        **common,
+    )
+    try:
+        with pytest.raises(WorkerError, match="input schema changed"):
+            other.load(60.0)
+        with pytest.raises(WorkerError, match="declares other tools"):
+            other.load(60.0)  # said again, not imported again
+    finally:
+        other.close()
+    assert len((tmp_path / "imports").read_text().splitlines()) == 3
+
+
+# -- whole runs under -n 2 ------------------------------------------------------------------
+def _outcomes(report: dict[str, Any]) -> Counter[tuple[str, str, str, str]]:
+    return Counter(
+        (r["target"], str(r.get("tool")), r["check"], r["outcome"]) for r in report["results"]
+    )
+
+
+def _started(pytester: pytest.Pytester) -> list[list[str]]:
+    path = pytester.path / "starts"
+    lines = path.read_text().splitlines() if path.exists() else []
+    path.unlink(missing_ok=True)
+    return [line.split() for line in lines]
+
+
+#: Which xdist worker process ran each item.
+WHERE = """
+import os
+
+
+def pytest_runtest_call(item):
+    with open(os.path.join(str(item.config.rootpath), "ran.log"), "a") as log:
+        log.write(f"{os.getpid()} {item.nodeid}\\n")
+"""
+
+
+def test_each_server_of_an_mcp_json_is_listed_once_and_explored_by_server(
+    pytester: pytest.Pytester,
+) -> None:
+    pytest.importorskip("xdist")
+    _mcp_json(pytester.path, "abc")
+    pytester.makeconftest(WHERE)
+    args = [*BASE, "--toolnexus-target", "mcp.json", "--toolnexus-examples", "2"]
+    args += ["--toolnexus-select", "TN1,TN5,TN851"]
+    serial = pytester.runpytest_subprocess(*args, "--toolnexus-report", "serial.json")
+    assert serial.ret == 0, serial.stdout.str()
+    assert len(_started(pytester)) == 3
+    (pytester.path / "ran.log").unlink()
+    run = pytester.runpytest_subprocess(*args, "-n", "2", "--toolnexus-report", "n2.json")
+    assert run.ret == 0, run.stdout.str()
+    started = _started(pytester)  # (server, its pid, the worker that started it)
+    ran: dict[str, set[str]] = {}  # the servers whose tools each worker explored
+    for line in (pytester.path / "ran.log").read_text().splitlines():
+        pid, nodeid = line.split(" ", 1)
+        tool = nodeid.split("::")[1]
+        if tool[:2] in ("a_", "b_", "c_"):
+            ran.setdefault(pid, set()).add(tool[0])
+    by_worker: dict[str, list[str]] = {}
+    for name, _, worker in started:
+        by_worker.setdefault(worker, []).append(name)
+    # One worker listed the three servers, each once; a server the other worker was
+    # given is started there once more, only for its own tools; no server twice there.
+    listers = [w for w, names in by_worker.items() if sorted(names) == ["a", "b", "c"]]
+    assert len(listers) == 1, started
+    for worker, names in by_worker.items():
+        if worker != listers[0]:
+            assert len(names) == len(set(names))
+            assert set(names) <= ran.get(worker, set()), (started, ran)
+    assert len(ran) == 2  # both workers explored servers of the one mcp.json
+    reports = [json.loads((pytester.path / f"{n}.json").read_text()) for n in ("serial", "n2")]
+    assert _outcomes(reports[0]) == _outcomes(reports[1])
+    assert reports[1]["complete"]
+
+
+TARGET = """
+import os
+from pathlib import Path
+
+from toolnexus_ref import BaseTool
+
+with (Path(__file__).resolve().parent / "imports").open("a") as log:
+    log.write(f"{__name__} {os.getpid()}\\n")
+
+
+class Look(BaseTool):
+    name = "look_{n}"
+    description = "Looks a word up."
+    input_schema = {
+        "type": "object",
+        "properties": {"word": {"type": "string", "maxLength": 8}},
+        "required": ["word"],
+        "additionalProperties": False,
+    }
+
+    def run(self, args, ctx):
+        return args["word"]
+
+
+tools = [Look()]
+"""
+
+BROKEN = """
+import os
+from pathlib import Path
+
+with (Path(__file__).resolve().parent / "imports").open("a") as log:
+    log.write(f"{__name__} {os.getpid()}\\n")
+raise RuntimeError("broken on purpose")
+"""
+
+
+#: Both workers begin listing together (each first lists its own share of the targets),
+#: however late one of them starts on a busy machine.
+TOGETHER = """
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        return
+    here = Path(str(config.rootpath))
+    (here / f"ready-{worker}").touch()
+    end = time.monotonic() + 60
+    while len(list(here.glob("ready-*"))) < 2 and time.monotonic() < end:
+        time.sleep(0.05)
+"""
+
+
+def test_python_targets_are_imported_once_and_a_broken_one_is_one_item(
+    pytester: pytest.Pytester,
+) -> None:
+    pytest.importorskip("xdist")
+    for n in range(2):
+        pytester.makepyfile(**{f"look{n}": TARGET.replace("{n}", str(n))})
+    pytester.makepyfile(broken=BROKEN)
+    pytester.makeconftest(TOGETHER)
+    pytester.syspathinsert()
+    args = [*BASE, "--toolnexus-examples", "2", "--toolnexus-select", "TN1,TN5"]
+    for target in ("look0:tools", "broken:tools", "look1:tools"):
+        args += ["--toolnexus-target", target]
+    run = pytester.runpytest_subprocess(*args, "-n", "2", "--toolnexus-report", "n2.json")
+    imports = Counter(
+        line.split()[0] for line in (pytester.path / "imports").read_text().splitlines()
+    )
+    assert imports == {"look0": 1, "look1": 1, "broken": 1}, run.stdout.str()
+    report = json.loads((pytester.path / "n2.json").read_text())
+    broken = [
+        (r["check"], r["outcome"]) for r in report["results"] if r["target"] == "broken:tools"
+    ]
+    assert broken == [("TN001", "failed")]  # one item, the same on both workers
+    assert "Different tests collected" not in run.stdout.str()
+    outcomes = run.parseoutcomes()
+    assert outcomes["failed"] == 1, run.stdout.str()
+    assert outcomes["passed"] > 4
