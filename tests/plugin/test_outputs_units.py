@@ -141,7 +141,9 @@ def test_the_page_escapes_every_value_and_needs_no_network() -> None:
 def test_the_page_shows_accepted_findings_apart_and_works_without_the_key() -> None:
     plain = render_html(report_of(record()))
     assert "No finding is accepted by a baseline" in plain
-    page = render_html(report_of(record(), record(tool="legacy", baseline="accepted", baseline_reason="ticket 7")))
+    page = render_html(
+        report_of(record(), record(tool="legacy", baseline="accepted", baseline_reason="ticket 7"))
+    )
     failures, accepted = page.split('<section id="accepted">', 1)
     assert 'id="r0"' in failures
     assert 'id="r1"' not in failures
