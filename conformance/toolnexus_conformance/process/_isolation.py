@@ -56,9 +56,10 @@ START_LIMIT = 10.0
 WARM_LIMIT = 300.0
 EXIT_WAIT = 5.0
 #: How long to wait for the worker to say how a tool's process ended, once its socket
-#: closed. The worker reaps it at once and a worker that dies says so at once (its
-#: jobs are all let go), so the wait ends early; only a starved machine (load 40 on
-#: two cores) takes seconds, and an end left unknown was a kit failure, not a verdict.
+#: closed (the verdict, TN606, quotes it). The worker reaps it at once and a worker
+#: that dies says so at once (its jobs are all let go), so the wait ends early; only
+#: a starved machine (load 40 on two cores) takes seconds, and an end left unknown
+#: was a kit failure, not a verdict. A process the session killed is not waited for.
 REPORT_WAIT = 60.0
 #: A tool's process that sends nothing, not even its heartbeat, for the call timeout
 #: plus this is frozen (a tool holding the GIL, or stopping every thread).
@@ -721,7 +722,7 @@ class TargetWorker:
     def _kill(self, job: _Job, last_call: str | None, why: str) -> ToolJudgement:
         if job.pid is not None:
             kill_group(job.pid)
-        job.exited.wait(REPORT_WAIT)
+        job.exited.wait(EXIT_WAIT)  # the verdict is ours, whatever its status says
         if self.threads > 1:
             # Honest about our share: a lock one of those threads held at the fork stays
             # held in the tool's process, and would stop it just the same.
