@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import shutil
+import statistics
 import tempfile
 import threading
 import time
@@ -454,7 +455,7 @@ async def search(
     budget = options.search_budget * slower
     made_calls = [0]  # calls this search began (remembered ones are free)
     fastest = [float("inf")]  # the quickest call so far (its share): how fast the tool is
-    last_took = [0.0]  # how long the last call took: what the next is expected to take
+    took: list[float] = []  # how long each call took: what the next is expected to take
     shares: dict[int, int] = {}  # calls in flight when each call began
     seen: dict[str, Failure] = {}  # every property's first failure, shrunk or not
 
@@ -478,10 +479,12 @@ async def search(
                 made = replace(made, mutation=mutation)
             return made
         now = time.monotonic()
-        # A call is begun only if one as long as the last would end within the budget:
-        # a tool whose calls take ten seconds is not called again two seconds before
-        # its budget ends (its search would last a call longer than its budget).
-        ends = now + last_took[0]
+        # A call is begun only if one as long as the tool's calls take would end within
+        # the budget: a tool whose calls take ten seconds is not called again two
+        # seconds before its budget ends (its search would last a call longer than its
+        # budget). Expected: the last call's time, or the median if that is shorter, so
+        # one slow call (a 100,000-character edge value) does not end a fast tool's search.
+        ends = now + min(took[-1], statistics.median(took)) if took else now
         if not budget_ends:
             budget_ends.extend([now + budget, now + min(budget, DEPTH_TIME * slower), now])
         elif in_explicit[0]:
@@ -515,7 +518,7 @@ async def search(
             share = max(shares.pop(id(begun), 1), _leave())
         made = Call(args, outcome, mutation)
         fastest[0] = min(fastest[0], outcome.elapsed / share)
-        last_took[0] = outcome.elapsed
+        took.append(outcome.elapsed)
         results[index].calls.append(made)
         recorded[index].add(args_key(args))
         if outcome.timed_out:
