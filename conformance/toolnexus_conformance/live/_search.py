@@ -484,12 +484,13 @@ async def search(
         # seconds before its budget ends (its search would last a call longer than its
         # budget). Expected: the last call's time, or the median if that is shorter, so
         # one slow call (a 100,000-character edge value) does not end a fast tool's search.
+        # The explicit arguments (edge values: the most bugs) keep their own rule.
         ends = now + min(took[-1], statistics.median(took)) if took else now
         if not budget_ends:
             budget_ends.extend([now + budget, now + min(budget, DEPTH_TIME * slower), now])
         elif in_explicit[0]:
             fast = fastest[0] < FAST_CALL * slower
-            if ends > budget_ends[2] + (EXPLICIT_SPAN * budget if fast else budget / 2):
+            if now > budget_ends[2] + (EXPLICIT_SPAN * budget if fast else budget / 2):
                 return None  # the rest of the explicit arguments are skipped
         elif ends > budget_ends[0] or (made_calls[0] >= floor and ends > budget_ends[1]):
             if not seen:
