@@ -485,7 +485,10 @@ async def search(
         # budget). Expected: the last call's time, or the median if that is shorter, so
         # one slow call (a 100,000-character edge value) does not end a fast tool's search.
         # The explicit arguments (edge values: the most bugs) keep their own rule.
-        ends = now + min(took[-1], statistics.median(took)) if took else now
+        # Only a slow tool's calls count (``FAST_CALL``): a fast tool's search, its calls
+        # slowed by its neighbours, keeps every call its budget allows.
+        expected = min(took[-1], statistics.median(took)) if took else 0.0
+        ends = now + expected if expected >= FAST_CALL * slower else now
         if not budget_ends:
             budget_ends.extend([now + budget, now + min(budget, DEPTH_TIME * slower), now])
         elif in_explicit[0]:
