@@ -15,10 +15,15 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import pytest
+from toolnexus_conformance._registry import load_catalog, matches
 
 from ._options import IGNORE, SELECT
+
+if TYPE_CHECKING:
+    from toolnexus_conformance._model import CheckInfo
 
 __all__ = ["SelectionCheck", "unknown_tokens"]
 
@@ -26,24 +31,17 @@ __all__ = ["SelectionCheck", "unknown_tokens"]
 SUGGESTIONS = 3
 
 
-def unknown_tokens(tokens: Iterable[str], names: Sequence[tuple[str, str, str]]) -> list[str]:
-    """The tokens that name no check: ``names`` holds each check's (code, category, slug)."""
-    unknown: list[str] = []
-    for token in tokens:
-        upper, lower = token.upper(), token.lower()
-        if not any(
-            code.upper().startswith(upper) or lower in (category, slug)
-            for code, category, slug in names
-        ):
-            unknown.append(token)
-    return unknown
+def unknown_tokens(tokens: Iterable[str], infos: Sequence[CheckInfo]) -> list[str]:
+    """The tokens that name no check, as the catalog's own ``matches`` reads a name."""
+    return [token for token in tokens if not any(matches(info, token) for info in infos)]
 
 
-def _suggest(token: str, names: Sequence[tuple[str, str, str]]) -> str:
-    words = sorted({w for triple in names for w in triple})
+def _suggest(token: str, infos: Sequence[CheckInfo]) -> str:
+    words = sorted({w for i in infos for w in (i.code, i.category.value, i.slug)})
     close = difflib.get_close_matches(token, words, n=SUGGESTIONS, cutoff=0.6)
     if not close:
-        close = difflib.get_close_matches(token.upper(), [n[0] for n in names], SUGGESTIONS, 0.6)
+        codes = [i.code for i in infos]
+        close = difflib.get_close_matches(token.upper(), codes, SUGGESTIONS, 0.6)
     return f" (did you mean {', '.join(close)}?)" if close else ""
 
 
@@ -55,13 +53,11 @@ class SelectionCheck:
 
     @pytest.hookimpl(tryfirst=True)  # registered after the session's: called before it
     def pytest_collection_modifyitems(self) -> None:
-        from toolnexus_conformance._registry import load_catalog
-
-        names = [(c.code, c.info.category.value, c.info.slug) for c in load_catalog()]
+        infos = [c.info for c in load_catalog()]
         problems = [
-            f"{option} {token!r} names no check{_suggest(token, names)}"
+            f"{option} {token!r} names no check{_suggest(token, infos)}"
             for option, tokens in self.given.items()
-            for token in unknown_tokens(tokens, names)
+            for token in unknown_tokens(tokens, infos)
         ]
         if problems:
             raise pytest.UsageError(

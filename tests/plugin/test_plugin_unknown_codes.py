@@ -7,6 +7,8 @@ project's own check, registered in a conftest, is a name like any other.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from pytest_toolnexus._selection import unknown_tokens
@@ -42,7 +44,13 @@ def house_rule(subject):
     return ()
 """
 
-NAMES = [("TN202", "description", "description-length"), ("TN301", "schema", "schema-json-data")]
+NAMES = [
+    SimpleNamespace(code=code, category=SimpleNamespace(value=category), slug=slug)
+    for code, category, slug in [
+        ("TN202", "description", "description-length"),
+        ("TN301", "schema", "schema-json-data"),
+    ]
+]
 
 
 def test_only_tokens_naming_no_check_are_unknown() -> None:

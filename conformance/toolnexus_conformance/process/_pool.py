@@ -18,7 +18,6 @@ import threading
 from typing import Protocol
 
 __all__ = [
-    "DEFAULT_WORKERS",
     "WORKER_MEMORY",
     "Suspendable",
     "WorkerPool",
@@ -69,9 +68,6 @@ def default_workers(concurrency: int = 16, cpus: int | None = None, memory: int 
         return max(1, min(max(4, 2 * cores), ceiling))
     affordable = int(available * MEMORY_SHARE) // WORKER_MEMORY
     return max(1, min(max(4, affordable), ceiling))
-
-
-DEFAULT_WORKERS = default_workers()
 
 
 class WorkerPool:
