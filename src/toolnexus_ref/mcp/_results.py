@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -92,21 +94,42 @@ def from_mcp_error(exc: MCPError, *, server: str, tool: str) -> ToolResult:
 
 def output_schema_errors(schema: Mapping[str, Any], structured: Any) -> list[str]:
     """How ``structured`` breaks the declared output schema; empty when it conforms."""
-    from jsonschema import SchemaError
-
-    from .._validation import format_json_path, validator_for
+    from .._validation import format_json_path
 
     try:
-        validator = validator_for(schema)
-        validator.check_schema(schema)
-    except SchemaError as exc:
-        return [f"the output schema itself is invalid: {exc.message}"]
+        text = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON: checked afresh (and refused) each time
+        text = None
+    validator, invalid = _output_validator(text) if text is not None else _compile(schema)
+    if invalid is not None:
+        return [f"the output schema itself is invalid: {invalid}"]
     if structured is None:
         return ["the tool declares an output schema but returned no structured content"]
     return [
         f"{format_json_path(e.absolute_path)}: {e.message}"
         for e in list(validator.iter_errors(structured))[:5]
     ]
+
+
+@functools.lru_cache(maxsize=1024)
+def _output_validator(text: str) -> tuple[Any, str | None]:
+    """One tool's output validator, checked against its metaschema once, not per call:
+    checking the schema costs tens of milliseconds, ten times the call itself."""
+    return _compile(json.loads(text))
+
+
+def _compile(schema: Mapping[str, Any]) -> tuple[Any, str | None]:
+    """The schema's validator, or why the schema itself is invalid."""
+    from jsonschema import SchemaError
+
+    from .._validation import validator_for
+
+    try:
+        validator = validator_for(schema)
+        validator.check_schema(schema)
+    except SchemaError as exc:
+        return None, exc.message
+    return validator, None
 
 
 def describe_invalid(exc: ValidationError, *, limit: int = 3) -> str:
