@@ -191,7 +191,8 @@ def invalid_args_no_raise(call: Call) -> str | None:
     category=Category.ERRORS,
     severity=Severity.ERROR,
     why="The contract makes ctx optional; hosts without cancellation pass None, and a tool "
-    "that calls ctx.is_cancelled() unguarded raises AttributeError for them.",
+    "that calls ctx.is_cancelled() unguarded raises AttributeError for them. Not judged for "
+    "MCP tools: the context stays in the client, and the server gets the same tools/call.",
     fix="Guard every use: `if ctx is not None and ctx.is_cancelled(): ...`.",
     reference=_CONTRACT,
     streams=(Stream.NO_CONTEXT,),

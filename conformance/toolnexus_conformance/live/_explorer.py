@@ -49,6 +49,12 @@ __all__ = ["DEADLINE", "explore_tool", "is_async", "parts", "runs_on_loop"]
 
 #: The most calls made at once by the concurrency probe.
 BATCH = 4
+#: Why an MCP tool is not called without a context (TN603).
+NO_CONTEXT_OVER_MCP = (
+    "not judged over MCP: a context (cancellation, deadline) stays in the client, and"
+    " the server receives the same tools/call with or without one; TN603 judges tools"
+    " whose execute() the host calls directly"
+)
 
 
 def runs_on_loop(tool: Any, source: Any = None) -> bool:
@@ -117,6 +123,11 @@ async def _explore(env: Env, phases: frozenset[Phase]) -> None:
 
     streams: list[Callable[[], Awaitable[None]]] = []
     no_context = valid is not None and Phase.NO_CONTEXT in phases
+    if no_context and env.subject.source == "mcp":
+        # The context stays in the client: the server gets the same tools/call with
+        # or without one, so a second call per example would judge only our client.
+        no_context = False
+        observation.stream_skips[Stream.NO_CONTEXT] = NO_CONTEXT_OVER_MCP
     if valid is not None and (Phase.VALID in phases or no_context):
         streams.append(lambda: _stream(env, Stream.VALID, valid, with_no_context=no_context))
     if invalid is not None:
