@@ -18,9 +18,11 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
    pytest processes, start-up included, interleaved.
 6. Many targets: the plugin's live suite on 20 one-tool Python targets whose tool
    sleeps 0.5 s per call, against one such target alone (default worker pool, and
-   one worker per target with ``--toolnexus-workers 20``); whole pytest processes,
+   one worker per target with ``--toolnexus-workers 20``), and on 20 targets of
+   which 5 have that slow tool and 15 a fast one; whole pytest processes,
    interleaved. Targets load and are explored at once, so 20 should cost about
-   one plus the start-up of each worker (which takes CPU: on few cores, more).
+   one plus the start-up of each worker (which takes CPU: on few cores, more), as
+   long as the slow tools fit in the concurrency (16 by default: 20 slow tools do not).
 6. The sandbox: the plugin's live suite on the example toolkit and on the 200-tool
    target with ``--toolnexus-sandbox auto`` (bubblewrap) and ``off``, interleaved;
    and an MCP stdio server (``toolnexus-mcp-serve`` of the example toolkit) started,
@@ -349,12 +351,24 @@ tools = [Slow()]
 """
 
 
+#: The same tool, answering at once.
+FAST_TOOL = (
+    SLOW_TOOL.replace("        time.sleep(0.5)\n", "")
+    .replace("slowly (half a second per call, like a remote service)", "at once")
+    .replace('"slow_{index}"', '"fast_{index}"')
+)
+#: Of the mixed set of targets, how many have the slow tool (the rest the fast one).
+MIXED_SLOW = 5
+
+
 def many_targets(repeat: int, count: int = 20) -> None:
     print(f"6. {count} one-tool targets (0.5 s per call) against one, live suite, whole pytest")
     with tempfile.TemporaryDirectory() as folder:
         for index in range(count):
             text = SLOW_TOOL.replace("{index}", str(index))
             (Path(folder) / f"slow_target_{index}.py").write_text(text)
+            text = FAST_TOOL.replace("{index}", str(index))
+            (Path(folder) / f"fast_target_{index}.py").write_text(text)
 
         def command(targets: int, *extra: str) -> list[str]:
             base = _live_suite("slow_target_0:tools")
@@ -362,9 +376,14 @@ def many_targets(repeat: int, count: int = 20) -> None:
                 base += ["--toolnexus-target", f"slow_target_{index}:tools"]
             return [*base, *extra]
 
+        # The shape of a real project: a few slow tools among fast ones.
+        mixed = command(MIXED_SLOW)
+        for index in range(MIXED_SLOW, count):
+            mixed += ["--toolnexus-target", f"fast_target_{index}:tools"]
         variants = {
             "one target": command(1),
             f"{count} targets": command(count),
+            f"{count} targets, {MIXED_SLOW} slow": mixed,
             f"{count} targets, 4 workers": command(count, "--toolnexus-workers", "4"),
             f"{count} targets, {count} at once": command(
                 count, "--toolnexus-workers", str(count), "--toolnexus-concurrency", str(count)
