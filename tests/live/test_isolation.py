@@ -210,3 +210,82 @@ def test_a_fresh_worker_says_loaded_before_it_warms(
         assert worker._warmed.is_set()
     finally:
         worker.close()
+
+
+STOPS_ITSELF = """
+import os
+import signal
+
+from toolnexus_ref import ToolResult
+
+
+class Stops:
+    name = "stops"
+    description = "Stops its own process (SIGSTOP): it freezes, heartbeat and all."
+    source = "custom"
+    input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
+
+    def execute(self, args, ctx=None):
+        os.kill(os.getpid(), signal.SIGSTOP)
+        return ToolResult.ok("unreachable")
+
+
+tools = [Stops()]
+"""
+
+
+def _stopped_descendants() -> list[int]:
+    """Processes under this one (any depth) stopped by a signal (state ``T``)."""
+    parents: dict[int, int] = {}
+    states: dict[int, str] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        states[int(entry.name)], parents[int(entry.name)] = fields[0], int(fields[1])
+    ours = os.getpid()
+
+    def under(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == ours:
+                return True
+        return False
+
+    return [pid for pid, state in states.items() if state == "T" and under(pid)]
+
+
+@pytest.mark.parametrize("mode", ["auto", "off"])
+def test_a_frozen_tool_is_killed_in_its_own_sandbox(
+    mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool's process is numbered in its sandbox's PID namespace: the same number out
+    here is another process (the user's), so the kill must happen in the sandbox."""
+    from toolnexus_conformance.process._sandbox import Sandbox, probe
+
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("needs /proc")
+    if mode == "auto" and not probe().available:
+        pytest.skip(probe().why)
+    (tmp_path / "stopping_tools.py").write_text(STOPS_ITSELF)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    worker = TargetWorker(
+        "stopping_tools:tools",
+        "stopping_tools:tools",
+        base_dir=tmp_path,
+        options=OPTIONS,
+        sandbox=Sandbox(mode=mode),
+    )
+    try:
+        assert worker.load(30) == 1
+        judged = worker.explore(0, "stops", ["TN601", "TN606"])
+        assert judged.ended is not None, judged
+        assert "the tool froze its process" in judged.ended
+        assert "it was killed" in judged.ended
+        assert _stopped_descendants() == []  # killed, not left stopped until the worker ends
+    finally:
+        worker.close()

@@ -121,6 +121,8 @@ class ToolJudgement:
 
 @dataclass(slots=True)
 class _Job:
+    #: What the worker knows the job by.
+    key: int = 0
     started: threading.Event = field(default_factory=threading.Event)
     exited: threading.Event = field(default_factory=threading.Event)
     pid: int | None = None
@@ -538,8 +540,8 @@ class TargetWorker:
                 except WorkerError:
                     pass
             for job in list(self._jobs.values()):
-                if job.pid is not None and not job.exited.is_set():
-                    kill_group(job.pid)
+                if not job.exited.is_set():
+                    self._kill_tool(job)
             self._stop_process()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
@@ -607,7 +609,7 @@ class TargetWorker:
         end = _monotonic() + WARM_LIMIT
         while not warmed.wait(0.05) and not gone.is_set() and _monotonic() < end:
             pass
-        job = _Job(generation=self._generation, gone=self._gone)
+        job = _Job(job_id, generation=self._generation, gone=self._gone)
         self._jobs[job_id] = job
         ours, theirs = socket.socketpair()
         try:
@@ -703,8 +705,7 @@ class TargetWorker:
 
     def _worker_gone(self, job: _Job, last_call: str | None) -> ToolJudgement:
         """The worker died while this tool's process ran: that process goes with it."""
-        if job.pid is not None:
-            kill_group(job.pid)
+        self._kill_tool(job)
         status, running = self._deaths.get(job.generation, (None, 2))
         return ToolJudgement(worker_died=_ending(status), running=running, last_call=last_call)
 
@@ -720,8 +721,7 @@ class TargetWorker:
         )
 
     def _kill(self, job: _Job, last_call: str | None, why: str) -> ToolJudgement:
-        if job.pid is not None:
-            kill_group(job.pid)
+        self._kill_tool(job)
         job.exited.wait(EXIT_WAIT)  # the verdict is ours, whatever its status says
         if self.threads > 1:
             # Honest about our share: a lock one of those threads held at the fork stays
@@ -731,6 +731,24 @@ class TargetWorker:
                 " forked process does not have: a lock one of them held would stop it too)"
             )
         return ToolJudgement(ended=f"{why}; it was killed", last_call=last_call)
+
+    def _kill_tool(self, job: _Job) -> None:
+        """SIGKILL the tool's process group, where its number means that process.
+
+        In a sandbox the worker numbers its tools' processes in the sandbox's own PID
+        namespace: out here the same number is some other process, perhaps the
+        user's, so the worker is asked to kill it. A worker that is gone took its
+        sandbox, and every process in it, with it.
+        """
+        if job.pid is None:
+            return
+        if not self.sandbox.active:
+            kill_group(job.pid)
+            return
+        try:
+            self._send(pickle.dumps(("kill", job.key)))
+        except WorkerError:
+            pass
 
     def _tool_output(self, index: int, job: _Job | None) -> str:
         for log in self.scratch.glob(f"tool-{index}-*/output.log"):

@@ -90,6 +90,8 @@ class _Worker:
                     self.load(*message[1:])
                 elif message[0] == "explore":
                     self.fork(message[1:], fds)
+                elif message[0] == "kill":
+                    self.kill(message[1])
                 else:  # pragma: no cover - a session of another version
                     for fd in fds:
                         os.close(fd)
@@ -102,6 +104,12 @@ class _Worker:
 
             os.chdir("/")
             shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def kill(self, job: Any) -> None:
+        """SIGKILL the process group of ``job``'s tool, numbered in this worker's namespace."""
+        for pid, running in list(self.children.items()):
+            if running == job:
+                kill_group(pid)
 
     def reap(self) -> None:
         while self.children:
