@@ -230,6 +230,41 @@ def test_every_valid_call_erroring_is_a_warning_unless_the_errors_are_about_argu
         assert answer in verdict.message
 
 
+@pytest.mark.parametrize(
+    ("quotes_the_value", "fires"),
+    [
+        (True, False),  # the tool judging the value it was given: no path but its own serves
+        (False, True),  # the same refusal of every call, quoting only its own setting
+    ],
+)
+def test_every_valid_call_refused_quoting_its_value_is_the_tool_judging_its_arguments(
+    quotes_the_value: bool, fires: bool
+) -> None:
+    """mcp-server-git, started on one repository, refuses every other ``repo_path``."""
+
+    class OneRepository(Counted):
+        input_schema: ClassVar[dict[str, Any]] = {
+            "type": "object",
+            "properties": {"repo_path": {"type": "string"}},
+            "required": ["repo_path"],
+        }
+
+        def execute(self, args: Any, ctx: Any = None) -> Any:
+            self.calls.append(args)
+            path = str(args.get("repo_path")) if isinstance(args, Mapping) else ""
+            if quotes_the_value:
+                return ToolResult.error(
+                    f"Repository path '{path}' is outside the allowed repository '/srv/repo'"
+                )
+            return ToolResult.error("Repository '/srv/repo' is not a git repository")
+
+    tool = OneRepository("git_status")
+    verdict = _by_code(check_tools(tool, select=["TN605"], options=FAST))["TN605"]
+    assert (verdict.outcome is Outcome.FAILED) is fires, verdict.message
+    # Both tools were sent paths of two characters or more, so the verdict is the rule's.
+    assert any(len(str(c.get("repo_path", "")).strip()) >= 2 for c in tool.calls)
+
+
 def test_every_valid_call_refused_a_write_is_not_the_tools_failure() -> None:
     """A read-only file system (the sandbox's project) answering every call is the machine's."""
 

@@ -247,10 +247,13 @@ def valid_calls_succeed(observation: Observation, options: RunOptions) -> Iterab
     if any(parts(c.outcome.value)[2] is False for c in calls):
         return []
     names = _property_names(observation.subject.input_schema)
-    own = [c for c in calls if not _names_an_argument(c.outcome, names)]
+    own = [
+        c for c in calls if not _names_an_argument(c.outcome, names) and not _quotes_an_argument(c)
+    ]
     if len(own) < len(calls):
-        # Errors that name an argument are the tool judging the arguments (a generated
-        # "" is no timezone): the schema is loose, the tool is not broken.
+        # Errors that name an argument, or quote the value it was given, are the tool
+        # judging the arguments (a generated "" is no timezone; "Repository path 'x' is
+        # outside the allowed repository"): the schema is loose, the tool is not broken.
         return []
     first = calls[0]
     every = (
@@ -383,6 +386,42 @@ def _property_names(schema: object) -> list[str]:
         [name for name in properties if isinstance(name, str)]
         if isinstance(properties, Mapping)
         else []
+    )
+
+
+#: Quotes an error puts around a value it was given: 'x', "x", `x`, ‘x’, “x”.
+_QUOTES = (("'", "'"), ('"', '"'), ("`", "`"), ("\u2018", "\u2019"), ("\u201c", "\u201d"))
+
+
+def _strings(value: object) -> Iterable[str]:
+    """Every string a call's arguments hold, however deep."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def _quotes_an_argument(call: Call) -> bool:
+    """Whether the call's error quotes a string it was given, as a tool judging it does.
+
+    mcp-server-git refuses every ``repo_path`` but the repository it was started on
+    ("Repository path 'x' is outside the allowed repository"): no generated path is
+    served, and the tool is not broken. A value of two characters or more, between
+    quotes, is no accident; an error that merely contains it (a URL in "Failed to
+    fetch https://a.com/robots.txt") is not counted.
+    """
+    output = parts(call.outcome.value)[1]
+    if not isinstance(output, str):
+        return False
+    return any(
+        f"{left}{value}{right}" in output
+        for value in _strings(call.args)
+        if len(value.strip()) >= 2
+        for left, right in _QUOTES
     )
 
 
