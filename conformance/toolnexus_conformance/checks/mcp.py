@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 from toolnexus_ref import MAX_NAME_LENGTH, is_valid_name
@@ -19,7 +18,6 @@ from .._model import Category, Finding, Scope, Severity, Skip
 from .._options import RunOptions
 from .._registry import check
 from .._subject import ToolSubject
-from ._hidden import hidden_paths, missing_file
 
 MCP = ("mcp",)
 SEP_986 = "https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-names"
@@ -136,9 +134,7 @@ def mcp_prefixed_length(subject: ToolSubject, options: RunOptions) -> Iterable[F
     fix="Read the reason and the stderr tail; make start-up faster or raise 'timeout' in the"
     " server's mcp.json entry. A server started by a package runner (npx, uvx) that fails in"
     " a sandbox without network is not judged: it could not download itself; install it and"
-    " name its own command. Nor is one whose command lies in a folder the sandbox hides"
-    " (/tmp, the home folder) and that fails for a missing file: install it under the"
-    " project, or pass --toolnexus-sandbox off.",
+    " name its own command.",
     scope=Scope.TARGET,
     sources=("mcp",),
 )
@@ -147,49 +143,23 @@ def mcp_server_starts(subject: Any, options: RunOptions) -> Iterable[Finding]:
     if not isinstance(statuses, Mapping) or not statuses:
         raise Skip("not an MCP target")
     failed = {n: s for n, s in statuses.items() if getattr(s, "state", None) == "failed"}
-    contained = subject.target in options.contained  # a sandbox that holds, without network
-    excused = {
-        name: why
-        for name, status in failed.items()
-        if contained and (why := _the_sandboxs_doing(subject, name, status)) is not None
-    }
-    if failed and excused.keys() == failed.keys():
-        raise Skip("; ".join(excused.values()))
+    offline = subject.target in options.contained  # a sandbox that holds has no network
+    runners = {n: r for n in failed if offline and (r := _runner_of(subject, n)) is not None}
+    if failed and runners.keys() == failed.keys():
+        raise Skip(
+            "; ".join(
+                f"{name} did not start ({failed[name].reason or 'failed'}): its command, {runner},"
+                " fetches the server when it starts, and the sandbox has no network"
+                for name, runner in runners.items()
+            )
+            + ". Install the server and name its own command (node .../dist/index.js, the"
+            " package's script), or pass --toolnexus-allow-network"
+        )
     return [
         Finding(status.describe(), path=f"servers.{name}")
         for name, status in failed.items()
-        if name not in excused
+        if name not in runners
     ]
-
-
-def _the_sandboxs_doing(subject: Any, name: str, status: Any) -> str | None:
-    """Why the server ``name`` could not start in the sandbox, when that is the run's
-    doing: a package runner that cannot fetch it, or a command under a hidden folder."""
-    reason = getattr(status, "reason", "") or "failed"
-    runner = _runner_of(subject, name)
-    if runner is not None:
-        return (
-            f"{name} did not start ({reason}): its command, {runner}, fetches the server when"
-            " it starts, and the sandbox has no network. Install the server and name its own"
-            " command (node .../dist/index.js, the package's script), or pass"
-            " --toolnexus-allow-network"
-        )
-    config = _config_of(subject, name)
-    command = getattr(config, "command", ())
-    told = f"{reason}\n{getattr(status, 'stderr_tail', '')}"
-    if not isinstance(command, tuple) or not missing_file(told):
-        return None
-    cwd = getattr(config, "cwd", None)
-    hidden = hidden_paths(command, cwd if isinstance(cwd, Path) else None)
-    if not hidden:
-        return None
-    return (
-        f"{name} did not start ({reason}): its command needs {hidden[0]}, which the sandbox"
-        " does not show (it hides /tmp, /var/tmp, /run and the home folder, and shows back"
-        " only the folder pytest runs in, the Python environment and the import roots)."
-        " Install the server under the project or the folder pytest runs in, or pass"
-        " --toolnexus-sandbox off"
-    )
 
 
 #: Commands that download the package they run when it is not cached: in a sandbox
@@ -198,17 +168,12 @@ _RUNNERS = {"npx", "pnpx", "bunx", "uvx"}
 _RUNNER_VERBS = {"npm": "exec", "pnpm": "dlx", "yarn": "dlx", "bun": "x", "pipx": "run"}
 
 
-def _config_of(subject: Any, name: str) -> Any:
-    """The server ``name``'s configuration (its command, its cwd), or ``None``."""
+def _runner_of(subject: Any, name: str) -> str | None:
+    """``npx`` (or another package runner) when it is how the server ``name`` starts."""
     source = subject.extra.get("mcp_source")
     connections = getattr(source, "connections", None)
     connection = connections.get(name) if isinstance(connections, Mapping) else None
-    return getattr(connection, "config", None)
-
-
-def _runner_of(subject: Any, name: str) -> str | None:
-    """``npx`` (or another package runner) when it is how the server ``name`` starts."""
-    command = getattr(_config_of(subject, name), "command", ())
+    command = getattr(getattr(connection, "config", None), "command", ())
     if not isinstance(command, tuple) or not command or not isinstance(command[0], str):
         return None
     program = re.split(r"[/\\]", command[0])[-1].removesuffix(".cmd").removesuffix(".exe")
