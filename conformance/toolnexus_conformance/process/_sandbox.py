@@ -37,6 +37,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ._command_roots import command_roots, program_inside
+
 __all__ = [
     "ALLOWED_ENV",
     "SANDBOX_MODES",
@@ -250,6 +252,15 @@ def _home() -> Path | None:
     return path.resolve()
 
 
+def _hidden_folders() -> list[Path]:
+    """What the sandbox shows empty: ``HIDDEN`` and the user's home folder."""
+    hidden = [Path(h) for h in HIDDEN if os.path.isdir(h) and not os.path.islink(h)]
+    home = _home()
+    if home is not None and not _under(home, hidden):
+        hidden.append(home)
+    return hidden
+
+
 def _under(path: Path, folders: Iterable[Path]) -> bool:
     return any(path == f or f in path.parents for f in folders)
 
@@ -278,10 +289,7 @@ def _arguments(
     if die_with_parent:
         argv.append("--die-with-parent")
     argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    hidden = [Path(h) for h in HIDDEN if os.path.isdir(h) and not os.path.islink(h)]
-    home = _home()
-    if home is not None and not _under(home, hidden):
-        hidden.append(home)
+    hidden = _hidden_folders()
     for folder in hidden:
         if str(folder) != "/dev/shm":  # --dev already gives a private, empty /dev/shm
             argv += ["--tmpfs", str(folder)]
@@ -457,7 +465,14 @@ class Sandbox:
         ) -> tuple[list[str], dict[str, str]]:
             named = {k: v for k, v in os.environ.items() if k in self.env_names}
             merged = {**named, **env}
-            return self.wrap(argv, merged, None, chdir=Path(cwd) if cwd else None)
+            folder = Path(cwd) if cwd else None
+            if not self.active:
+                return self.wrap(argv, merged, None, chdir=folder)
+            # The server's own installation, wherever it lies (``_command_roots``).
+            hidden = _hidden_folders()
+            own = command_roots(argv, merged, folder, private=hidden)
+            argv = program_inside(argv, merged, folder, private=hidden)
+            return self.wrap(argv, merged, None, chdir=folder, readable=own)
 
         return launch
 
