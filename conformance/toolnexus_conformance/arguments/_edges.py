@@ -24,6 +24,7 @@ __all__ = [
     "edge_args",
     "integer_edges",
     "number_edges",
+    "described_values",
     "schema_values",
     "string_edges",
 ]
@@ -186,7 +187,8 @@ def number_edges(inside: Callable[[float], bool], low: Any, high: Any) -> list[f
 
 
 def schema_values(node: Mapping[str, Any]) -> list[Any]:
-    """The values a schema names itself: ``const``, ``enum``, ``default``, ``examples``."""
+    """The values a schema names itself: ``const``, ``enum``, ``default``, ``examples``,
+    and for a string those its description quotes (``described_values``)."""
     out: list[Any] = []
     if "const" in node:
         out.append(node["const"])
@@ -196,7 +198,29 @@ def schema_values(node: Mapping[str, Any]) -> list[Any]:
         out.append(node["default"])
     if isinstance(node.get("examples"), list):
         out += node["examples"]
+    out += described_values(node)
     return out
+
+
+#: A value quoted in a description: 'x', "x" or `x`, not an apostrophe inside a word.
+_QUOTED = re.compile(r"""(?<!\w)(?:'([^'\n]{1,80})'|"([^"\n]{1,80})"|`([^`\n]{1,80})`)(?!\w)""")
+#: The most quoted values taken from one description.
+DESCRIBED = 5
+
+
+def described_values(node: Mapping[str, Any]) -> list[str]:
+    """The strings a string property's description quotes, as "IANA timezone name (e.g.,
+    'America/New_York')" does: what a model reading it sends, so likelier than any draw
+    to reach the tool's success path. Candidates: the caller validates them."""
+    text = node.get("description")
+    if not isinstance(text, str) or "string" not in _types(node):
+        return []
+    found: list[str] = []
+    for match in _QUOTED.finditer(text):
+        value = next(group for group in match.groups() if group is not None)
+        if value.strip() and value not in found:
+            found.append(value)
+    return found[:DESCRIBED]
 
 
 def _types(node: Mapping[str, Any]) -> list[str]:
@@ -294,6 +318,16 @@ def edge_args(
         return list(out.values())
     props = schema.get("properties")
     if isinstance(props, Mapping):
+        # Every property at once set to the first value its schema names: the call a
+        # model makes from the examples it was shown (one alone leaves the others at
+        # the simplest value, which a tool needing all of them refuses).
+        first = {
+            name: values[0]
+            for name, sub in props.items()
+            if isinstance(sub, Mapping) and (values := schema_values(sub))
+        }
+        if len(first) > 1:
+            offer({**base, **first})
         named = {name: property_edges(sub) for name, sub in props.items()}
         # Round-robin over the properties: a slow tool's budget spends itself evenly.
         for index in range(max((len(v) for v in named.values()), default=0)):
