@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 __all__ = [
+    "SPELLED",
     "Category",
     "CheckInfo",
     "Fail",
@@ -19,6 +20,11 @@ __all__ = [
     "Verdict",
     "exhaustion",
 ]
+
+#: Said in an invalid-arguments mutation whose value is the declared one written as a
+#: string ("1" for 1, "true" for true): accepting it is lenience, not a mistake hidden
+#: (TN604). Here, not with the generator, so the checks read it without importing it.
+SPELLED = "the same value, spelled as a string"
 
 
 class Category(StrEnum):

@@ -11,6 +11,7 @@ from toolnexus_conformance.arguments._api import _canonical, _compiler
 from toolnexus_conformance.arguments._invalid import MAX_MUTATIONS, entries
 from toolnexus_conformance.arguments._wrong import (
     LAX_NOTE,
+    SPELLED,
     enum_near_misses,
     json_types,
     wrong_values,
@@ -52,7 +53,10 @@ def test_lax_values_come_first_and_say_so(declared: str) -> None:
     lax = [w for w in wrong if w.lax]
     assert lax, f"no value a lax validator accepts for {declared}"
     assert wrong[: len(lax)] == lax
-    assert all(w.label.endswith(f"({LAX_NOTE})") for w in lax)
+    assert all(w.label.endswith(f"({LAX_NOTE})") for w in lax if not w.spelled)
+    assert all(w.label.endswith(f"({LAX_NOTE}; {SPELLED})") for w in lax if w.spelled)
+    if declared in ("integer", "number", "boolean"):  # "1", "1.5", "true": the value as text
+        assert any(w.spelled for w in lax), declared
     assert not any(LAX_NOTE in w.label for w in wrong if not w.lax)
 
 
@@ -121,17 +125,15 @@ def test_pydantic_lax_mode_accepts_what_we_send() -> None:
 
 def test_an_integer_property_gets_its_lax_mutations() -> None:
     seen = _mutations(_object({"n": {"type": "integer"}}, required=["n"]))
-    note = f" ({LAX_NOTE})"
-    for kind in ("boolean true", "numeric string '1'"):
-        assert f"type of 'n' changed to {kind}{note}" in seen, sorted(seen)
+    note, spelled = f" ({LAX_NOTE})", f" ({LAX_NOTE}; {SPELLED})"
     assert seen[f"type of 'n' changed to boolean true{note}"] == {"n": True}
-    assert seen[f"type of 'n' changed to numeric string '1'{note}"] == {"n": "1"}
+    assert seen[f"type of 'n' changed to numeric string '1'{spelled}"] == {"n": "1"}
 
 
 def test_a_boolean_and_an_array_property() -> None:
     seen = _mutations(_object({"b": {"type": "boolean"}, "l": {"type": "array", "items": {}}}))
     note = f" ({LAX_NOTE})"
-    assert f"type of 'b' changed to string 'true'{note}" in seen
+    assert f"type of 'b' changed to string 'true' ({LAX_NOTE}; {SPELLED})" in seen
     assert f"type of 'b' changed to number 1{note}" in seen
     assert f"type of 'l' changed to object {{}}{note}" in seen
 
@@ -199,7 +201,7 @@ def test_each_integer_property_draws_true_and_a_numeric_string_as_entries_of_the
     mutations = [args.mutation for args in drawn]
     note = f" ({LAX_NOTE})"
     assert f"type of 'n' changed to boolean true{note}" in mutations
-    assert f"type of 'n' changed to numeric string '1'{note}" in mutations
+    assert f"type of 'n' changed to numeric string '1' ({LAX_NOTE}; {SPELLED})" in mutations
     # the rarer coercions and the plain wrong types share one entry, 1.5 its simplest
     assert f"type of 'n' changed to float 1.5{note}" in mutations
     shared = [m for m in mutations if m.startswith("type of 'n'")]

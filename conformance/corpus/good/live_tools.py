@@ -133,8 +133,35 @@ class SavesToReadOnlyDisk(BaseTool):
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), "/srv/notes/notes.txt")
 
 
+class ReadsSpelledNumbers:
+    """Reads "3" as 3, as models often send numbers, and refuses every other wrong type."""
+
+    name = "triple"
+    description = "Triples an integer."
+    source = "custom"
+    input_schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": -(10**6), "maximum": 10**6}},
+        "required": ["n"],
+        "additionalProperties": False,
+    }
+
+    def execute(self, args: Any, ctx: ToolContext | None = None) -> ToolResult:
+        if ctx is not None and ctx.is_cancelled():
+            return cancelled_result(ctx)
+        if not isinstance(args, Mapping) or set(args) != {"n"}:
+            return ToolResult.error("give exactly one argument, 'n'")
+        n = args["n"]
+        if isinstance(n, str) and n.lstrip("-").isdigit():
+            n = int(n)
+        if isinstance(n, bool) or not isinstance(n, int) or abs(n) > 10**6:
+            return ToolResult.error(f"'n' must be an integer within a million, got {n!r}")
+        return ToolResult.ok(str(n * 3))
+
+
 CORPUS = [
     Entry(Double(), note="a quick BaseTool, read-only and idempotent"),
+    Entry(ReadsSpelledNumbers(), note='reads "3" as 3, refuses true and 1.5 (not TN604)'),
     Entry(PollingSyncTool(), note="sync, polls ctx.is_cancelled() between steps"),
     Entry(WaitingSyncTool(), note="sync, blocks in ctx.wait()"),
     Entry(RacingAsyncTool(), note="async, races its work against ctx.wait_cancelled()"),

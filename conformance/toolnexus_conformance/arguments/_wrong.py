@@ -13,12 +13,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._model import SPELLED
 from ._dialect import json_key
 
-__all__ = ["LAX_NOTE", "WrongValue", "enum_near_misses", "json_types", "wrong_values"]
+__all__ = ["LAX_NOTE", "SPELLED", "WrongValue", "enum_near_misses", "json_types", "wrong_values"]
 
 #: Appended to the label of a value a coercing validator turns into the declared type.
 LAX_NOTE = "lax validators coerce it"
+#: The lax strings that spell a value of each declared type.
+_SPELLS: Mapping[str, frozenset[str]] = {
+    "integer": frozenset({"1"}),
+    "number": frozenset({"1", "1.5"}),
+    "boolean": frozenset({"true", "false"}),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,9 +36,13 @@ class WrongValue:
     value: object
     #: A coercing validator accepts it: the mutation says so.
     lax: bool = False
+    #: It is the declared value written as a string.
+    spelled: bool = False
 
     @property
     def label(self) -> str:
+        if self.spelled:
+            return f"{self.kind} ({LAX_NOTE}; {SPELLED})"
         return f"{self.kind} ({LAX_NOTE})" if self.lax else self.kind
 
 
@@ -100,15 +111,15 @@ def wrong_values(declared: Any) -> list[WrongValue]:
     out: list[WrongValue] = []
     seen: set[object] = set()
 
-    def offer(kind: str, value: object, lax: bool) -> None:
+    def offer(kind: str, value: object, lax: bool, spelled: bool = False) -> None:
         key = json_key(value)
         if key not in seen and not (json_types(value) & allowed):
             seen.add(key)
-            out.append(WrongValue(kind, value, lax))
+            out.append(WrongValue(kind, value, lax, spelled))
 
     for kind in _declared(declared):
         for label, value in _LAX.get(kind, ()):
-            offer(label, value, True)
+            offer(label, value, True, isinstance(value, str) and value in _SPELLS.get(kind, ()))
     for label, value in _PLAIN:
         offer(label, value, False)
     return out
@@ -137,8 +148,8 @@ def enum_near_misses(values: Sequence[object]) -> list[tuple[str, object]]:
         (v for v in values if isinstance(v, int | float) and not isinstance(v, bool)), None
     )
     if number is not None:
-        offer(f"{str(number)!r}, the number {number!r} as a string", str(number))
+        offer(f"{str(number)!r}, the number {number!r} as a string ({SPELLED})", str(number))
     flag = next((v for v in values if isinstance(v, bool)), None)
     if flag is not None:
-        offer(f"{str(flag).lower()!r}, {flag!r} as a string", str(flag).lower())
+        offer(f"{str(flag).lower()!r}, {flag!r} as a string ({SPELLED})", str(flag).lower())
     return out

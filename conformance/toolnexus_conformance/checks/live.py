@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 
-from toolnexus_conformance._model import Category, Finding, Severity, Skip
+from toolnexus_conformance._model import SPELLED, Category, Finding, Severity, Skip
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
 from toolnexus_conformance.live._calls import CallOutcome, describe, describe_error, show
@@ -209,7 +209,9 @@ def ctx_none_accepted(call: Call) -> str | None:
     category=Category.ERRORS,
     severity=Severity.WARNING,
     why="A tool that reports success for arguments its own schema forbids hides the model's "
-    "mistake, so it never corrects itself. A warning by default; --toolnexus-strict makes "
+    "mistake, so it never corrects itself. A value that is the declared one spelled as a "
+    'string ("1" for 1, "true" for true) is lenience, not a hidden mistake, and is not '
+    "counted; true for an integer is. A warning by default; --toolnexus-strict makes "
     "warnings fail, so strict runs treat this as an error.",
     fix="Validate arguments against input_schema before acting (BaseTool does) and return "
     "`ToolResult.error` for anything it rejects.",
@@ -217,6 +219,8 @@ def ctx_none_accepted(call: Call) -> str | None:
     streams=(Stream.INVALID,),
 )
 def invalid_args_refused(call: Call) -> str | None:
+    if call.mutation is not None and SPELLED in call.mutation:
+        return None  # "1" for 1: the tool reads the value the schema declares
     shape = _shape(call.outcome)
     if shape is None or not shape[0] or shape[2] is not False:
         return None
