@@ -475,6 +475,8 @@ async def search(
             if key not in recorded[index]:
                 recorded[index].add(key)
                 results[index].calls.append(made)
+                if not made.outcome.timed_out:  # how long the tool takes, measured already
+                    took.append(made.outcome.elapsed)
             if made.mutation is None and mutation is not None:
                 made = replace(made, mutation=mutation)
             return made
@@ -484,16 +486,16 @@ async def search(
         # seconds before its budget ends (its search would last a call longer than its
         # budget). Expected: the last call's time, or the median if that is shorter, so
         # one slow call (a 100,000-character edge value) does not end a fast tool's search.
-        # The explicit arguments (edge values: the most bugs) keep their own rule.
-        # Only a slow tool's calls count (``FAST_CALL``): a fast tool's search, its calls
-        # slowed by its neighbours, keeps every call its budget allows.
+        # The explicit arguments (edge values: the most bugs) get a window of their own,
+        # by the same rule. Only a slow tool's calls count (``FAST_CALL``): a fast tool's
+        # search, its calls slowed by its neighbours, keeps every call its budget allows.
         expected = min(took[-1], statistics.median(took)) if took else 0.0
         ends = now + expected if expected >= FAST_CALL * slower else now
         if not budget_ends:
             budget_ends.extend([now + budget, now + min(budget, DEPTH_TIME * slower), now])
         elif in_explicit[0]:
             fast = fastest[0] < FAST_CALL * slower
-            if now > budget_ends[2] + (EXPLICIT_SPAN * budget if fast else budget / 2):
+            if ends > budget_ends[2] + (EXPLICIT_SPAN * budget if fast else budget / 2):
                 return None  # the rest of the explicit arguments are skipped
         elif ends > budget_ends[0] or (made_calls[0] >= floor and ends > budget_ends[1]):
             if not seen:
