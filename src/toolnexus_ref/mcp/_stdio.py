@@ -114,6 +114,35 @@ def _kill_group(pid: int, sig: int) -> bool:
     return True
 
 
+def _group_lives(pgid: int) -> bool:
+    """Whether a process of the group still runs: a zombie is over, whoever reaps it.
+
+    A member whose parent exited first (bubblewrap's process in the sandbox's
+    namespace, a grandchild) is reparented to the system's init, and a container's
+    init may take a second or more to reap it, or never reap it: ``killpg`` still
+    finds the group meanwhile. Where ``/proc`` cannot be read, any member counts.
+    """
+    if not _kill_group(pgid, 0):
+        return False
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue  # gone meanwhile
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
 async def _end_tree(info: ServerProcess) -> None:
     """Close stdin, give the server its grace, then end every process in its group."""
     process = info.process
@@ -125,7 +154,7 @@ async def _end_tree(info: ServerProcess) -> None:
     # Even when the leader exited by itself, children it started may live on in its group.
     if _kill_group(process.pid, signal.SIGTERM):
         deadline = time.monotonic() + KILL_GRACE
-        while time.monotonic() < deadline and _kill_group(process.pid, 0):
+        while time.monotonic() < deadline and _group_lives(process.pid):
             _ = process.returncode  # reap the leader so the group can disappear
             await anyio.sleep(0.01)
         _kill_group(process.pid, signal.SIGKILL)
