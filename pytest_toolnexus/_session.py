@@ -9,6 +9,7 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import os
+import shlex
 import threading
 import time
 import warnings
@@ -26,6 +27,7 @@ from toolnexus_conformance._safety import may_execute
 from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
 from toolnexus_conformance.live._explorations import Explorations, Judges
 from toolnexus_conformance.live._loop import BackgroundLoop, LoopBlocked
+from toolnexus_conformance.process._early import EarlyServers, sdk_installed
 from toolnexus_conformance.process._forkserver import ForkServer
 from toolnexus_conformance.process._isolation import IsolatedExplorations, TargetWorker, WorkerError
 from toolnexus_conformance.process._pool import WorkerPool
@@ -90,6 +92,9 @@ class ConformanceSession:
         self.baseline = _read_baseline(settings)
         self.loop = BackgroundLoop()
         self.sandbox = _sandbox(config, settings)
+        #: How MCP stdio servers are started: the sandbox's launcher, holding the
+        #: servers of ``stdio:`` targets started before the SDK is imported.
+        self.early = EarlyServers(self.sandbox.launcher())
         #: Targets whose processes the sandbox holds (``RunOptions.contained``), as they load.
         self._contained: set[str] = set()
         self.options = RunOptions(
@@ -469,6 +474,8 @@ class ConformanceSession:
             # Its declarations came from the worker as plain data: the target's code
             # never runs in this process.
             return LoadedTarget(spec.label, [], info=dict(worker.info)), worker
+        if spec.kind is TargetKind.STDIO:
+            self._start_server(spec, base_dir, limit)
         try:
             loaded = self.loop.run(
                 load_target(spec, base_dir=base_dir, launcher=self.launcher), timeout=limit
@@ -482,11 +489,30 @@ class ConformanceSession:
         self._loaded.append(loaded)
         return loaded, worker
 
+    def _start_server(self, spec: TargetSpec, base_dir: Path, limit: float) -> None:
+        """Start a ``stdio:`` target's server now, for its load to adopt (``process._early``).
+
+        The load imports the MCP SDK first, which takes about as long as the server's
+        own start-up: begun here, the two overlap. A command that cannot be split or
+        started is left to the load, which says why.
+        """
+        if not sdk_installed():
+            return
+        try:
+            argv = shlex.split(spec.value)
+        except ValueError:
+            return
+        if argv:
+            try:
+                self.loop.run(self.early.start(argv, base_dir), timeout=limit)
+            except LoopBlocked:
+                pass
+
     # -- the sandbox ---------------------------------------------------------------------
     @property
     def launcher(self) -> Any:
         """How MCP stdio servers are started: the sandbox, the environment, the limits."""
-        return self.sandbox.launcher()
+        return self.early
 
     def _contain(self, spec: TargetSpec) -> None:
         """Mark a target whose processes the sandbox holds (``auto`` may call all its tools)."""
@@ -872,6 +898,10 @@ class ConformanceSession:
                     self.loop.run(_await(loaded.close()), timeout=15.0)
                 except Exception:
                     pass
+        try:
+            self.loop.run(self.early.close(), timeout=15.0)  # those no load adopted
+        except Exception:
+            pass
         self.loop.close()
         self.records.close()
         if self.live_report is not None:

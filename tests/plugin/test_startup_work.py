@@ -25,3 +25,60 @@ def test_the_generator_is_warmed_where_tools_are_explored(
     kinds: list[TargetKind], isolated: bool, hooked: bool, expected: bool
 ) -> None:
     assert explored_here(kinds, isolated=isolated, hooked=hooked) is expected
+
+
+COUNTED_SERVER = '''
+import os, sys
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+with Path(sys.argv[1]).open("a") as starts:
+    starts.write(f"{os.getpid()}\\n")
+server = MCPServer("counted")
+
+
+@server.tool()
+def shout(text: str) -> str:
+    """Return the text in capitals."""
+    return text.upper()
+
+
+if __name__ == "__main__":
+    server.run()
+'''
+
+
+def test_a_stdio_server_is_started_once_and_ended(pytester: pytest.Pytester) -> None:
+    """Started while the SDK is imported, its process is the one the load talks to."""
+    import sys
+
+    pytest.importorskip("mcp.server.mcpserver")
+    pytester.makepyfile(counted_server=COUNTED_SERVER)
+    starts = pytester.path / "starts.txt"
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        f"stdio:{sys.executable} counted_server.py {starts}",
+        "--toolnexus-sandbox",
+        "off",  # the server writes beside itself
+        "--toolnexus-execute",
+        "none",
+        timeout=120,
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["*counted_shout*"])
+    [pid] = starts.read_text().split()
+    assert not _running(int(pid)), f"the server ({pid}) outlived the run"
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for init to reap it does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
