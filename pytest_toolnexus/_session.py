@@ -6,6 +6,7 @@ imported here rather than in the entry-point module.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import dataclasses
 import os
@@ -13,7 +14,7 @@ import shlex
 import threading
 import time
 import warnings
-from collections.abc import Awaitable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -73,6 +74,8 @@ LISTED_TOOLS = 100
 _Loaded = tuple[LoadedTarget, TargetWorker | None]
 #: How long the session, ending, waits for loads still running (to close what they opened).
 UNLOAD_WAIT = 5.0
+#: How long closing the loaded targets (their MCP servers) may take, all together.
+CLOSE_WAIT = 15.0
 
 
 class ConformanceSession:
@@ -124,6 +127,8 @@ class ConformanceSession:
         #: The report file as the run goes (``--toolnexus-report``): a killed run leaves it.
         self.live_report: LiveReport | None = None
         self._loaded: list[LoadedTarget] = []
+        #: Held while loaded targets are being closed (``_close_loaded``).
+        self._closing = threading.Lock()
         self._is_worker = hasattr(config, "workerinput")
         #: xdist's controller: it schedules and reports, and loads and explores nothing.
         self._is_controller = is_xdist_controller(config)
@@ -883,6 +888,37 @@ class ConformanceSession:
             extra["baseline"] = str(self.baseline.path)
         self.records.write_report(path, **(state.as_report() if state else {}), extra=extra)
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        """Once the last item has run, close the targets' servers while the run reports.
+
+        An MCP server is given its stdin's end and a grace to exit (then signals), and
+        a Python server takes half a second or more to exit: that wait overlaps with
+        the report and the summary rather than follow them. Nothing calls a tool
+        after the test loop.
+        """
+        try:
+            return (yield)
+        finally:
+            threading.Thread(target=self._close_loaded, name="toolnexus-close", daemon=True).start()
+
+    def _close_loaded(self) -> None:
+        """Close every target loaded so far, together, and the servers no load adopted.
+
+        Runs on its own thread at the end of the test loop, and again at unconfigure
+        for what is left (it waits there for the first run to finish).
+        """
+        with self._closing:
+            closes = []
+            while self._loaded:  # a load that ends meanwhile is left for the next call
+                close = self._loaded.pop().close
+                if close is not None:
+                    closes.append(close)
+            try:
+                self.loop.run(_close_all([*closes, self.early.close]), timeout=CLOSE_WAIT)
+            except Exception:
+                pass
+
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self._loader.shutdown(wait=False, cancel_futures=True)  # begun, never collected
         if self.isolated is not None:
@@ -892,16 +928,7 @@ class ConformanceSession:
         if self._forkserver is not None:
             self._forkserver.close()
         concurrent.futures.wait(list(self._loads.values()), timeout=UNLOAD_WAIT)
-        for loaded in self._loaded:
-            if loaded.close is not None:
-                try:
-                    self.loop.run(_await(loaded.close()), timeout=15.0)
-                except Exception:
-                    pass
-        try:
-            self.loop.run(self.early.close(), timeout=15.0)  # those no load adopted
-        except Exception:
-            pass
+        self._close_loaded()  # what the run's end left open, once that close is over
         self.loop.close()
         self.records.close()
         if self.live_report is not None:
@@ -946,8 +973,9 @@ def _target_key(spec: TargetSpec) -> tuple[str, Any]:
     return (spec.kind.value, " ".join(spec.value.split()))
 
 
-async def _await(awaitable: Awaitable[None]) -> None:
-    await awaitable
+async def _close_all(closes: Sequence[Callable[[], Awaitable[None]]]) -> None:
+    """Run every close at once; one that fails does not stop the others."""
+    await asyncio.gather(*(close() for close in closes), return_exceptions=True)
 
 
 def _tool_name(subject: ToolSubject) -> str:
