@@ -52,6 +52,7 @@ from . import _arguments
 from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
 from ._distribution import is_xdist_controller, worker_prefetch
+from ._exit import skip_exit_collection
 from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
 from ._listed import (
@@ -934,6 +935,7 @@ class ConformanceSession:
         if self.live_report is not None:
             self.live_report.close()
         self.sandbox.close()
+        skip_exit_collection()
 
 
 class _Refused:

@@ -82,3 +82,20 @@ def _running(pid: int) -> bool:
             return handle.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
     except FileNotFoundError:
         return False
+
+
+def test_the_exit_leaves_the_suites_objects_to_the_system() -> None:
+    """Frozen at exit: the interpreter's last collections skip them (``_exit``)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print(gc.get_freeze_count() > 0))\n"
+        "print(gc.get_freeze_count() > 0)\n"
+        "from pytest_toolnexus._exit import skip_exit_collection\n"
+        "skip_exit_collection()\n"
+        "skip_exit_collection()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]
