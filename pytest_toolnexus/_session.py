@@ -16,7 +16,7 @@ import time
 import warnings
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pytest
 from toolnexus_conformance._model import Finding, KitFailure, Scope, Verdict
@@ -27,17 +27,11 @@ from toolnexus_conformance._runner import applicable_checks, applies, plan, run_
 from toolnexus_conformance._safety import may_execute
 from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
 from toolnexus_conformance.live._explorations import Explorations, Judges
-from toolnexus_conformance.live._loop import BackgroundLoop, LoopBlocked
-from toolnexus_conformance.process._early import EarlyServers, sdk_installed
+from toolnexus_conformance.live._loop import LoopBlocked
+from toolnexus_conformance.process._early import sdk_installed
 from toolnexus_conformance.process._forkserver import ForkServer
 from toolnexus_conformance.process._isolation import IsolatedExplorations, TargetWorker, WorkerError
 from toolnexus_conformance.process._pool import WorkerPool
-from toolnexus_conformance.process._sandbox import (
-    Sandbox,
-    SandboxError,
-    kit_cache,
-    parse_limits,
-)
 from toolnexus_conformance.targets import (
     SPEC_FORMS,
     LoadedTarget,
@@ -64,6 +58,7 @@ from ._listed import (
     shareable,
 )
 from ._options import ARGUMENTS, BASELINE, CONFORMANCE, TARGET, Settings, providers_from
+from ._prestart import Prestart, example_database, prestart
 from ._shared_loads import POLL, Claim, Listing, SharedListings, shared_for
 from ._tool_settings import ignores, read_tables
 
@@ -82,7 +77,9 @@ CLOSE_WAIT = 15.0
 class ConformanceSession:
     """A pytest plugin object living for one session."""
 
-    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+    def __init__(
+        self, config: pytest.Config, settings: Settings, started: Prestart | None = None
+    ) -> None:
         from toolnexus_conformance._parser_lock import install
 
         install()  # before the loader and warm-up threads start parsing (CPython < 3.13)
@@ -94,11 +91,13 @@ class ConformanceSession:
         #: Settings per tool (``_tool_settings``) and the baseline (``_baseline``).
         self.tool_tables = read_tables(config, settings.tool_settings)
         self.baseline = _read_baseline(settings)
-        self.loop = BackgroundLoop()
-        self.sandbox = _sandbox(config, settings)
+        if started is None:  # what the plugin makes first, before importing this module
+            started = prestart(config, settings, serial=False)
+        self.loop = started.loop
+        self.sandbox = started.sandbox
         #: How MCP stdio servers are started: the sandbox's launcher, holding the
         #: servers of ``stdio:`` targets started before the SDK is imported.
-        self.early = EarlyServers(self.sandbox.launcher())
+        self.early = started.early
         #: Targets whose processes the sandbox holds (``RunOptions.contained``), as they load.
         self._contained: set[str] = set()
         self.options = RunOptions(
@@ -111,7 +110,7 @@ class ConformanceSession:
             call_timeout=settings.call_timeout,
             seed=settings.seed if settings.seed is not None else _hypothesis_seed(config),
             concurrency=settings.concurrency,
-            example_database=_example_database(config),
+            example_database=example_database(config),
             providers=providers_from(settings).get("providers"),
             arguments=_arguments.merge(arguments, self.tool_tables.arguments),
             tools=self.tool_tables.tools,
@@ -1032,34 +1031,6 @@ def _collection_error(session: pytest.Session, name: str, text: str) -> None:
     session.ihook.pytest_collectreport(report=report)
 
 
-def _sandbox(config: pytest.Config, settings: Settings) -> Sandbox:
-    """The sandbox the settings ask for; a usage error when it is required and cannot be had."""
-    database = _example_database(config)
-    sandbox = Sandbox(
-        mode=settings.sandbox,
-        network=settings.allow_network,
-        env_names=settings.env,
-        limits=parse_limits(settings.limits),
-        readable=(Path(str(config.rootpath)), Path(str(config.invocation_params.dir))),
-        writable=(database,) if database else _kit_cache(),
-    )
-    try:
-        sandbox.check()
-    except SandboxError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    return sandbox
-
-
-def _kit_cache() -> tuple[Path, ...]:
-    """The kit's user cache, made now so that it can be bound into the sandbox."""
-    cache = kit_cache()
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return ()
-    return (cache,)
-
-
 def not_called_lines(counts: dict[str, int]) -> list[str]:
     """The summary's lines on tools no live check called, and why."""
     total = sum(counts.values())
@@ -1076,14 +1047,6 @@ def _hypothesis_seed(config: pytest.Config) -> int | None:
     except ValueError:
         return None
     return int(seed) if seed is not None else None
-
-
-def _example_database(config: pytest.Config) -> Path | Literal[False]:
-    """Hypothesis's failing examples live under pytest's cache, and nowhere without it."""
-    cache = getattr(config, "cache", None)
-    if cache is None:
-        return False
-    return Path(cache.mkdir("toolnexus-hypothesis"))
 
 
 def explored_here(kinds: list[TargetKind], *, isolated: bool, hooked: bool) -> bool:

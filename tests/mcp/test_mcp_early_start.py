@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import anyio.abc
 import pytest
 from _mcp_testing import START, server_command
 from toolnexus_conformance.process._early import EarlyServers, sdk_environment
@@ -42,7 +43,9 @@ async def test_the_transport_adopts_the_server_started_early(tmp_path: Path) -> 
     assert isinstance(early, StartingLauncher)
     command = server_command("good.py")
     await early.start(command, tmp_path)
-    [started] = early._started.values()
+    await early.start(command, tmp_path)  # asked again: started once
+    [started] = [task.result() for task in early._starting.values()]
+    assert started is not None
     async with await open_stdio(command, cwd=tmp_path, launcher=early, timeout=START) as source:
         assert source.statuses["good"].state == "connected", source.statuses["good"].describe()
         assert _server_pid(source) == started.pid
@@ -55,20 +58,25 @@ async def test_another_command_starts_its_own_and_the_early_one_is_ended(tmp_pat
     early = EarlyServers(_as_given)
     command = server_command("good.py")
     await early.start(command, tmp_path)
-    [started] = early._started.values()
+    [started] = [task.result() for task in early._starting.values()]
+    assert started is not None
     other = tmp_path / "other"
     other.mkdir()
     async with await open_stdio(command, cwd=other, launcher=early, timeout=START) as source:
         assert source.statuses["good"].state == "connected"
         assert _server_pid(source) != started.pid
-    assert started.returncode is None
+    assert not _ended(started)  # nobody adopted it: it waits for close
     await early.close()
-    assert started.returncode is not None
+    assert _ended(started)
     assert not _group_lives(started.pid)
+
+
+def _ended(process: anyio.abc.Process) -> bool:
+    return process.returncode is not None
 
 
 @pytest.mark.anyio
 async def test_a_command_that_cannot_start_is_left_to_the_transport(tmp_path: Path) -> None:
     early = EarlyServers(_as_given)
     await early.start([str(tmp_path / "no-such-server")], tmp_path)
-    assert early._started == {}
+    assert [task.result() for task in early._starting.values()] == [None]

@@ -14,6 +14,7 @@ This module imports neither the SDK nor anything that does.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -33,6 +34,8 @@ __all__ = ["SDK_INHERITED", "EarlyServers", "sdk_environment", "sdk_installed"]
 SDK_INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
 #: How long a process nobody adopted gets between SIGTERM and SIGKILL.
 KILL_GRACE = 1.0
+#: How long ``close`` waits for a start still under way (a process is one exec away).
+START_WAIT = 5.0
 
 #: ``(argv, env, cwd) -> (argv, env)``, as ``toolnexus_ref.mcp.Launcher``.
 Launch = Callable[[Sequence[str], Mapping[str, str], Path | None], tuple[list[str], dict[str, str]]]
@@ -68,13 +71,14 @@ def _key(argv: Sequence[str], env: Mapping[str, str], cwd: Path | None) -> _Key:
 class EarlyServers:
     """A launcher (``toolnexus_ref.mcp.StartingLauncher``) holding servers started early.
 
-    Every method runs on the one event loop the target is loaded and closed on:
-    the processes are bound to it.
+    ``start``, ``started`` and ``close`` run on the one event loop the target is
+    loaded and closed on (the processes are bound to it); a command is started
+    once however often, and from however many threads, it is asked for.
     """
 
     def __init__(self, launch: Launch) -> None:
         self._launch = launch
-        self._started: dict[_Key, anyio.abc.Process] = {}
+        self._starting: dict[_Key, asyncio.Task[anyio.abc.Process | None]] = {}
 
     def __call__(
         self, argv: Sequence[str], env: Mapping[str, str], cwd: Path | None, /
@@ -84,33 +88,51 @@ class EarlyServers:
     async def start(self, argv: Sequence[str], cwd: Path | None) -> None:
         """Start ``argv`` as the SDK's transport would, for it to adopt later.
 
-        A command that cannot be started is left for the transport to try again
-        and report, as it would have without this.
+        Returns once it is started (or, when it was asked for before, once that
+        start is over). A command that cannot be started is left for the transport
+        to try again and report, as it would have without this.
         """
         env = sdk_environment()
         key = _key(argv, env, cwd)
-        if key in self._started:
-            return
+        task = self._starting.get(key)
+        if task is None:
+            task = self._starting[key] = asyncio.ensure_future(self._open(argv, env, cwd))
+        await asyncio.shield(task)
+
+    async def _open(
+        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path | None
+    ) -> anyio.abc.Process | None:
         command, environment = self._launch(argv, env, cwd)
         try:
-            process = await anyio.open_process(
+            return await anyio.open_process(
                 command, env=environment, cwd=cwd, stderr=subprocess.PIPE, start_new_session=True
             )
         except OSError:
-            return
-        self._started[key] = process
+            return None
 
     def started(
         self, argv: Sequence[str], env: Mapping[str, str], cwd: Path | None, /
     ) -> anyio.abc.Process | None:
         """The process started for exactly this, handed over once; else ``None``."""
-        return self._started.pop(_key(argv, env, cwd), None)
+        key = _key(argv, env, cwd)
+        task = self._starting.get(key)
+        if task is None or not task.done() or task.cancelled() or task.exception() is not None:
+            return None
+        del self._starting[key]
+        return task.result()
 
     async def close(self) -> None:
         """End every process nobody adopted: stdin closed, SIGTERM, then SIGKILL."""
-        while self._started:
-            _, process = self._started.popitem()
-            await _end(process)
+        while self._starting:
+            _, task = self._starting.popitem()
+            if not task.done():
+                await asyncio.wait({task}, timeout=START_WAIT)
+            if not task.done() or task.cancelled() or task.exception() is not None:
+                task.cancel()
+                continue
+            process = task.result()
+            if process is not None:
+                await _end(process)
 
 
 async def _end(process: anyio.abc.Process) -> None:
