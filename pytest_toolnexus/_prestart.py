@@ -41,6 +41,15 @@ class Prestart:
     sandbox: Sandbox
     early: EarlyServers
 
+    def close(self) -> None:
+        """End the servers started early and the loop: for a session that never began."""
+        try:
+            self.loop.run(self.early.close(), timeout=START_LIMIT)
+        except Exception:
+            pass
+        self.loop.close()
+        self.sandbox.close()
+
 
 def prestart(config: pytest.Config, settings: Settings, *, serial: bool) -> Prestart:
     """The loop and the sandbox, and, in a ``serial`` run, its stdio servers being started.

@@ -61,7 +61,11 @@ def pytest_configure(config: pytest.Config) -> None:
     from ._outputs import ReportOutputs
     from ._session import ConformanceSession
 
-    session = ConformanceSession(config, settings, started)
+    try:
+        session = ConformanceSession(config, settings, started)
+    except BaseException:  # a usage error (a bad arguments file...): nothing will load
+        started.close()
+        raise
     config.pluginmanager.register(session, "toolnexus-conformance")
     config.pluginmanager.register(ReportOutputs(session, outputs), "toolnexus-outputs")
     if not is_xdist_controller(config):  # its workers collect, and judge the names

@@ -99,3 +99,39 @@ def test_the_exit_leaves_the_suites_objects_to_the_system() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "True"]
+
+
+#: Records its start, then neither reads stdin nor exits: only a signal ends it.
+DEAF_SERVER = """
+import os, sys, time
+from pathlib import Path
+
+with Path(sys.argv[1]).open("a") as starts:
+    starts.write(f"{os.getpid()}\\n")
+time.sleep(120)
+"""
+
+
+def test_a_run_that_stops_at_a_usage_error_leaves_no_server(pytester: pytest.Pytester) -> None:
+    """The server starts before the session reads its files; a bad one still ends it."""
+    import sys
+
+    pytester.makepyfile(deaf_server=DEAF_SERVER)
+    (pytester.path / "arguments.json").write_text("{not json")
+    starts = pytester.path / "starts.txt"
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        f"stdio:{sys.executable} deaf_server.py {starts}",
+        "--toolnexus-sandbox",
+        "off",
+        "--toolnexus-arguments",
+        "arguments.json",
+        timeout=120,
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    started = starts.read_text().split() if starts.exists() else []
+    assert not [pid for pid in started if _running(int(pid))]

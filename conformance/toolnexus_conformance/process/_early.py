@@ -79,6 +79,8 @@ class EarlyServers:
     def __init__(self, launch: Launch) -> None:
         self._launch = launch
         self._starting: dict[_Key, asyncio.Task[anyio.abc.Process | None]] = {}
+        #: Set by ``close``: a start asked for after it (a thread that was late) is not made.
+        self._closed = False
 
     def __call__(
         self, argv: Sequence[str], env: Mapping[str, str], cwd: Path | None, /
@@ -92,6 +94,8 @@ class EarlyServers:
         start is over). A command that cannot be started is left for the transport
         to try again and report, as it would have without this.
         """
+        if os.name != "posix" or self._closed:
+            return  # the transport starts its own (off POSIX no process group ends it)
         env = sdk_environment()
         key = _key(argv, env, cwd)
         task = self._starting.get(key)
@@ -122,7 +126,11 @@ class EarlyServers:
         return task.result()
 
     async def close(self) -> None:
-        """End every process nobody adopted: stdin closed, SIGTERM, then SIGKILL."""
+        """End every process nobody adopted: stdin closed, SIGTERM, then SIGKILL.
+
+        Nothing is started early after this (the transport still starts its own).
+        """
+        self._closed = True
         while self._starting:
             _, task = self._starting.popitem()
             if not task.done():
