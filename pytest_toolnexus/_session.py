@@ -127,8 +127,10 @@ class ConformanceSession:
         #: The report file as the run goes (``--toolnexus-report``): a killed run leaves it.
         self.live_report: LiveReport | None = None
         self._loaded: list[LoadedTarget] = []
-        #: Held while loaded targets are being closed (``_close_loaded``).
+        #: Held while loaded targets are being closed (``_close_loaded``), and set
+        #: once unconfigure has closed the loop.
         self._closing = threading.Lock()
+        self._ended = False
         self._is_worker = hasattr(config, "workerinput")
         #: xdist's controller: it schedules and reports, and loads and explores nothing.
         self._is_controller = is_xdist_controller(config)
@@ -906,9 +908,13 @@ class ConformanceSession:
         """Close every target loaded so far, together, and the servers no load adopted.
 
         Runs on its own thread at the end of the test loop, and again at unconfigure
-        for what is left (it waits there for the first run to finish).
+        for what is left (it waits there for the first run to finish). Once
+        unconfigure has closed the loop, a thread that comes late does nothing: a
+        call on the loop would start another one, which nothing would close.
         """
         with self._closing:
+            if self._ended:
+                return
             closes = []
             while self._loaded:  # a load that ends meanwhile is left for the next call
                 close = self._loaded.pop().close
@@ -929,7 +935,9 @@ class ConformanceSession:
             self._forkserver.close()
         concurrent.futures.wait(list(self._loads.values()), timeout=UNLOAD_WAIT)
         self._close_loaded()  # what the run's end left open, once that close is over
-        self.loop.close()
+        with self._closing:
+            self._ended = True
+            self.loop.close()
         self.records.close()
         if self.live_report is not None:
             self.live_report.close()
