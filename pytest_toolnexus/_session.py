@@ -6,15 +6,17 @@ imported here rather than in the entry-point module.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import dataclasses
 import os
+import shlex
 import threading
 import time
 import warnings
-from collections.abc import Awaitable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pytest
 from toolnexus_conformance._model import Finding, KitFailure, Scope, Verdict
@@ -25,16 +27,11 @@ from toolnexus_conformance._runner import applicable_checks, applies, plan, run_
 from toolnexus_conformance._safety import may_execute
 from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
 from toolnexus_conformance.live._explorations import Explorations, Judges
-from toolnexus_conformance.live._loop import BackgroundLoop, LoopBlocked
+from toolnexus_conformance.live._loop import LoopBlocked
+from toolnexus_conformance.process._early import sdk_installed
 from toolnexus_conformance.process._forkserver import ForkServer
 from toolnexus_conformance.process._isolation import IsolatedExplorations, TargetWorker, WorkerError
 from toolnexus_conformance.process._pool import WorkerPool
-from toolnexus_conformance.process._sandbox import (
-    Sandbox,
-    SandboxError,
-    kit_cache,
-    parse_limits,
-)
 from toolnexus_conformance.targets import (
     SPEC_FORMS,
     LoadedTarget,
@@ -49,6 +46,7 @@ from . import _arguments
 from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
 from ._distribution import is_xdist_controller, worker_prefetch
+from ._exit import skip_exit_collection
 from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
 from ._listed import (
@@ -60,6 +58,7 @@ from ._listed import (
     shareable,
 )
 from ._options import ARGUMENTS, BASELINE, CONFORMANCE, TARGET, Settings, providers_from
+from ._prestart import Prestart, example_database, prestart
 from ._shared_loads import POLL, Claim, Listing, SharedListings, shared_for
 from ._tool_settings import ignores, read_tables
 
@@ -71,12 +70,16 @@ LISTED_TOOLS = 100
 _Loaded = tuple[LoadedTarget, TargetWorker | None]
 #: How long the session, ending, waits for loads still running (to close what they opened).
 UNLOAD_WAIT = 5.0
+#: How long closing the loaded targets (their MCP servers) may take, all together.
+CLOSE_WAIT = 15.0
 
 
 class ConformanceSession:
     """A pytest plugin object living for one session."""
 
-    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+    def __init__(
+        self, config: pytest.Config, settings: Settings, started: Prestart | None = None
+    ) -> None:
         from toolnexus_conformance._parser_lock import install
 
         install()  # before the loader and warm-up threads start parsing (CPython < 3.13)
@@ -88,8 +91,13 @@ class ConformanceSession:
         #: Settings per tool (``_tool_settings``) and the baseline (``_baseline``).
         self.tool_tables = read_tables(config, settings.tool_settings)
         self.baseline = _read_baseline(settings)
-        self.loop = BackgroundLoop()
-        self.sandbox = _sandbox(config, settings)
+        if started is None:  # what the plugin makes first, before importing this module
+            started = prestart(config, settings, serial=False)
+        self.loop = started.loop
+        self.sandbox = started.sandbox
+        #: How MCP stdio servers are started: the sandbox's launcher, holding the
+        #: servers of ``stdio:`` targets started before the SDK is imported.
+        self.early = started.early
         #: Targets whose processes the sandbox holds (``RunOptions.contained``), as they load.
         self._contained: set[str] = set()
         self.options = RunOptions(
@@ -102,7 +110,7 @@ class ConformanceSession:
             call_timeout=settings.call_timeout,
             seed=settings.seed if settings.seed is not None else _hypothesis_seed(config),
             concurrency=settings.concurrency,
-            example_database=_example_database(config),
+            example_database=example_database(config),
             providers=providers_from(settings).get("providers"),
             arguments=_arguments.merge(arguments, self.tool_tables.arguments),
             tools=self.tool_tables.tools,
@@ -119,6 +127,10 @@ class ConformanceSession:
         #: The report file as the run goes (``--toolnexus-report``): a killed run leaves it.
         self.live_report: LiveReport | None = None
         self._loaded: list[LoadedTarget] = []
+        #: Held while loaded targets are being closed (``_close_loaded``), and set
+        #: once unconfigure has closed the loop.
+        self._closing = threading.Lock()
+        self._ended = False
         self._is_worker = hasattr(config, "workerinput")
         #: xdist's controller: it schedules and reports, and loads and explores nothing.
         self._is_controller = is_xdist_controller(config)
@@ -469,6 +481,8 @@ class ConformanceSession:
             # Its declarations came from the worker as plain data: the target's code
             # never runs in this process.
             return LoadedTarget(spec.label, [], info=dict(worker.info)), worker
+        if spec.kind is TargetKind.STDIO:
+            self._start_server(spec, base_dir, limit)
         try:
             loaded = self.loop.run(
                 load_target(spec, base_dir=base_dir, launcher=self.launcher), timeout=limit
@@ -482,11 +496,30 @@ class ConformanceSession:
         self._loaded.append(loaded)
         return loaded, worker
 
+    def _start_server(self, spec: TargetSpec, base_dir: Path, limit: float) -> None:
+        """Start a ``stdio:`` target's server now, for its load to adopt (``process._early``).
+
+        The load imports the MCP SDK first, which takes about as long as the server's
+        own start-up: begun here, the two overlap. A command that cannot be split or
+        started is left to the load, which says why.
+        """
+        if not sdk_installed():
+            return
+        try:
+            argv = shlex.split(spec.value)
+        except ValueError:
+            return
+        if argv:
+            try:
+                self.loop.run(self.early.start(argv, base_dir), timeout=limit)
+            except LoopBlocked:
+                pass
+
     # -- the sandbox ---------------------------------------------------------------------
     @property
     def launcher(self) -> Any:
         """How MCP stdio servers are started: the sandbox, the environment, the limits."""
-        return self.sandbox.launcher()
+        return self.early
 
     def _contain(self, spec: TargetSpec) -> None:
         """Mark a target whose processes the sandbox holds (``auto`` may call all its tools)."""
@@ -857,6 +890,41 @@ class ConformanceSession:
             extra["baseline"] = str(self.baseline.path)
         self.records.write_report(path, **(state.as_report() if state else {}), extra=extra)
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        """Once the last item has run, close the targets' servers while the run reports.
+
+        An MCP server is given its stdin's end and a grace to exit (then signals), and
+        a Python server takes half a second or more to exit: that wait overlaps with
+        the report and the summary rather than follow them. Nothing calls a tool
+        after the test loop.
+        """
+        try:
+            return (yield)
+        finally:
+            threading.Thread(target=self._close_loaded, name="toolnexus-close", daemon=True).start()
+
+    def _close_loaded(self) -> None:
+        """Close every target loaded so far, together, and the servers no load adopted.
+
+        Runs on its own thread at the end of the test loop, and again at unconfigure
+        for what is left (it waits there for the first run to finish). Once
+        unconfigure has closed the loop, a thread that comes late does nothing: a
+        call on the loop would start another one, which nothing would close.
+        """
+        with self._closing:
+            if self._ended:
+                return
+            closes = []
+            while self._loaded:  # a load that ends meanwhile is left for the next call
+                close = self._loaded.pop().close
+                if close is not None:
+                    closes.append(close)
+            try:
+                self.loop.run(_close_all([*closes, self.early.close]), timeout=CLOSE_WAIT)
+            except Exception:
+                pass
+
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self._loader.shutdown(wait=False, cancel_futures=True)  # begun, never collected
         if self.isolated is not None:
@@ -866,17 +934,15 @@ class ConformanceSession:
         if self._forkserver is not None:
             self._forkserver.close()
         concurrent.futures.wait(list(self._loads.values()), timeout=UNLOAD_WAIT)
-        for loaded in self._loaded:
-            if loaded.close is not None:
-                try:
-                    self.loop.run(_await(loaded.close()), timeout=15.0)
-                except Exception:
-                    pass
-        self.loop.close()
+        self._close_loaded()  # what the run's end left open, once that close is over
+        with self._closing:
+            self._ended = True
+            self.loop.close()
         self.records.close()
         if self.live_report is not None:
             self.live_report.close()
         self.sandbox.close()
+        skip_exit_collection()
 
 
 class _Refused:
@@ -916,8 +982,9 @@ def _target_key(spec: TargetSpec) -> tuple[str, Any]:
     return (spec.kind.value, " ".join(spec.value.split()))
 
 
-async def _await(awaitable: Awaitable[None]) -> None:
-    await awaitable
+async def _close_all(closes: Sequence[Callable[[], Awaitable[None]]]) -> None:
+    """Run every close at once; one that fails does not stop the others."""
+    await asyncio.gather(*(close() for close in closes), return_exceptions=True)
 
 
 def _tool_name(subject: ToolSubject) -> str:
@@ -972,34 +1039,6 @@ def _collection_error(session: pytest.Session, name: str, text: str) -> None:
     session.ihook.pytest_collectreport(report=report)
 
 
-def _sandbox(config: pytest.Config, settings: Settings) -> Sandbox:
-    """The sandbox the settings ask for; a usage error when it is required and cannot be had."""
-    database = _example_database(config)
-    sandbox = Sandbox(
-        mode=settings.sandbox,
-        network=settings.allow_network,
-        env_names=settings.env,
-        limits=parse_limits(settings.limits),
-        readable=(Path(str(config.rootpath)), Path(str(config.invocation_params.dir))),
-        writable=(database,) if database else _kit_cache(),
-    )
-    try:
-        sandbox.check()
-    except SandboxError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    return sandbox
-
-
-def _kit_cache() -> tuple[Path, ...]:
-    """The kit's user cache, made now so that it can be bound into the sandbox."""
-    cache = kit_cache()
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return ()
-    return (cache,)
-
-
 def not_called_lines(counts: dict[str, int]) -> list[str]:
     """The summary's lines on tools no live check called, and why."""
     total = sum(counts.values())
@@ -1016,14 +1055,6 @@ def _hypothesis_seed(config: pytest.Config) -> int | None:
     except ValueError:
         return None
     return int(seed) if seed is not None else None
-
-
-def _example_database(config: pytest.Config) -> Path | Literal[False]:
-    """Hypothesis's failing examples live under pytest's cache, and nowhere without it."""
-    cache = getattr(config, "cache", None)
-    if cache is None:
-        return False
-    return Path(cache.mkdir("toolnexus-hypothesis"))
 
 
 def explored_here(kinds: list[TargetKind], *, isolated: bool, hooked: bool) -> bool:

@@ -53,10 +53,19 @@ def pytest_configure(config: pytest.Config) -> None:
     if is_xdist_controller(config):
         distribution = ToolDistribution(config, settings.concurrency)
         config.pluginmanager.register(distribution, "toolnexus-distribution")
+    from ._prestart import prestart
+
+    # The stdio servers start before the session's modules are imported (``_prestart``).
+    serial = not hasattr(config, "workerinput") and not is_xdist_controller(config)
+    started = prestart(config, settings, serial=serial)
     from ._outputs import ReportOutputs
     from ._session import ConformanceSession
 
-    session = ConformanceSession(config, settings)
+    try:
+        session = ConformanceSession(config, settings, started)
+    except BaseException:  # a usage error (a bad arguments file...): nothing will load
+        started.close()
+        raise
     config.pluginmanager.register(session, "toolnexus-conformance")
     config.pluginmanager.register(ReportOutputs(session, outputs), "toolnexus-outputs")
     if not is_xdist_controller(config):  # its workers collect, and judge the names

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from _mcp_testing import PYTHON, SERVERS, START, server_command
 from toolnexus_ref import Tool, ToolContext
 from toolnexus_ref.mcp import McpSource, McpTool, open_mcp_json, open_servers, open_stdio
 from toolnexus_ref.mcp._config import ServerConfig
+from toolnexus_ref.mcp._stdio import _group_lives
 
 pytestmark = pytest.mark.anyio
 
@@ -195,6 +198,33 @@ async def test_close_ends_the_whole_process_tree(tmp_path: Path) -> None:
         await asyncio.sleep(0.01)
     assert not _alive(grandchild)
     assert not _alive(server_pid)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_group_of_zombies_is_over() -> None:
+    """Only a zombie left (reparented to an init that is slow to reap it): nothing runs."""
+    done = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
+    running = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+    )
+    try:
+        for _ in range(1000):
+            if _zombie(done.pid):
+                break
+            time.sleep(0.01)
+        os.killpg(done.pid, 0)  # the group is still there for killpg
+        assert not _group_lives(done.pid)
+        assert _group_lives(running.pid)
+    finally:
+        running.kill()
+        running.wait()
+        done.wait()
+    assert not _group_lives(done.pid)
+
+
+def _zombie(pid: int) -> bool:
+    with open(f"/proc/{pid}/stat", "rb") as handle:
+        return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
 
 
 async def test_mcp_json_end_to_end_with_env_and_disabled(tmp_path: Path) -> None:

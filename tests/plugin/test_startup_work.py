@@ -25,3 +25,113 @@ def test_the_generator_is_warmed_where_tools_are_explored(
     kinds: list[TargetKind], isolated: bool, hooked: bool, expected: bool
 ) -> None:
     assert explored_here(kinds, isolated=isolated, hooked=hooked) is expected
+
+
+COUNTED_SERVER = '''
+import os, sys
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+with Path(sys.argv[1]).open("a") as starts:
+    starts.write(f"{os.getpid()}\\n")
+server = MCPServer("counted")
+
+
+@server.tool()
+def shout(text: str) -> str:
+    """Return the text in capitals."""
+    return text.upper()
+
+
+if __name__ == "__main__":
+    server.run()
+'''
+
+
+def test_a_stdio_server_is_started_once_and_ended(pytester: pytest.Pytester) -> None:
+    """Started while the SDK is imported, its process is the one the load talks to."""
+    import sys
+
+    pytest.importorskip("mcp.server.mcpserver")
+    pytester.makepyfile(counted_server=COUNTED_SERVER)
+    starts = pytester.path / "starts.txt"
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        f"stdio:{sys.executable} counted_server.py {starts}",
+        "--toolnexus-sandbox",
+        "off",  # the server writes beside itself
+        "--toolnexus-execute",
+        "none",
+        timeout=120,
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["*counted_shout*"])
+    [pid] = starts.read_text().split()
+    assert not _running(int(pid)), f"the server ({pid}) outlived the run"
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for init to reap it does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except FileNotFoundError:
+        return False
+
+
+def test_the_exit_leaves_the_suites_objects_to_the_system() -> None:
+    """Frozen at exit: the interpreter's last collections skip them (``_exit``)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print(gc.get_freeze_count() > 0))\n"
+        "print(gc.get_freeze_count() > 0)\n"
+        "from pytest_toolnexus._exit import skip_exit_collection\n"
+        "skip_exit_collection()\n"
+        "skip_exit_collection()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]
+
+
+#: Records its start, then neither reads stdin nor exits: only a signal ends it.
+DEAF_SERVER = """
+import os, sys, time
+from pathlib import Path
+
+with Path(sys.argv[1]).open("a") as starts:
+    starts.write(f"{os.getpid()}\\n")
+time.sleep(120)
+"""
+
+
+def test_a_run_that_stops_at_a_usage_error_leaves_no_server(pytester: pytest.Pytester) -> None:
+    """The server starts before the session reads its files; a bad one still ends it."""
+    import sys
+
+    pytester.makepyfile(deaf_server=DEAF_SERVER)
+    (pytester.path / "arguments.json").write_text("{not json")
+    starts = pytester.path / "starts.txt"
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        f"stdio:{sys.executable} deaf_server.py {starts}",
+        "--toolnexus-sandbox",
+        "off",
+        "--toolnexus-arguments",
+        "arguments.json",
+        timeout=120,
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    started = starts.read_text().split() if starts.exists() else []
+    assert not [pid for pid in started if _running(int(pid))]

@@ -13,7 +13,8 @@ the workers alive at once (loading or exploring), stopping idle ones to make roo
 ``_forkserver`` is the warm template every worker of a session is forked from,
 each fork joining its own target's sandbox (``_sandbox``), so the warm-up is paid
 once a session rather than once a target. ``_target`` is ``check_target``, the same
-isolated run for scripts.
+isolated run for scripts. ``_early`` starts MCP stdio servers, in the sandbox, before
+the MCP SDK is imported, for the transport to adopt.
 
 Arrows point one way: this room imports the runner and the live engine; neither
 imports it back (the pytest plugin and ``check_target`` are its only callers).

@@ -18,7 +18,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import anyio
 import anyio.abc
@@ -39,13 +39,34 @@ from ._framing import (
     StdoutNoise,
 )
 
-__all__ = ["Launcher", "ServerProcess", "stdio_transport"]
+__all__ = ["Launcher", "ServerProcess", "StartingLauncher", "stdio_transport"]
 
 #: Turns a server's command line, environment and working directory into what is
 #: started (a sandbox around it, limits): ``(argv, env, cwd) -> (argv, env)``.
 Launcher = Callable[
     [Sequence[str], Mapping[str, str], "Path | None"], tuple[list[str], dict[str, str]]
 ]
+
+
+@runtime_checkable
+class StartingLauncher(Protocol):
+    """A launcher that may have started a server already: its process is adopted.
+
+    Importing the SDK takes about a second, and so does a server's own start-up:
+    a caller that knows the command before the SDK is loaded starts the server
+    first (``toolnexus_conformance.process._early``), and the transport takes that
+    process over rather than start another. ``started`` gives it up at most once,
+    and only for the same command line, environment and working directory.
+    """
+
+    def __call__(
+        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path | None, /
+    ) -> tuple[list[str], dict[str, str]]: ...
+
+    def started(
+        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path | None, /
+    ) -> anyio.abc.Process | None: ...
+
 
 #: How long a server may take to exit once its stdin closes, before its group is signalled.
 EXIT_GRACE = 1.0
@@ -114,6 +135,35 @@ def _kill_group(pid: int, sig: int) -> bool:
     return True
 
 
+def _group_lives(pgid: int) -> bool:
+    """Whether a process of the group still runs: a zombie is over, whoever reaps it.
+
+    A member whose parent exited first (bubblewrap's process in the sandbox's
+    namespace, a grandchild) is reparented to the system's init, and a container's
+    init may take a second or more to reap it, or never reap it: ``killpg`` still
+    finds the group meanwhile. Where ``/proc`` cannot be read, any member counts.
+    """
+    if not _kill_group(pgid, 0):
+        return False
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue  # gone meanwhile
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
 async def _end_tree(info: ServerProcess) -> None:
     """Close stdin, give the server its grace, then end every process in its group."""
     process = info.process
@@ -125,7 +175,7 @@ async def _end_tree(info: ServerProcess) -> None:
     # Even when the leader exited by itself, children it started may live on in its group.
     if _kill_group(process.pid, signal.SIGTERM):
         deadline = time.monotonic() + KILL_GRACE
-        while time.monotonic() < deadline and _kill_group(process.pid, 0):
+        while time.monotonic() < deadline and _group_lives(process.pid):
             _ = process.returncode  # reap the leader so the group can disappear
             await anyio.sleep(0.01)
         _kill_group(process.pid, signal.SIGKILL)
@@ -158,15 +208,19 @@ async def stdio_transport(
     """
     argv = list(info.command)
     environment = {**get_default_environment(), **(env or {})}
-    if launcher is not None:
-        argv, environment = launcher(argv, environment, cwd)
-    process = await anyio.open_process(
-        argv,
-        env=environment,
-        cwd=cwd,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    process = None
+    if isinstance(launcher, StartingLauncher):
+        process = launcher.started(argv, environment, cwd)
+    if process is None:
+        if launcher is not None:
+            argv, environment = launcher(argv, environment, cwd)
+        process = await anyio.open_process(
+            argv,
+            env=environment,
+            cwd=cwd,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
     info.process = process
     info.pid = process.pid
     info.stdout_closed = anyio.Event()
