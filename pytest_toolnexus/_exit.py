@@ -6,7 +6,9 @@ are torn down) takes half a second or more after the last line is printed, about
 a tenth of a one-server run. Frozen objects (``gc.freeze``) are left out of every
 later collection, so the process ends as soon as the ``atexit`` handlers have run.
 
-Nothing is lost that Python promises: objects still alive when the interpreter
+Only under ``--toolnexus-only``, where the process runs the kit's items alone: a
+project's own tests may count on finalisers Python runs at exit in practice.
+Nothing is lost there that Python promises: objects still alive when the interpreter
 exits are not guaranteed to be finalised (the data model's note on ``__del__``),
 reference counting still frees what is not in a cycle, and what becomes garbage
 after the freeze is collected as before.
