@@ -1,9 +1,9 @@
-"""The corpus tools that end, freeze or leave their process, and healthy tools beside them.
+"""The corpus tools that end, freeze or leave their process, as one target per module.
 
 Judged together in one worker (``test_corpus_live``): each still gets a process of its
-own, so each verdict is its own, and the run pays one worker's start, not one per tool
-or per module. The corpus modules are loaded from their files: the corpus folder holds
-modules named like the standard library's (``http.py``), so it never goes on ``sys.path``.
+own, so each verdict is its own, and the run pays one worker's start, not one per tool.
+The corpus modules are loaded from their files: the corpus folder holds modules named
+like the standard library's (``http.py``), so it never goes on ``sys.path``.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
-
-from toolnexus_ref.examples import toolkit
 
 _BAD = Path(__file__).resolve().parents[2] / "conformance" / "corpus" / "bad"
 
@@ -40,7 +38,3 @@ live_process_tools = [
     live_process.memory_bomb,
 ]
 live_sandbox_tools = [live_sandbox.writes_outside]
-
-#: Every tool above, and the example toolkit's (tools that keep their process, judged
-#: beside the ones that do not): the one target the corpus test judges.
-tools = [*live_process_tools, *live_sandbox_tools, *toolkit.tools]

@@ -17,8 +17,6 @@ from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.corpus import Entry
 from toolnexus_conformance.process._target import check_target
 
-from toolnexus_ref.examples import toolkit
-
 OPTIONS = RunOptions(execute=ExecuteMode.ALL, examples=10, grace=0.5, call_timeout=2.0)
 HERE = Path(__file__).parent
 BAD = [e for e in live_entries("bad") if not e.hostile]
@@ -27,24 +25,33 @@ GOOD = live_entries("good")
 
 
 Verdicts = dict[str, tuple[Outcome, str]]
-#: The bad tools that end or freeze their process: judged in a worker.
-IN_WORKERS = [e for e in BAD if e.spec is not None]
+#: The bad tools that end or freeze their process, by corpus module: judged in workers.
+IN_WORKERS: dict[str, list[Entry]] = {}
+for _entry in BAD:
+    if _entry.spec is not None:
+        IN_WORKERS.setdefault(_entry.spec.split(":")[0], []).append(_entry)
 
 
 @pytest.fixture(scope="module")
 def worker_verdicts() -> dict[str, Verdicts]:
-    """The process-ending tools and the example toolkit's, judged together in one worker.
+    """Each module's process-ending tools judged together, one worker per module.
 
-    ``_process_targets`` lists them as one target (imported in the worker only); every
-    tool still runs in a process of its own, and one that kills its worker is replayed
-    alone, so each verdict is the tool's own. A tool the list lacks has no verdicts,
-    and its test fails on the missing key.
+    ``_process_targets`` lists them as one target per module (imported in the worker
+    only); every tool still runs in a process of its own, and one that kills its
+    worker is replayed alone, so each verdict is the tool's own. A tool the list
+    lacks has no verdicts, and its test fails on the missing key.
     """
-    select = sorted({"TN606"}.union(*(e.trips for e in IN_WORKERS)))
     found: dict[str, Verdicts] = {}
-    verdicts = check_target("_process_targets:tools", base_dir=HERE, select=select, options=OPTIONS)
-    for verdict in verdicts:
-        found.setdefault(verdict.tool, {})[verdict.check.code] = (verdict.outcome, verdict.message)
+    for module, entries in IN_WORKERS.items():
+        select = sorted(set().union(*(e.trips for e in entries)))
+        verdicts = check_target(
+            f"_process_targets:{module}_tools", base_dir=HERE, select=select, options=OPTIONS
+        )
+        for verdict in verdicts:
+            found.setdefault(verdict.tool, {})[verdict.check.code] = (
+                verdict.outcome,
+                verdict.message,
+            )
     return found
 
 
@@ -114,12 +121,9 @@ def test_hostile_run_ends_with_a_verdict_for_every_check(tmp_path: Path) -> None
     assert left == [], "a hostile tool wrote into the run's working directory"
 
 
-def test_tools_that_keep_their_process_pass_tn606(worker_verdicts: dict[str, Verdicts]) -> None:
-    """TN606 does not cry wolf: every example tool, each in a process of its own, passes.
-
-    Judged in the worker that also runs the tools that end, freeze or kill it.
-    """
-    names = [tool.name for tool in toolkit.tools]
-    assert len(names) == 4
-    outcomes = {name: worker_verdicts[name]["TN606"] for name in names}
-    assert {outcome for outcome, _ in outcomes.values()} == {Outcome.PASSED}, outcomes
+def test_tools_that_keep_their_process_pass_tn606() -> None:
+    """TN606 does not cry wolf: every example tool, each in a process of its own, passes."""
+    verdicts = check_target("toolnexus_ref.examples:toolkit", select=["TN606"], options=OPTIONS)
+    outcomes = {v.tool: v.outcome for v in verdicts if v.check.code == "TN606"}
+    assert len(outcomes) == 4
+    assert set(outcomes.values()) == {Outcome.PASSED}, outcomes
