@@ -10,6 +10,7 @@ tests with ``--toolnexus-sandbox off`` show each of these happen, so they can fa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -256,22 +257,21 @@ class Reached:
     left: list[int]  # its processes still alive then
 
 
-@pytest.fixture(scope="module", params=MODES)
-def reached(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+@contextlib.contextmanager
+def _shared(
+    factory: pytest.TempPathFactory, mode: str, tools: tuple[str, ...], *extra: str
 ) -> Iterator[Reached]:
-    """The ``sandboxed`` set-up, once per mode, for a session on every ``REACHING`` tool."""
-    mode: str = request.param
+    """The ``sandboxed`` set-up, once, for one session on ``tools`` (each a target)."""
     mark = f"tn-sandbox-{uuid.uuid4().hex[:12]}"
-    project = tmp_path_factory.mktemp(f"reached-{mode}")
+    project = factory.mktemp(f"shared-{mode}")
     home = project / "home"
     home.mkdir()
     listener = Listener()
     listener.start()
     project.joinpath("live_sandbox.py").write_text(CORPUS.read_text())
     project.joinpath("targets.py").write_text(_targets(mark, listener.port))
-    targets = [arg for tool in REACHING[1:] for arg in (TARGET, f"targets:{tool}")]
-    args = _session_args(f"targets:{REACHING[0]}", mode, *targets, "--toolnexus-execute", "all")
+    targets = [arg for tool in tools[1:] for arg in (TARGET, f"targets:{tool}")]
+    args = _session_args(f"targets:{tools[0]}", mode, *targets, *extra)
     left: list[int] = []
     try:
         session = run_session(
@@ -284,6 +284,38 @@ def reached(
     finally:
         listener.close()
         _clean_up(mark, home, project, left)
+
+
+@pytest.fixture(scope="module", params=MODES)
+def shared_mode(request: pytest.FixtureRequest) -> str:
+    """The sandbox mode of the shared sessions: one parameter for every fixture below."""
+    mode: str = request.param
+    return mode
+
+
+@pytest.fixture(scope="module")
+def reached(shared_mode: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Reached]:
+    """Once per mode, a session on every ``REACHING`` tool, each called."""
+    with _shared(tmp_path_factory, shared_mode, REACHING, "--toolnexus-execute", "all") as run:
+        yield run
+
+
+@pytest.fixture(scope="module")
+def strict_and_named(
+    shared_mode: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Reached]:
+    """Once per mode, a strict session that names the credential, on a writer and a reader."""
+    with _shared(
+        tmp_path_factory,
+        shared_mode,
+        ("writes_everywhere", "reads_environ"),
+        "--toolnexus-execute",
+        "all",
+        "--toolnexus-strict",
+        "--toolnexus-env",
+        "SANDBOX_TEST_API_KEY",
+    ) as run:
+        yield run
 
 
 def test_writes_outside_scratch(reached: Reached) -> None:
@@ -300,23 +332,25 @@ def test_writes_outside_scratch(reached: Reached) -> None:
     assert reached.run.ret == pytest.ExitCode.OK  # TN607 is a warning
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_a_warning_fails_under_strict(sandboxed: Sandboxed, mode: str) -> None:
-    run = sandboxed.run(
-        "targets:writes_everywhere", mode, "--toolnexus-execute", "all", "--toolnexus-strict"
-    )
+def test_a_warning_fails_under_strict(strict_and_named: Reached) -> None:
+    run = strict_and_named.run
+    assert run.verdicts("writes_everywhere")["TN607"]["severity"] == "warning"
     assert run.ret == pytest.ExitCode.TESTS_FAILED
+    # Its own item failed the run, not only the reader's (which fails without strict).
+    assert [
+        line
+        for line in run.stdout.splitlines()
+        if line.startswith("FAILED ") and "writes_everywhere::TN607" in line
+    ], run.stdout
 
 
 def test_credentials_do_not_reach_a_tool_unless_named(
-    reached: Reached, sandboxed: Sandboxed
+    reached: Reached, strict_and_named: Reached
 ) -> None:
     assert reached.run.verdicts("reads_environ")["TN601"]["outcome"] == "passed"
     assert SECRET not in reached.run.text
-    named = sandboxed.run(
-        "targets:reads_environ", reached.mode, "--toolnexus-env", "SANDBOX_TEST_API_KEY"
-    )
-    assert named.verdicts("reads_environ")["TN601"]["outcome"] == "failed"  # it got it
+    named = strict_and_named.run.verdicts("reads_environ")
+    assert named["TN601"]["outcome"] == "failed"  # it got it
 
 
 def test_connections_out(reached: Reached) -> None:
