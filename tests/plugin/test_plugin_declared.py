@@ -5,7 +5,9 @@ neighbour and asserts the hostile tool's verdict, the neighbour's and the exit
 status: a target that patches pytest at import never reaches pytest's process; an
 ``atexit`` hook of the target never delays it; a tool that kills its worker, or
 exhausts its process's memory, is a finding; a run killed outright leaves the
-records it judged; a credential of the environment is masked everywhere.
+records it judged; a credential of the environment is masked everywhere. The
+targets whose tools end their process are judged in one shared session, each test
+reading its own target's part of its report.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _sessions import Session, run_session
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -137,31 +141,35 @@ def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     pytester.makeconftest(CONFTEST_PID)
 
     def go(target: str, *extra: str, timeout: float = 180) -> tuple[pytest.RunResult, Any]:
-        result = pytester.runpytest_subprocess(
-            "-p",
-            "no:cacheprovider",
-            CONFORMANCE,
-            ONLY,
-            TARGET,
-            target,
-            "--toolnexus-execute",
-            "all",
-            *FAST,
-            REPORT,
-            "report.json",
-            # The target writes where it was imported to a file of the project.
-            "--toolnexus-sandbox",
-            "off",
-            "--toolnexus-env",
-            "TOOLNEXUS_IMPORTED_IN",
-            *extra,
-            timeout=timeout,
-        )
+        result = pytester.runpytest_subprocess(*_session_args(target, *extra), timeout=timeout)
         return result, json.loads((pytester.path / "report.json").read_text())
 
     yield go
     left = _processes_marked(marker)
     assert left == [], f"processes of the run still running: {left}"
+
+
+def _session_args(target: str, *extra: str) -> list[str]:
+    """The session's arguments for ``target``, then ``extra``."""
+    return [
+        "-p",
+        "no:cacheprovider",
+        CONFORMANCE,
+        ONLY,
+        TARGET,
+        target,
+        "--toolnexus-execute",
+        "all",
+        *FAST,
+        REPORT,
+        "report.json",
+        # The target writes where it was imported to a file of the project.
+        "--toolnexus-sandbox",
+        "off",
+        "--toolnexus-env",
+        "TOOLNEXUS_IMPORTED_IN",
+        *extra,
+    ]
 
 
 def _processes_marked(marker: str) -> list[str]:
@@ -184,12 +192,19 @@ def _processes_marked(marker: str) -> list[str]:
         time.sleep(0.1)
 
 
-def _verdicts(report: dict[str, Any], tool: str) -> dict[str, dict[str, Any]]:
-    return {r["check"]: r for r in report["results"] if r["tool"] == tool}
+def _verdicts(
+    report: dict[str, Any], tool: str, target: str | None = None
+) -> dict[str, dict[str, Any]]:
+    """The tool's verdicts by check; of one target's copy of it when ``target`` is given."""
+    return {
+        r["check"]: r
+        for r in report["results"]
+        if r["tool"] == tool and target in (None, r["target"])
+    }
 
 
-def _healthy_judged(report: dict[str, Any]) -> None:
-    mine = _verdicts(report, "convert_units")
+def _healthy_judged(report: dict[str, Any], target: str | None = None) -> None:
+    mine = _verdicts(report, "convert_units", target)
     assert mine, "the healthy neighbour got no verdicts"
     assert mine["TN601"]["outcome"] == "passed", mine["TN601"]
     assert all(r["outcome"] != "failed" for r in mine.values()), mine
@@ -244,27 +259,72 @@ def test_an_atexit_hook_of_the_target_never_delays_pytest(
     assert _verdicts(report, "convert_units")["TN101"]["outcome"] == "passed"
 
 
+@dataclass(frozen=True)
+class SharedRun:
+    """One session on the targets whose tools end the processes they run in."""
+
+    session: Session
+    report: dict[str, Any]
+    marker: str
+
+
+#: The targets of ``TARGETS`` judged in one session (each tool in a process of its
+#: own, a worker restarted when one kills it); each test reads its target's part.
+SHARED_TARGETS = ["targets:kills_its_worker", "targets:terms_its_worker", "targets:memory_bomb"]
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
+    """The ``run`` fixture's set-up, once, for a session on every ``SHARED_TARGETS``."""
+    project = tmp_path_factory.mktemp("shared")
+    project.joinpath("live_process.py").write_text(CORPUS.read_text())
+    project.joinpath("targets.py").write_text(TARGETS)
+    project.joinpath("conftest.py").write_text(CONFTEST_PID)
+    marker = uuid.uuid4().hex
+    more = [arg for target in SHARED_TARGETS[1:] for arg in (TARGET, target)]
+    session = run_session(
+        project,
+        *_session_args(SHARED_TARGETS[0], *more, "--toolnexus-concurrency", "2"),
+        env={
+            "TOOLNEXUS_TEST_RUN": marker,
+            "TOOLNEXUS_IMPORTED_IN": str(project / "imported_in.txt"),
+            "TOOLNEXUS_PYTEST_PID": str(project / "pytest_pid.txt"),
+        },
+        timeout=240,
+    )
+    assert (project / "report.json").exists(), session.text()
+    return SharedRun(session, session.report(), marker)
+
+
+def test_the_shared_run_fails_judges_every_target_and_leaves_nothing_running(
+    shared: SharedRun,
+) -> None:
+    """What the ``run`` fixture and each test assert of a whole session, for the shared one."""
+    assert shared.session.ret == pytest.ExitCode.TESTS_FAILED, shared.session.text()
+    assert {r["target"] for r in shared.report["results"]} == set(SHARED_TARGETS)
+    assert not any(r.get("kit_failure") for r in shared.report["results"])
+    left = _processes_marked(shared.marker)
+    assert left == [], f"processes of the run still running: {left}"
+
+
 @pytest.mark.parametrize("tool", ["kills_its_worker", "terms_its_worker"])
 def test_a_tool_that_kills_its_worker_is_tn606_and_its_neighbour_is_judged(
-    run: Any, tool: str
+    shared: SharedRun, tool: str
 ) -> None:
-    result, report = run(f"targets:{tool}", "--toolnexus-concurrency", "2")
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
-    mine = _verdicts(report, tool)
+    target = f"targets:{tool}"
+    mine = _verdicts(shared.report, tool, target)
     assert mine["TN606"]["outcome"] == "failed", mine["TN606"]
     assert "killed the worker process that ran it" in mine["TN606"]["message"]
-    assert not any(r.get("kit_failure") for r in report["results"])
-    _healthy_judged(report)
+    _healthy_judged(shared.report, target)
 
 
-def test_a_memory_bomb_is_a_finding_not_a_skip(run: Any) -> None:
-    result, report = run("targets:memory_bomb")
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
-    mine = _verdicts(report, "memory_bomb")
+def test_a_memory_bomb_is_a_finding_not_a_skip(shared: SharedRun) -> None:
+    target = "targets:memory_bomb"
+    mine = _verdicts(shared.report, "memory_bomb", target)
     assert mine["TN606"]["outcome"] == "failed", mine["TN606"]
     assert "ran out of" in mine["TN606"]["message"]
     assert not any(r["outcome"] == "skipped" for r in mine.values()), mine
-    _healthy_judged(report)
+    _healthy_judged(shared.report, target)
 
 
 def test_a_credential_of_the_environment_is_masked_everywhere_and_is_tn561(

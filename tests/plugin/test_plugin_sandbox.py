@@ -10,6 +10,7 @@ tests with ``--toolnexus-sandbox off`` show each of these happen, so they can fa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _sessions import run_session
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 
@@ -79,12 +81,109 @@ class Listener:
 
 @dataclass
 class Run:
-    result: pytest.RunResult
+    ret: int
+    stdout: str
     report: dict[str, Any]
-    text: str  # stdout, the JUnit XML and the JSON report, together
+    text: str  # stdout, stderr, the JUnit XML and the JSON report, together
 
     def verdicts(self, tool: str) -> dict[str, dict[str, Any]]:
         return {r["check"]: r for r in self.report["results"] if r["tool"] == tool}
+
+
+def _session_args(target: str, mode: str, *extra: str) -> list[str]:
+    """A run of ``target`` with the sandbox in ``mode``: the checks above, both reports."""
+    return [
+        "-p",
+        "no:cacheprovider",
+        CONFORMANCE,
+        ONLY,
+        TARGET,
+        target,
+        "--toolnexus-sandbox",
+        mode,
+        *FAST,
+        *CHECKS,
+        REPORT,
+        "report.json",
+        "--junitxml=junit.xml",
+        *extra,
+    ]
+
+
+def _finished(project: Path, ret: int, stdout: str, stderr: str) -> Run:
+    """The run that ended with ``ret``, its reports read from ``project``."""
+    report = (project / "report.json").read_text()
+    text = "\n".join([stdout, stderr, (project / "junit.xml").read_text(), report])
+    return Run(ret, stdout, json.loads(report), text)
+
+
+def _written(mark: str, home: Path, project: Path) -> list[Path]:
+    """Files the tools left in the fake home, the project and /tmp."""
+    found = [p for p in home.iterdir() if mark in p.name]
+    found += [p for p in project.iterdir() if mark in p.name]
+    found += [p for p in Path("/tmp").iterdir() if mark in p.name]
+    return found
+
+
+def _sleep_seconds(mark: str) -> str:
+    """What the corpus's sleeps run for under ``mark``: read from its own module."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_live_sandbox_marks", CORPUS)
+    assert spec is not None
+    assert spec.loader is not None
+    corpus = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(corpus)
+    corpus.__dict__.update(MARK=mark)
+    seconds: str = corpus.sleep_seconds()
+    return seconds
+
+
+def _processes(mark: str) -> list[int]:
+    """Processes of the run still alive, found by the unique sleep on their command line."""
+    needle = _sleep_seconds(mark).encode()
+    deadline = time.monotonic() + 5.0
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                mine = needle in (entry / "cmdline").read_bytes()
+                if mine and "\nState:\tZ" not in (entry / "status").read_text():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
+def _targets(mark: str, port: int) -> str:
+    """``targets.py``: each corpus tool a target of its own, its traces named by ``mark``."""
+    return f"""
+import live_sandbox as corpus
+
+corpus.MARK = {mark!r}
+corpus.PORT = {port}
+writes_everywhere = [corpus.writes_everywhere]
+reads_environ = [corpus.reads_environ]
+connects_out = [corpus.connects_out]
+detaches = [corpus.detaches]
+from toolnexus_ref.examples import toolkit
+kills_pytest = [corpus.KillsPytest(), *(t for t in toolkit.tools if t.name == "convert_units")]
+"""
+
+
+def _clean_up(mark: str, home: Path, project: Path, left: list[int]) -> None:
+    """Ends the processes ``left`` and removes the files an uncontained run left."""
+    for pid in left:
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    for path in _written(mark, home, project):
+        path.unlink(missing_ok=True)
 
 
 class Sandboxed:
@@ -96,59 +195,15 @@ class Sandboxed:
 
     def run(self, target: str, mode: str, *extra: str) -> Run:
         result = self.pytester.runpytest_subprocess(
-            "-p",
-            "no:cacheprovider",
-            CONFORMANCE,
-            ONLY,
-            TARGET,
-            target,
-            "--toolnexus-sandbox",
-            mode,
-            *FAST,
-            *CHECKS,
-            REPORT,
-            "report.json",
-            "--junitxml=junit.xml",
-            *extra,
-            timeout=180,
+            *_session_args(target, mode, *extra), timeout=180
         )
-        text = "\n".join(
-            [
-                result.stdout.str(),
-                result.stderr.str(),
-                (self.pytester.path / "junit.xml").read_text(),
-                (self.pytester.path / "report.json").read_text(),
-            ]
-        )
-        return Run(result, json.loads((self.pytester.path / "report.json").read_text()), text)
+        return _finished(self.pytester.path, result.ret, result.stdout.str(), result.stderr.str())
 
     def written(self) -> list[Path]:
-        """Files the tools left in the fake home, the project and /tmp."""
-        found = [p for p in self.home.iterdir() if self.mark in p.name]
-        found += [p for p in self.pytester.path.iterdir() if self.mark in p.name]
-        found += [p for p in Path("/tmp").iterdir() if self.mark in p.name]
-        return found
+        return _written(self.mark, self.home, self.pytester.path)
 
     def processes(self) -> list[int]:
-        """Processes of the run still alive, found by the unique sleep on their command line."""
-        import live_sandbox
-
-        needle = live_sandbox.sleep_seconds().encode()
-        deadline = time.monotonic() + 5.0
-        while True:
-            found = []
-            for entry in Path("/proc").iterdir():
-                if not entry.name.isdigit():
-                    continue
-                try:
-                    mine = needle in (entry / "cmdline").read_bytes()
-                    if mine and "\nState:\tZ" not in (entry / "status").read_text():
-                        found.append(int(entry.name))
-                except OSError:
-                    continue
-            if not found or time.monotonic() > deadline:
-                return found
-            time.sleep(0.1)
+        return _processes(self.mark)
 
 
 @pytest.fixture
@@ -157,20 +212,7 @@ def sandboxed(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Ite
     listener = Listener()
     listener.start()
     pytester.path.joinpath("live_sandbox.py").write_text(CORPUS.read_text())
-    pytester.makepyfile(
-        targets=f"""
-import live_sandbox as corpus
-
-corpus.MARK = {mark!r}
-corpus.PORT = {listener.port}
-writes_everywhere = [corpus.writes_everywhere]
-reads_environ = [corpus.reads_environ]
-connects_out = [corpus.connects_out]
-detaches = [corpus.detaches]
-from toolnexus_ref.examples import toolkit
-kills_pytest = [corpus.KillsPytest(), *(t for t in toolkit.tools if t.name == "convert_units")]
-"""
-    )
+    pytester.makepyfile(targets=_targets(mark, listener.port))
     monkeypatch.syspath_prepend(str(pytester.path))
     monkeypatch.setenv("SANDBOX_TEST_API_KEY", SECRET)
     home = pytester.path / "home"
@@ -187,13 +229,8 @@ kills_pytest = [corpus.KillsPytest(), *(t for t in toolkit.tools if t.name == "c
         yield box
     finally:
         listener.close()
-        for pid in box.processes():  # what an uncontained run left: not ours to keep
-            try:
-                os.kill(pid, 9)
-            except OSError:
-                pass
-        for path in box.written():
-            path.unlink(missing_ok=True)
+        # What an uncontained run left: not ours to keep.
+        _clean_up(mark, home, pytester.path, box.processes())
         sys.modules.pop("live_sandbox", None)
 
 
@@ -203,51 +240,128 @@ MODES = [
 ]
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_writes_outside_scratch(sandboxed: Sandboxed, mode: str) -> None:
-    run = sandboxed.run("targets:writes_everywhere", mode, "--toolnexus-execute", "all")
-    escapes = run.verdicts("writes_everywhere")["TN607"]
+#: The tools that reach out, each a target of its own: one session per mode judges them
+#: all (each tool in its own process), and each test below reads its own tool's part.
+REACHING = ("writes_everywhere", "reads_environ", "connects_out", "detaches")
+
+
+@dataclass
+class Reached:
+    """One session on the ``REACHING`` tools, and what it left on the machine."""
+
+    mode: str
+    mark: str
+    run: Run
+    listener: Listener
+    written: list[str]  # the names of the files it left, as the session ended
+    left: list[int]  # its processes still alive then
+
+
+@contextlib.contextmanager
+def _shared(
+    factory: pytest.TempPathFactory, mode: str, tools: tuple[str, ...], *extra: str
+) -> Iterator[Reached]:
+    """The ``sandboxed`` set-up, once, for one session on ``tools`` (each a target)."""
+    mark = f"tn-sandbox-{uuid.uuid4().hex[:12]}"
+    project = factory.mktemp(f"shared-{mode}")
+    home = project / "home"
+    home.mkdir()
+    listener = Listener()
+    listener.start()
+    project.joinpath("live_sandbox.py").write_text(CORPUS.read_text())
+    project.joinpath("targets.py").write_text(_targets(mark, listener.port))
+    targets = [arg for tool in tools[1:] for arg in (TARGET, f"targets:{tool}")]
+    args = _session_args(f"targets:{tools[0]}", mode, *targets, *extra)
+    left: list[int] = []
+    try:
+        session = run_session(
+            project, *args, env={"HOME": str(home), "SANDBOX_TEST_API_KEY": SECRET}, timeout=180
+        )
+        run = _finished(project, session.ret, "\n".join(session.stdout.lines), session.stderr)
+        written = sorted(p.name for p in _written(mark, home, project))
+        left = _processes(mark)
+        yield Reached(mode, mark, run, listener, written, left)
+    finally:
+        listener.close()
+        _clean_up(mark, home, project, left)
+
+
+@pytest.fixture(scope="module", params=MODES)
+def shared_mode(request: pytest.FixtureRequest) -> str:
+    """The sandbox mode of the shared sessions: one parameter for every fixture below."""
+    mode: str = request.param
+    return mode
+
+
+@pytest.fixture(scope="module")
+def reached(shared_mode: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Reached]:
+    """Once per mode, a session on every ``REACHING`` tool, each called."""
+    with _shared(tmp_path_factory, shared_mode, REACHING, "--toolnexus-execute", "all") as run:
+        yield run
+
+
+@pytest.fixture(scope="module")
+def strict_and_named(
+    shared_mode: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Reached]:
+    """Once per mode, a strict session that names the credential, on a writer and a reader."""
+    with _shared(
+        tmp_path_factory,
+        shared_mode,
+        ("writes_everywhere", "reads_environ"),
+        "--toolnexus-execute",
+        "all",
+        "--toolnexus-strict",
+        "--toolnexus-env",
+        "SANDBOX_TEST_API_KEY",
+    ) as run:
+        yield run
+
+
+def test_writes_outside_scratch(reached: Reached) -> None:
+    escapes = reached.run.verdicts("writes_everywhere")["TN607"]
     assert escapes["outcome"] == "failed", escapes  # a warning, in both modes: it tried
-    for place in (f"{sandboxed.mark}.beside", f"/tmp/{sandboxed.mark}.tmp"):
+    for place in (f"{reached.mark}.beside", f"/tmp/{reached.mark}.tmp"):
         assert place in escapes["message"]
-    left = sorted(p.name for p in sandboxed.written())
-    if mode == "off":  # uncontained, every write lands: the test can fail
-        assert left == sorted(
-            [f".{sandboxed.mark}", f"{sandboxed.mark}.beside", f"{sandboxed.mark}.tmp"]
+    if reached.mode == "off":  # uncontained, every write lands: the test can fail
+        assert reached.written == sorted(
+            [f".{reached.mark}", f"{reached.mark}.beside", f"{reached.mark}.tmp"]
         )
     else:
-        assert left == []
-    assert run.result.ret == pytest.ExitCode.OK  # TN607 is a warning
+        assert reached.written == []
+    assert reached.run.ret == pytest.ExitCode.OK  # TN607 is a warning
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_a_warning_fails_under_strict(sandboxed: Sandboxed, mode: str) -> None:
-    run = sandboxed.run(
-        "targets:writes_everywhere", mode, "--toolnexus-execute", "all", "--toolnexus-strict"
-    )
-    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+def test_a_warning_fails_under_strict(strict_and_named: Reached) -> None:
+    run = strict_and_named.run
+    assert run.verdicts("writes_everywhere")["TN607"]["severity"] == "warning"
+    assert run.ret == pytest.ExitCode.TESTS_FAILED
+    # Its own item failed the run, not only the reader's (which fails without strict).
+    assert [
+        line
+        for line in run.stdout.splitlines()
+        if line.startswith("FAILED ") and "writes_everywhere::TN607" in line
+    ], run.stdout
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_credentials_do_not_reach_a_tool_unless_named(sandboxed: Sandboxed, mode: str) -> None:
-    run = sandboxed.run("targets:reads_environ", mode)
-    assert run.verdicts("reads_environ")["TN601"]["outcome"] == "passed"
-    assert SECRET not in run.text
-    named = sandboxed.run("targets:reads_environ", mode, "--toolnexus-env", "SANDBOX_TEST_API_KEY")
-    assert named.verdicts("reads_environ")["TN601"]["outcome"] == "failed"  # it got it
+def test_credentials_do_not_reach_a_tool_unless_named(
+    reached: Reached, strict_and_named: Reached
+) -> None:
+    assert reached.run.verdicts("reads_environ")["TN601"]["outcome"] == "passed"
+    assert SECRET not in reached.run.text
+    named = strict_and_named.run.verdicts("reads_environ")
+    assert named["TN601"]["outcome"] == "failed"  # it got it
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_connections_out(sandboxed: Sandboxed, mode: str) -> None:
-    run = sandboxed.run("targets:connects_out", mode, "--toolnexus-execute", "all")
-    escapes = run.verdicts("connects_out")["TN607"]
+def test_connections_out(reached: Reached) -> None:
+    escapes = reached.run.verdicts("connects_out")["TN607"]
     assert escapes["outcome"] == "failed"
-    assert f"127.0.0.1:{sandboxed.listener.port}" in escapes["message"]
-    if mode == "off":
-        assert sandboxed.listener.accepted > 0
+    assert f"127.0.0.1:{reached.listener.port}" in escapes["message"]
+    if reached.mode == "off":
+        assert reached.listener.accepted > 0
     else:
-        assert sandboxed.listener.accepted == 0
-    assert SECRET.encode() not in sandboxed.listener.received
+        assert reached.listener.accepted == 0
+    assert SECRET.encode() not in reached.listener.received
 
 
 def test_allow_network_lets_connections_out(sandboxed: Sandboxed) -> None:
@@ -257,15 +371,12 @@ def test_allow_network_lets_connections_out(sandboxed: Sandboxed) -> None:
     assert sandboxed.listener.accepted > 0
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_a_detached_process_ends_with_the_run(sandboxed: Sandboxed, mode: str) -> None:
-    run = sandboxed.run("targets:detaches", mode, "--toolnexus-execute", "all")
-    assert run.verdicts("detaches")["TN601"]["outcome"] == "passed"
-    left = sandboxed.processes()
-    if mode == "off":  # a session of its own escapes the kill of the tool's process group
-        assert left
+def test_a_detached_process_ends_with_the_run(reached: Reached) -> None:
+    assert reached.run.verdicts("detaches")["TN601"]["outcome"] == "passed"
+    if reached.mode == "off":  # a session of its own escapes the kill of the tool's process group
+        assert reached.left
     else:
-        assert left == []
+        assert reached.left == []
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -353,7 +464,7 @@ def test_an_mcp_stdio_server(sandboxed: Sandboxed, mode: str) -> None:
     assert SECRET.encode() not in sandboxed.listener.received
     if mode == "off":
         # Not marked read-only, and nothing contains it: auto does not call it at all.
-        assert "1 tool(s) got no live call" in run.result.stdout.str()
+        assert "1 tool(s) got no live call" in run.stdout
         assert sandboxed.written() == []
         assert sandboxed.listener.accepted == 0
         run = sandboxed.run(command, mode, "--toolnexus-execute", "all")
@@ -365,7 +476,7 @@ def test_an_mcp_stdio_server(sandboxed: Sandboxed, mode: str) -> None:
     else:
         # Contained: auto calls it, and nothing it tried reached the machine.
         assert run.verdicts("hostile_escape")["TN601"]["outcome"] == "passed"
-        assert "got no live call" not in run.result.stdout.str()
+        assert "got no live call" not in run.stdout
         assert run.report["not_called"] == {}
         assert sandboxed.written() == []
         assert sandboxed.listener.accepted == 0
