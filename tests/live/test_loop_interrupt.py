@@ -52,3 +52,26 @@ def test_an_interrupt_while_waiting_cancels_the_coroutine(stall: float | None) -
         assert cancelled.wait(30)
     finally:
         loop.close()
+
+
+def test_a_closed_loop_releases_its_selector() -> None:
+    """``close`` stops the loop and closes it on its own thread (no unclosed-loop warning)."""
+    import asyncio
+    import time
+
+    loop = BackgroundLoop()
+
+    async def answer() -> int:
+        await asyncio.sleep(0)
+        return 42
+
+    assert loop.run(answer(), timeout=5) == 42
+    inner = loop._loop
+    assert inner is not None
+    loop.close()
+    deadline = time.monotonic() + 5
+    while not inner.is_closed() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert inner.is_closed()
+    assert loop.run(answer(), timeout=5) == 42  # a new loop, as after any close
+    loop.close()

@@ -41,6 +41,12 @@ class BackgroundLoop:
                     asyncio.set_event_loop(loop)
                     loop.call_soon(ready.set)
                     loop.run_forever()
+                    # Stopped by ``close``: its selector and self-pipe go now, not to a
+                    # ResourceWarning at the interpreter's exit.
+                    try:
+                        loop.run_until_complete(loop.shutdown_asyncgens())
+                    finally:
+                        loop.close()
 
                 threading.Thread(target=serve, name=self._name, daemon=True).start()
                 ready.wait()
