@@ -27,6 +27,7 @@ import statistics
 import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine, MutableMapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
@@ -65,6 +66,8 @@ DEPTH_EXAMPLES = 100
 #: examples then get what is left of the budget, and never less than half of one.
 FAST_CALL = 0.5
 EXPLICIT_SPAN = 3
+#: Explicit arguments in flight at once for a tool marked read-only.
+PREFETCH = 4
 #: Calls in flight across every search of the process: a call's own cost is its time
 #: shared among the calls made at once (the tools of a server, of a run, share it).
 _in_flight = [0]
@@ -549,14 +552,21 @@ async def search(
             for index, (lane, begun) in enumerate(zip(lanes, begun_all, strict=True))
         ]
 
-    def body(drawn: Any) -> None:
+    def unpack(drawn: Any) -> tuple[Any, str | None]:
         if stopped.is_set():
             raise _Stop
-        args, mutation = (drawn.value, str(drawn.mutation)) if invalid else (drawn, None)
+        return (drawn.value, str(drawn.mutation)) if invalid else (drawn, None)
+
+    def body(drawn: Any) -> None:
+        args, mutation = unpack(drawn)
+        judge(args, mutation, calls_for(args, mutation))
+
+    def judge(args: Any, mutation: str | None, calls: list[Call | None]) -> None:
+        """Every lane's rules on its call; a failure raises, for hypothesis to shrink."""
         failing: list[tuple[str, str, str]] = []
         from ._calls import show
 
-        for index, (lane, made) in enumerate(zip(lanes, calls_for(args, mutation), strict=True)):
+        for index, (lane, made) in enumerate(zip(lanes, calls, strict=True)):
             if made is None:
                 continue
             results[index].judged += 1
@@ -577,14 +587,50 @@ async def search(
     in_explicit = [False]
 
     def call_explicit() -> None:
+        """The explicit arguments, before anything generated. A tool marked read-only
+        gets up to ``PREFETCH`` of them in flight at once (it says that is harmless):
+        they are known in advance, and a server's round trip, not the tool, is most of
+        a fast call's time."""
         in_explicit[0] = True
+        pending: deque[tuple[Any, str | None, list[Call | Future[CallOutcome] | None]]] = deque()
+
+        def settle() -> None:
+            args, mutation, begun = pending[0]
+            made: list[Call | None] = []
+            for index, (lane, one) in enumerate(zip(lanes, begun, strict=True)):
+                if isinstance(one, Future):
+                    begun[index] = None  # ``finish`` lets it go, whatever happens
+                    made.append(finish(index, lane, one, args, mutation))
+                else:
+                    made.append(one)
+            pending.popleft()
+            try:
+                judge(args, mutation, made)
+            except _Falsified:
+                pass  # kept in ``seen``; the search goes on
+
         try:
             for drawn in explicit() if explicit is not None else ():
-                try:
-                    body(drawn)
-                except _Falsified:
-                    pass  # kept in ``seen``; the search goes on
+                if not together:
+                    try:
+                        body(drawn)
+                    except _Falsified:
+                        pass  # kept in ``seen``; the search goes on
+                    continue
+                args, mutation = unpack(drawn)
+                begun = [start(index, lane, args, mutation) for index, lane in enumerate(lanes)]
+                pending.append((args, mutation, begun))
+                if len(pending) >= PREFETCH:
+                    settle()
+            while pending:
+                settle()
         finally:
+            for _args, _mutation, begun in pending:  # a hang ended the search: let go
+                for one in begun:
+                    if isinstance(one, Future):
+                        one.cancel()
+                        shares.pop(id(one), None)
+                        _leave()
             in_explicit[0] = False
             if budget_ends:  # the generated examples' own share of the budget
                 now = time.monotonic()
