@@ -78,13 +78,27 @@ class Opened:
 
 
 def _group_alive(pgid: int) -> bool:
+    """Whether a process of the group still runs: zombies waiting for their reaper (a slow
+    init reaps the sandbox's) are dead for our purposes, as the close counts them."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            return True
+    return False
 
 
 def target_verdict(verdicts: list[Verdict], code: str) -> Verdict:
