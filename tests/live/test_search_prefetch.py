@@ -7,6 +7,7 @@ concurrent calls are harmless, so up to ``PREFETCH`` examples are in flight at o
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Mapping
@@ -35,8 +36,9 @@ class Overlapping:
         "additionalProperties": False,
     }
 
-    def __init__(self, *, read_only: bool) -> None:
+    def __init__(self, *, read_only: bool, pause: float = 0.02) -> None:
         self.annotations = ToolAnnotations(read_only=read_only, idempotent=read_only)
+        self.pause = pause
         self._lock = threading.Lock()
         self._now = 0
         self.most = 0
@@ -47,7 +49,7 @@ class Overlapping:
         with self._lock:
             self._now += 1
             self.most = max(self.most, self._now)
-        time.sleep(0.02)
+        time.sleep(self.pause)
         with self._lock:
             self._now -= 1
         return ToolResult.ok(args["word"])
@@ -67,3 +69,16 @@ def test_explicit_arguments_overlap_only_for_a_read_only_tool(
         assert 2 < tool.most <= 2 * _search.PREFETCH
     else:
         assert tool.most == 1
+
+
+def test_a_slow_read_only_tool_gets_its_explicit_arguments_one_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ten seconds a call (server-everything's long-running operation): four at once
+    would each run past the window, one of them to the call timeout."""
+    monkeypatch.setattr(_search, "stretch", lambda: 1.0)
+    monkeypatch.setattr(_search, "DEPTH_EXAMPLES", 0)
+    tool = Overlapping(read_only=True, pause=_search.FAST_CALL + 0.1)
+    options = dataclasses.replace(OPTIONS, search_budget=3.0)
+    check_tools(tool, select=["TN601"], options=options)
+    assert tool.most <= 2  # at most the two lanes of one example, never two examples

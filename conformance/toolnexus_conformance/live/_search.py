@@ -588,9 +588,9 @@ async def search(
 
     def call_explicit() -> None:
         """The explicit arguments, before anything generated. A tool marked read-only
-        gets up to ``PREFETCH`` of them in flight at once (it says that is harmless):
-        they are known in advance, and a server's round trip, not the tool, is most of
-        a fast call's time."""
+        and seen to be fast gets up to ``PREFETCH`` of them in flight at once (it says
+        that is harmless): they are known in advance, and a server's round trip, not
+        the tool, is most of a fast call's time."""
         in_explicit[0] = True
         pending: deque[tuple[Any, str | None, list[Call | Future[CallOutcome] | None]]] = deque()
 
@@ -609,6 +609,9 @@ async def search(
             except _Falsified:
                 pass  # kept in ``seen``; the search goes on
 
+        def known_fast() -> bool:
+            return bool(took) and min(took[-1], statistics.median(took)) < FAST_CALL * slower
+
         try:
             for drawn in explicit() if explicit is not None else ():
                 if not together:
@@ -617,11 +620,13 @@ async def search(
                     except _Falsified:
                         pass  # kept in ``seen``; the search goes on
                     continue
+                # Only a tool known to be fast gets calls at once: a slow one (ten
+                # seconds a call) keeps to its window one call at a time.
+                while pending and (len(pending) >= PREFETCH or not known_fast()):
+                    settle()
                 args, mutation = unpack(drawn)
                 begun = [start(index, lane, args, mutation) for index, lane in enumerate(lanes)]
                 pending.append((args, mutation, begun))
-                if len(pending) >= PREFETCH:
-                    settle()
             while pending:
                 settle()
         finally:
