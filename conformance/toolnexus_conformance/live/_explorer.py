@@ -277,15 +277,21 @@ async def _concurrent(env: Env) -> None:
             f"has read_only={hints.read_only}, idempotent={hints.idempotent}"
         )
         return
-    alone = [c for c in env.with_ctx.values() if c.mutation is None and c.outcome.returned]
-    alone = alone[:BATCH]
-    if len(alone) < 2:
+    made = [c for c in env.with_ctx.values() if c.mutation is None and c.outcome.returned]
+    if len(made[:BATCH]) < 2:
         observation.concurrent_skip = (
             "fewer than two valid calls came back to compare (the tool is slow, or its schema "
             "admits few arguments)"
         )
         return
     timeout = env.options.call_timeout
+    # Made again one by one first: the search may have made them at once (a read-only
+    # tool's explicit arguments are), so what they gave then is no answer "alone".
+    alone = [Call(c.args, await env.call(c.args, ToolContext(), timeout)) for c in made[:BATCH]]
+    alone = [c for c in alone if c.outcome.returned]
+    if len(alone) < 2:
+        observation.concurrent_skip = "fewer than two valid calls came back when made again alone"
+        return
     together = await asyncio.gather(*(env.call(c.args, ToolContext(), timeout) for c in alone))
     batch = [c.args for c in alone]
     for index, (one, many) in enumerate(zip(alone, together, strict=True)):
