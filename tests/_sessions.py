@@ -74,3 +74,23 @@ def run_session(
         check=False,
     )
     return Session(done.returncode, pytest.LineMatcher(done.stdout.splitlines()), done.stderr, path)
+
+
+def verdicts_of(
+    report: Mapping[str, Any], tool: str, target: str | None = None
+) -> dict[str, dict[str, Any]]:
+    """The tool's verdicts by check; of one target's copy of it when ``target`` is given."""
+    return {
+        r["check"]: r
+        for r in report["results"]
+        if r["tool"] == tool and target in (None, r["target"])
+    }
+
+
+def healthy_judged(report: Mapping[str, Any], target: str | None = None) -> None:
+    """The healthy neighbour (``convert_units``) of a hostile tool was judged, and passed."""
+    mine = verdicts_of(report, "convert_units", target)
+    assert mine, "the healthy neighbour got no verdicts"
+    assert mine["TN601"]["outcome"] == "passed", mine["TN601"]
+    assert mine["TN601"]["calls"] > 0  # counted in the tool's process, carried back
+    assert all(r["outcome"] != "failed" for r in mine.values()), mine

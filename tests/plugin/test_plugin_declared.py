@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _sessions import Session, run_session
+from _sessions import Session, healthy_judged, run_session, verdicts_of
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -192,24 +192,6 @@ def _processes_marked(marker: str) -> list[str]:
         time.sleep(0.1)
 
 
-def _verdicts(
-    report: dict[str, Any], tool: str, target: str | None = None
-) -> dict[str, dict[str, Any]]:
-    """The tool's verdicts by check; of one target's copy of it when ``target`` is given."""
-    return {
-        r["check"]: r
-        for r in report["results"]
-        if r["tool"] == tool and target in (None, r["target"])
-    }
-
-
-def _healthy_judged(report: dict[str, Any], target: str | None = None) -> None:
-    mine = _verdicts(report, "convert_units", target)
-    assert mine, "the healthy neighbour got no verdicts"
-    assert mine["TN601"]["outcome"] == "passed", mine["TN601"]
-    assert all(r["outcome"] != "failed" for r in mine.values()), mine
-
-
 def _pids(pytester: pytest.Pytester) -> tuple[str, list[str]]:
     pytest_pid = (pytester.path / "pytest_pid.txt").read_text().strip()
     imported = pytester.path / "imported_in.txt"
@@ -236,9 +218,9 @@ def test_a_target_that_patches_pytest_at_import_never_reaches_pytests_process(
     )
     pytest_pid, imported_in = _pids(pytester)
     assert imported_in, "the target was never imported"
-    bad = _verdicts(report, "has spaces in it")
+    bad = verdicts_of(report, "has spaces in it")
     assert any(r["outcome"] == "failed" for r in bad.values()), bad
-    assert all(r["outcome"] == "passed" for r in _verdicts(report, "convert_units").values())
+    assert all(r["outcome"] == "passed" for r in verdicts_of(report, "convert_units").values())
     if isolation == "process":
         assert pytest_pid not in imported_in  # imported in the worker only
         assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -256,7 +238,7 @@ def test_an_atexit_hook_of_the_target_never_delays_pytest(
     assert result.ret == pytest.ExitCode.OK
     pytest_pid, lines = _pids(pytester)
     assert pytest_pid not in lines
-    assert _verdicts(report, "convert_units")["TN101"]["outcome"] == "passed"
+    assert verdicts_of(report, "convert_units")["TN101"]["outcome"] == "passed"
 
 
 @dataclass(frozen=True)
@@ -312,19 +294,19 @@ def test_a_tool_that_kills_its_worker_is_tn606_and_its_neighbour_is_judged(
     shared: SharedRun, tool: str
 ) -> None:
     target = f"targets:{tool}"
-    mine = _verdicts(shared.report, tool, target)
+    mine = verdicts_of(shared.report, tool, target)
     assert mine["TN606"]["outcome"] == "failed", mine["TN606"]
     assert "killed the worker process that ran it" in mine["TN606"]["message"]
-    _healthy_judged(shared.report, target)
+    healthy_judged(shared.report, target)
 
 
 def test_a_memory_bomb_is_a_finding_not_a_skip(shared: SharedRun) -> None:
     target = "targets:memory_bomb"
-    mine = _verdicts(shared.report, "memory_bomb", target)
+    mine = verdicts_of(shared.report, "memory_bomb", target)
     assert mine["TN606"]["outcome"] == "failed", mine["TN606"]
     assert "ran out of" in mine["TN606"]["message"]
     assert not any(r["outcome"] == "skipped" for r in mine.values()), mine
-    _healthy_judged(shared.report, target)
+    healthy_judged(shared.report, target)
 
 
 def test_a_credential_of_the_environment_is_masked_everywhere_and_is_tn561(
@@ -338,10 +320,10 @@ def test_a_credential_of_the_environment_is_masked_everywhere_and_is_tn561(
         "leaks:tools", "--junitxml", "junit.xml", "-rA", "--toolnexus-env", "MY_SERVICE_TOKEN"
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    mine = _verdicts(report, "leaks_token")
+    mine = verdicts_of(report, "leaks_token")
     assert mine["TN561"]["outcome"] == "failed", mine["TN561"]
-    assert _verdicts(report, "convert_units")["TN561"]["outcome"] == "passed"
-    _healthy_judged(report)
+    assert verdicts_of(report, "convert_units")["TN561"]["outcome"] == "passed"
+    healthy_judged(report)
     stdout = result.stdout.str() + result.stderr.str()
     assert "service refused token ***" in stdout  # the tool's error is shown, masked
     for shown in (stdout, (pytester.path / "junit.xml").read_text(), json.dumps(report)):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _sessions import Session, run_session
+from _sessions import Session, healthy_judged, run_session, verdicts_of
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 
@@ -130,25 +130,6 @@ def _processes_marked(marker: str) -> list[str]:
         time.sleep(0.1)
 
 
-def _verdicts(
-    report: dict[str, Any], tool: str, target: str | None = None
-) -> dict[str, dict[str, Any]]:
-    """The tool's verdicts by check; of one target's copy of it when ``target`` is given."""
-    return {
-        r["check"]: r
-        for r in report["results"]
-        if r["tool"] == tool and target in (None, r["target"])
-    }
-
-
-def _healthy_judged(report: dict[str, Any], target: str | None = None) -> None:
-    mine = _verdicts(report, "convert_units", target)
-    assert mine, "the healthy neighbour got no verdicts"
-    assert mine["TN601"]["outcome"] == "passed", mine["TN601"]
-    assert mine["TN601"]["calls"] > 0  # counted in the tool's process, carried back
-    assert all(r["outcome"] != "failed" for r in mine.values()), mine
-
-
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="isolation needs os.fork")
 
 
@@ -241,34 +222,34 @@ def test_the_shared_run_fails_and_leaves_nothing_behind(shared: SharedRun) -> No
 def test_a_tool_that_ends_or_freezes_its_process_is_a_finding_and_the_run_goes_on(
     shared: SharedRun, target: str, tool: str, says: str
 ) -> None:
-    verdicts = _verdicts(shared.report, tool, target)
+    verdicts = verdicts_of(shared.report, tool, target)
     assert verdicts["TN606"]["outcome"] == "failed"
     assert says in verdicts["TN606"]["message"]
     assert verdicts["TN601"]["outcome"] == "skipped"
     assert "(TN606)" in verdicts["TN601"]["message"]
-    _healthy_judged(shared.report, target)
+    healthy_judged(shared.report, target)
     # Its own item failed the run (never green by accident; the run's status is one).
     shared.session.stdout.fnmatch_lines([f"*FAILED*{target}::{tool}::TN606-call-keeps-process*"])
 
 
 def test_exit_status_three_shows_the_tools_own_output(shared: SharedRun) -> None:
-    assert "giving up" in _verdicts(shared.report, "exits_three")["TN606"]["message"]
+    assert "giving up" in verdicts_of(shared.report, "exits_three")["TN606"]["message"]
 
 
 def test_a_tool_that_removes_a_variable_does_not_fail_its_neighbour(shared: SharedRun) -> None:
-    needs = _verdicts(shared.report, "needs_the_variable")
+    needs = verdicts_of(shared.report, "needs_the_variable")
     for code in ("TN601", "TN602", "TN603"):
         assert needs[code]["outcome"] == "passed", needs[code]
 
 
 def test_processes_a_tool_starts_end_with_its_process(shared: SharedRun) -> None:
-    assert _verdicts(shared.report, "leaves_children")["TN601"]["outcome"] == "passed"
-    _healthy_judged(shared.report, "targets:leaves_children")
+    assert verdicts_of(shared.report, "leaves_children")["TN601"]["outcome"] == "passed"
+    healthy_judged(shared.report, "targets:leaves_children")
     # and test_the_shared_run_fails_and_leaves_nothing_behind: no ``sleep`` is left running
 
 
 def test_a_write_after_the_call_was_abandoned_lands_in_scratch(shared: SharedRun) -> None:
-    assert _verdicts(shared.report, "writes_late")["TN803"]["outcome"] == "failed"
+    assert verdicts_of(shared.report, "writes_late")["TN803"]["outcome"] == "failed"
     time.sleep(2.0)  # long enough for an abandoned call to have written, had it survived
     assert not (shared.session.path / "config.json").exists()
 
@@ -322,12 +303,12 @@ def test_a_target_whose_import_ends_or_hangs_fails_alone(
     assert load
     assert load[0]["outcome"] == "failed"
     assert says in load[0]["message"]
-    _healthy_judged(report, "targets:leaves_children")  # the other target is judged
+    healthy_judged(report, "targets:leaves_children")  # the other target is judged
 
 
 def test_isolation_none_keeps_calls_in_process(run: Any) -> None:
     _, report = run("targets:neighbours", "--toolnexus-isolation", "none")
-    verdicts = _verdicts(report, "removes_a_variable")
+    verdicts = verdicts_of(report, "removes_a_variable")
     assert verdicts["TN606"]["outcome"] == "skipped"
     assert "worker process" in verdicts["TN606"]["message"]
 
@@ -364,7 +345,7 @@ def test_a_target_that_replaces_the_kits_code_is_not_judged(
         in (load[0]["message"])
     )
     # The code was put back: the next target is judged by the real checks.
-    removes = _verdicts(report, "removes_a_variable")
+    removes = verdicts_of(report, "removes_a_variable")
     assert removes["TN701"]["outcome"] == "failed"
 
 
@@ -408,7 +389,7 @@ def test_a_tool_blocking_the_loop_leaves_the_session_where_it_was(
         "blocker:tools", TARGET, "targets:neighbours", "--toolnexus-isolation", isolation
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert _verdicts(report, "blocks_the_loop")["TN501"]["outcome"] == "failed"
+    assert verdicts_of(report, "blocks_the_loop")["TN501"]["outcome"] == "failed"
     assert (pytester.path / "cwd-at-end.txt").read_text() == str(pytester.path)
     (pytester.path / "cwd-at-end.txt").unlink()
 
