@@ -105,3 +105,39 @@ def test_the_audit_record_names_what_left_scratch_and_nothing_else(tmp_path: Pat
         ["write", "/toolnexus-missing/outside.txt"],
         ["connect to", "192.0.2.1:9"],
     ]
+
+
+def test_a_package_imported_from_a_hidden_folder_stays_readable_and_nothing_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editable install imports from its source folder, not through ``sys.path``: the
+    kit checked out under ``/tmp`` had its workers fail on ``ModuleNotFoundError``."""
+    if not probe().available:
+        pytest.skip(probe().why)
+    package = tmp_path / "checkout" / "editable_pkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "late.py").write_text("VALUE = 7\n")
+    (tmp_path / "checkout" / "secret.txt").write_text("not for tools")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "editable_pkg", package / "__init__.py", submodule_search_locations=[str(package)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "editable_pkg", module)
+    spec.loader.exec_module(module)
+    box = Sandbox(mode="auto")
+    code = (
+        "import json, os, sys;"
+        f"late = open({str(package / 'late.py')!r}).read();"
+        f"print(json.dumps([late, os.path.exists({str(tmp_path / 'checkout' / 'secret.txt')!r})]))"
+    )
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    argv, env = box.wrap([sys.executable, "-c", code], box.environment(), scratch)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=True)
+    late, secret_seen = json.loads(done.stdout)
+    assert late == "VALUE = 7\n"
+    assert secret_seen is False

@@ -48,6 +48,7 @@ __all__ = [
     "SandboxStatus",
     "clean_environment",
     "kit_cache",
+    "package_folders",
     "parse_limits",
     "probe",
 ]
@@ -261,6 +262,26 @@ def _hidden_folders() -> list[Path]:
     return hidden
 
 
+def package_folders() -> list[Path]:
+    """The folders of the top-level packages imported here.
+
+    An editable install (``pip install -e``) imports a package from its source folder
+    through a finder of its own, not through ``sys.path``: the kit itself, or the
+    user's project, checked out under ``/tmp`` or home. Hidden there, a worker could
+    not import what this process imported (a module it imports late fails with
+    ``ModuleNotFoundError``). Each package folder comes back read-only, never its
+    parent: a module lying loose in ``/tmp`` does not show the rest of ``/tmp``.
+    """
+    folders: list[Path] = []
+    for name, module in list(sys.modules.items()):
+        if "." in name:
+            continue
+        for entry in getattr(module, "__path__", None) or ():
+            if isinstance(entry, str) and entry:
+                folders.append(Path(entry))
+    return folders
+
+
 def _under(path: Path, folders: Iterable[Path]) -> bool:
     return any(path == f or f in path.parents for f in folders)
 
@@ -440,7 +461,7 @@ class Sandbox:
         return [*prefix, *command], env
 
     def _readable(self) -> list[Path]:
-        paths = [Path(p) for p in sys.path if p] + list(self.readable)
+        paths = [Path(p) for p in sys.path if p] + list(self.readable) + package_folders()
         paths += [Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)]
         paths.append(Path(sys.executable).resolve().parent)
         paths.append(Path(os.getcwd()))
