@@ -124,7 +124,8 @@ def test_a_package_imported_from_a_hidden_folder_stays_readable_and_nothing_besi
     spec = importlib.util.spec_from_file_location(
         "editable_pkg", package / "__init__.py", submodule_search_locations=[str(package)]
     )
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "editable_pkg", module)
     spec.loader.exec_module(module)
