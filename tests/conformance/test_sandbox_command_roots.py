@@ -74,6 +74,30 @@ def test_a_hidden_folder_is_never_shown_whole(tmp_path: Path) -> None:
     ]
 
 
+def test_a_script_of_a_source_checkout_brings_the_checkout(tmp_path: Path) -> None:
+    """A server run from its checkout reads its modules and data above its script (the
+    corpus's seeded server, cloned under /tmp, failed to start: its data was hidden)."""
+    checkout = tmp_path / "checkout"
+    script = checkout / "servers" / "server.py"
+    script.parent.mkdir(parents=True)
+    script.write_text("")
+    (checkout / "pyproject.toml").write_text("")
+    roots = command_roots([sys.executable, str(script)], private=[tmp_path])
+    assert checkout in roots
+    assert tmp_path not in roots
+
+
+def test_a_home_folder_under_version_control_is_still_never_shown(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".git").mkdir(parents=True)
+    script = home / "tools" / "server.py"
+    script.parent.mkdir()
+    script.write_text("")
+    roots = command_roots([sys.executable, str(script)], private=[home])
+    assert home not in roots
+    assert script.parent in roots or script in roots
+
+
 def test_an_env_line_is_followed_to_its_program(tmp_path: Path) -> None:
     tools = tmp_path / "tools" / "bin"
     tools.mkdir(parents=True)

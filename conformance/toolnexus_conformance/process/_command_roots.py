@@ -9,7 +9,8 @@ So the sandbox shows back what the command names: its program, found on ``PATH``
 as the shell would, the interpreter its ``#!`` line names, every absolute path
 among its arguments, and for each the installation it belongs to (the virtual
 environment holding ``pyvenv.cfg``, with the Python it was made from; the folder
-holding ``node_modules``). Everything is read-only, and a hidden folder itself (the
+holding ``node_modules``; the source checkout, marked by ``pyproject.toml``, ``.git``
+and the like, of a script run from one). Everything is read-only, and a hidden folder itself (the
 home folder, ``/tmp``) is never shown whole: a script lying directly in it is shown
 alone.
 """
@@ -23,6 +24,8 @@ from pathlib import Path
 
 __all__ = ["command_roots", "program_inside"]
 
+#: What marks the top folder of a source checkout.
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "package.json", ".git")
 #: How much of a script is read to find its ``#!`` line.
 _SHEBANG_BYTES = 256
 
@@ -129,7 +132,24 @@ def _installation(path: Path, private: list[Path]) -> Iterable[Path]:
     if modules:
         yield from _shown(modules[-1].parent, private)
         return
+    project = _project(path)
+    if project is not None and list(_shown(project, private)):
+        yield project
+        return
     yield from _shown(path if path.is_dir() else path.parent, private, alone=path)
+
+
+def _project(path: Path) -> Path | None:
+    """The source checkout ``path`` lies in: the nearest folder with a project's marker.
+
+    A server run from its checkout (``python ~/src/server/server.py``) reads its own
+    modules and data beside and above its script; its checkout is what it was
+    installed as.
+    """
+    for parent in path.parents:
+        if any((parent / marker).exists() for marker in PROJECT_MARKERS):
+            return parent
+    return None
 
 
 def _shown(folder: Path, private: list[Path], alone: Path | None = None) -> Iterable[Path]:
