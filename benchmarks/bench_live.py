@@ -31,7 +31,8 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
 8. Scale: serial, ``-n 1`` and ``-n 2`` on the 200-tool target, on 20 one-tool
    targets (0.5 s per call) and on an mcp.json of five copies of the corpus's stdio
    server (``conformance/corpus/servers/seeded_bugs.py``; no network): speed-up
-   against serial, and explorations per tool (each Python tool notes the process
+   against serial, CPU seconds (the cores a serial run already keeps busy bound what
+   more workers can gain on this machine), and explorations per tool (each Python tool notes the process
    calling it; the MCP server notes nothing: n/a). Sandbox off, bytecode cached.
 
 Medians of interleaved repeats; no test asserts on these numbers.
@@ -564,11 +565,13 @@ def scale(repeat: int) -> None:
             base += ["--toolnexus-sandbox", "off", "--toolnexus-load-timeout", "300"]
             variants = {"serial": base, "-n 1": [*base, "-n", "1"], "-n 2": [*base, "-n", "2"]}
             walls: dict[str, list[float]] = {v: [] for v in variants}
+            cpus: dict[str, list[float]] = {v: [] for v in variants}
             explored: dict[str, float | None] = {}
             loads: dict[str, int] = {}
             load_average: dict[str, float] = {}
             for _ in range(repeat):
                 for variant, command in variants.items():
+                    before = _children_cpu()
                     started = time.perf_counter()
                     subprocess.run(
                         command,
@@ -579,6 +582,7 @@ def scale(repeat: int) -> None:
                         env=_bench_env(),
                     )
                     walls[variant].append(time.perf_counter() - started)
+                    cpus[variant].append(_children_cpu() - before)
                     explored[variant] = _explorations(folder)
                     loads[variant] = _loads(folder)
                     load_average[variant] = os.getloadavg()[0]
@@ -586,13 +590,31 @@ def scale(repeat: int) -> None:
             print(f"  {label}")
             for variant, values in walls.items():
                 wall = statistics.median(values)
+                cpu = statistics.median(cpus[variant])
                 per_tool = explored.get(variant)
                 shown = f"{per_tool:4.2f}" if per_tool is not None else " n/a"
                 print(
-                    f"    {variant:8} {wall:6.1f} s  speed-up {serial / wall:4.2f}x"
+                    f"    {variant:8} {wall:6.1f} s  {cpu:6.1f} s CPU ({cpu / wall:3.1f} cores)"
+                    f"  speed-up {serial / wall:4.2f}x"
                     f"  explorations per tool {shown}  loads {loads.get(variant, 0):3d}"
                     f"  (load average {load_average.get(variant, 0.0):.1f})"
                 )
+            # A serial run that already keeps u cores busy (its tools' processes, the
+            # servers) can be sped up at most cores / u times by more workers.
+            used = statistics.median(cpus["serial"]) / serial
+            cores = os.cpu_count() or 1
+            print(
+                f"    serial keeps {used:3.1f} cores busy: on {cores} cores more workers can"
+                f" speed it up at most {max(1.0, cores / max(used, 1e-9)):4.2f}x"
+            )
+
+
+def _children_cpu() -> float:
+    """User and system seconds of every child process waited for so far."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _bench_env() -> dict[str, str]:
