@@ -118,7 +118,6 @@ class ConformanceSession:
         #: ``(target, tool name)`` of every tool collected, and the targets that did not load.
         self._collected: list[tuple[str, str]] = []
         self._unloaded: list[str] = []
-        self.records = Records()
         from toolnexus_ref import secrets
 
         # Credentials in this process's environment are masked in every output, and
@@ -132,6 +131,8 @@ class ConformanceSession:
         self._closing = threading.Lock()
         self._ended = False
         self._is_worker = hasattr(config, "workerinput")
+        #: The verdict records: kept (JSON-encoded) only where a report will read them.
+        self.records = Records(keep=self._reads_records())
         #: xdist's controller: it schedules and reports, and loads and explores nothing.
         self._is_controller = is_xdist_controller(config)
         #: Under xdist, the tools a worker explores together: its unit's (``_distribution``).
@@ -821,6 +822,17 @@ class ConformanceSession:
             # Say which item was skipped, not which line of the plugin raised the skip.
             report.longrepr = (item.nodeid, None, report.longrepr[2])  # type: ignore[assignment]
         return report
+
+    def _reads_records(self) -> bool:
+        """Whether anything will read the records themselves: the JSON report, and the
+        HTML page and GitHub output made from it. An xdist worker's go to its controller
+        with its reports; its own serve nobody. The table and the counts need none."""
+        from ._output_options import read_outputs
+        from ._outputs import reads_report
+
+        if self._is_worker:
+            return False
+        return self._report_path() is not None or reads_report(read_outputs(self.config))
 
     def _report_path(self) -> Path | None:
         if self._is_worker or not self.settings.report:
