@@ -705,14 +705,16 @@ class ConformanceSession:
         tool_checks = applicable_checks(
             settings.select, settings.ignore, scope=Scope.TOOL, providers=providers
         )
+        # Whether a check applies to a tool depends on the tool's source alone: the
+        # checks of each source are chosen once, not once per tool.
+        of_source: dict[Any, list[tuple[int, Check]]] = {}
         for s_index, subject in enumerate(subjects):
             tool_node = ToolCollector.from_parent(target_node, name=subject.display_name)
-            own = self.options.settings_for(label, _tool_name(subject))  # [tool.toolnexus]
-            mine = [
-                (check, (t_index, s_index, c_index))
-                for c_index, check in enumerate(tool_checks)
-                if applies(check, subject) and not ignores(own, check.info)
-            ]
+            fitting = _fitting(of_source, tool_checks, subject)
+            if self.options.tools:  # [tool.toolnexus] may ignore checks of this tool
+                own = self.options.settings_for(label, _tool_name(subject))
+                fitting = [(i, check) for i, check in fitting if not ignores(own, check.info)]
+            mine = [(check, (t_index, s_index, c_index)) for c_index, check in fitting]
             if settings.granularity == "tool":
                 if mine:
                     items.append(self._item(tool_node, mine, subject, name="checks"))
@@ -1000,6 +1002,21 @@ def _target_key(spec: TargetSpec) -> tuple[str, Any]:
 async def _close_all(closes: Sequence[Callable[[], Awaitable[None]]]) -> None:
     """Run every close at once; one that fails does not stop the others."""
     await asyncio.gather(*(close() for close in closes), return_exceptions=True)
+
+
+def _fitting(
+    of_source: dict[Any, list[tuple[int, Check]]], checks: list[Check], subject: ToolSubject
+) -> list[tuple[int, Check]]:
+    """The checks (with their index in ``checks``) that apply to the tool: per source, once."""
+    try:
+        found = of_source.get(subject.source)
+    except TypeError:  # a source that cannot be a key: chosen for this tool alone
+        return [(i, c) for i, c in enumerate(checks) if applies(c, subject)]
+    if found is None:
+        found = of_source[subject.source] = [
+            (i, c) for i, c in enumerate(checks) if applies(c, subject)
+        ]
+    return found
 
 
 def _tool_name(subject: ToolSubject) -> str:
