@@ -47,6 +47,7 @@ from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
 from ._distribution import is_xdist_controller, worker_prefetch
 from ._exit import skip_exit_collection
+from ._heap import freeze_collected, thaw
 from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
 from ._listed import (
@@ -131,6 +132,8 @@ class ConformanceSession:
         self._closing = threading.Lock()
         self._ended = False
         self._is_worker = hasattr(config, "workerinput")
+        #: Whether what collection made is frozen out of the collector's passes (``_heap``).
+        self._frozen = False
         #: The verdict records: kept (JSON-encoded) only where a report will read them.
         self.records = Records(keep=self._reads_records())
         #: xdist's controller: it schedules and reports, and loads and explores nothing.
@@ -660,6 +663,7 @@ class ConformanceSession:
             self.options.concurrency,
             servers=self._servers if self.shared is not None else None,
         )
+        self._frozen = freeze_collected()  # until unconfigure (``_heap``)
 
     def _target_nodes(
         self,
@@ -960,6 +964,8 @@ class ConformanceSession:
             # Only a run of the kit's own items: a project's tests and fixtures, which
             # may count on their objects being finalised at exit, are not in it.
             skip_exit_collection()
+        thaw(self._frozen)
+        self._frozen = False
 
 
 class _Refused:
