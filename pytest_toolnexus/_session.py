@@ -47,7 +47,7 @@ from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
 from ._distribution import is_xdist_controller, worker_prefetch
 from ._exit import skip_exit_collection
-from ._heap import freeze_collected, thaw
+from ._heap import freeze_collected, paused, thaw
 from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
 from ._listed import (
@@ -626,7 +626,8 @@ class ConformanceSession:
             seen_labels[label] = count + 1
             if count:
                 label = f"{label}#{count + 1}"
-            new.extend(self._target_nodes(session, t_index, label, loaded, load_error, worker))
+            with paused():  # its nodes all live on (``_heap``)
+                new.extend(self._target_nodes(session, t_index, label, loaded, load_error, worker))
         new.extend(self._give_arguments(session))
         # -- settings per tool and the baseline: both judged against what was collected
         problems = self.tool_tables.problems(self._collected, self._unloaded)
