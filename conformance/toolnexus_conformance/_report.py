@@ -175,8 +175,6 @@ class Records:
         #: Findings a baseline accepts, and checks it lists that passed.
         self._accepted = 0
         self._fixed = 0
-        self._targets: set[str] = set()
-        self._tools: set[tuple[str, str]] = set()
         #: target -> tool -> category -> the cell's worst status
         self._cells: dict[str, dict[str, dict[str, str]]] = {}
         self._loads: dict[str, list[str]] = {}
@@ -216,20 +214,19 @@ class Records:
         self._outcomes[str(outcome)] += 1
         failed = outcome == Outcome.FAILED
         state = shown.get(BASELINE_FIELD)
-        if failed and state == ACCEPTED:
-            self._accepted += 1
-        elif failed and shown["severity"] == Severity.ERROR:
+        if state is not None:
+            if failed and state == ACCEPTED:
+                self._accepted += 1
+            elif state == FIXED:
+                self._fixed += 1
+        if failed and state != ACCEPTED and shown["severity"] == Severity.ERROR:
             self._errors += 1
-        self._fixed += state == FIXED
-        self._targets.add(target)
         status = _status(shown)
-        counts = self._statuses.get(target)
-        if counts is None:
-            counts = self._statuses[target] = Counter()
-        counts[status] += 1
         tools = self._cells.get(target)
-        if tools is None:
+        if tools is None:  # a target's first record: its cells and counts begin
             tools = self._cells[target] = {}
+            self._statuses[target] = Counter()
+        self._statuses[target][status] += 1
         if tool == "*":
             if failed:
                 self._loads.setdefault(target, []).append(
@@ -237,13 +234,12 @@ class Records:
                     f" {shown['message']}"
                 )
             return
-        self._tools.add((target, tool))
         cells = tools.get(tool)
         if cells is None:
             cells = tools[tool] = {}
         category = str(shown["category"])
-        current = cells.get(category, "-")
-        if current == "-" or _RANK[status] < _RANK[current]:
+        current = cells.get(category)
+        if current is None or _RANK[status] < _RANK[current]:
             cells[category] = status
 
     def _store(self, data: bytes, position: Iterable[int] | None) -> None:
@@ -293,8 +289,8 @@ class Records:
         that passed, also in ``passed``."""
         failed = self._outcomes.get(Outcome.FAILED, 0) - self._accepted
         return {
-            "targets": len(self._targets),
-            "tools": len(self._tools),
+            "targets": len(self._cells),  # every target's first record makes its entry
+            "tools": sum(len(tools) for tools in self._cells.values()),
             "checks": self._count,
             "passed": self._outcomes.get(Outcome.PASSED, 0),
             "failed": failed,
