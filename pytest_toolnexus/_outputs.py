@@ -25,7 +25,7 @@ from ._output_options import OutputSettings
 if TYPE_CHECKING:
     from ._session import ConformanceSession
 
-__all__ = ["JUNIT_PREFIX", "ReportOutputs"]
+__all__ = ["JUNIT_PREFIX", "ReportOutputs", "github_output", "reads_report"]
 
 #: JUnit property names are this prefix and the record's key: ``toolnexus.check``...
 JUNIT_PREFIX = "toolnexus."
@@ -58,6 +58,18 @@ def _is_position(value: Any) -> bool:
     )
 
 
+def github_output(settings: OutputSettings) -> bool:
+    """Whether the run ends with the GitHub Actions output (``--toolnexus-github``)."""
+    from ._github import in_github_actions
+
+    return settings.github == "on" or (settings.github == "auto" and in_github_actions())
+
+
+def reads_report(settings: OutputSettings) -> bool:
+    """Whether the HTML page or the GitHub output will read the run's JSON report."""
+    return settings.html is not None or github_output(settings)
+
+
 class ReportOutputs:
     """Registered with the conformance session; does nothing on an xdist worker at the end."""
 
@@ -72,10 +84,7 @@ class ReportOutputs:
         self._lines: list[tuple[str, dict[str, bool]]] = []
 
     def _github(self) -> bool:
-        from ._github import in_github_actions
-
-        mode = self.settings.github
-        return mode == "on" or (mode == "auto" and in_github_actions())
+        return github_output(self.settings)
 
     # -- per item --------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)

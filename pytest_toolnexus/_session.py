@@ -47,6 +47,7 @@ from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
 from ._distribution import is_xdist_controller, worker_prefetch
 from ._exit import skip_exit_collection
+from ._heap import freeze_collected, paused, thaw
 from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
 from ._listed import (
@@ -118,7 +119,6 @@ class ConformanceSession:
         #: ``(target, tool name)`` of every tool collected, and the targets that did not load.
         self._collected: list[tuple[str, str]] = []
         self._unloaded: list[str] = []
-        self.records = Records()
         from toolnexus_ref import secrets
 
         # Credentials in this process's environment are masked in every output, and
@@ -132,6 +132,10 @@ class ConformanceSession:
         self._closing = threading.Lock()
         self._ended = False
         self._is_worker = hasattr(config, "workerinput")
+        #: Whether what collection made is frozen out of the collector's passes (``_heap``).
+        self._frozen = False
+        #: The verdict records: kept (JSON-encoded) only where a report will read them.
+        self.records = Records(keep=self._reads_records())
         #: xdist's controller: it schedules and reports, and loads and explores nothing.
         self._is_controller = is_xdist_controller(config)
         #: Under xdist, the tools a worker explores together: its unit's (``_distribution``).
@@ -622,7 +626,8 @@ class ConformanceSession:
             seen_labels[label] = count + 1
             if count:
                 label = f"{label}#{count + 1}"
-            new.extend(self._target_nodes(session, t_index, label, loaded, load_error, worker))
+            with paused():  # its nodes all live on (``_heap``)
+                new.extend(self._target_nodes(session, t_index, label, loaded, load_error, worker))
         new.extend(self._give_arguments(session))
         # -- settings per tool and the baseline: both judged against what was collected
         problems = self.tool_tables.problems(self._collected, self._unloaded)
@@ -659,6 +664,7 @@ class ConformanceSession:
             self.options.concurrency,
             servers=self._servers if self.shared is not None else None,
         )
+        self._frozen = freeze_collected()  # until unconfigure (``_heap``)
 
     def _target_nodes(
         self,
@@ -704,14 +710,16 @@ class ConformanceSession:
         tool_checks = applicable_checks(
             settings.select, settings.ignore, scope=Scope.TOOL, providers=providers
         )
+        # Whether a check applies to a tool depends on the tool's source alone: the
+        # checks of each source are chosen once, not once per tool.
+        of_source: dict[Any, list[tuple[int, Check]]] = {}
         for s_index, subject in enumerate(subjects):
             tool_node = ToolCollector.from_parent(target_node, name=subject.display_name)
-            own = self.options.settings_for(label, _tool_name(subject))  # [tool.toolnexus]
-            mine = [
-                (check, (t_index, s_index, c_index))
-                for c_index, check in enumerate(tool_checks)
-                if applies(check, subject) and not ignores(own, check.info)
-            ]
+            fitting = _fitting(of_source, tool_checks, subject)
+            if self.options.tools:  # [tool.toolnexus] may ignore checks of this tool
+                own = self.options.settings_for(label, _tool_name(subject))
+                fitting = [(i, check) for i, check in fitting if not ignores(own, check.info)]
+            mine = [(check, (t_index, s_index, c_index)) for c_index, check in fitting]
             if settings.granularity == "tool":
                 if mine:
                     items.append(self._item(tool_node, mine, subject, name="checks"))
@@ -821,6 +829,17 @@ class ConformanceSession:
             # Say which item was skipped, not which line of the plugin raised the skip.
             report.longrepr = (item.nodeid, None, report.longrepr[2])  # type: ignore[assignment]
         return report
+
+    def _reads_records(self) -> bool:
+        """Whether anything will read the records themselves: the JSON report, and the
+        HTML page and GitHub output made from it. An xdist worker's go to its controller
+        with its reports; its own serve nobody. The table and the counts need none."""
+        from ._output_options import read_outputs
+        from ._outputs import reads_report
+
+        if self._is_worker:
+            return False
+        return self._report_path() is not None or reads_report(read_outputs(self.config))
 
     def _report_path(self) -> Path | None:
         if self._is_worker or not self.settings.report:
@@ -946,6 +965,8 @@ class ConformanceSession:
             # Only a run of the kit's own items: a project's tests and fixtures, which
             # may count on their objects being finalised at exit, are not in it.
             skip_exit_collection()
+        thaw(self._frozen)
+        self._frozen = False
 
 
 class _Refused:
@@ -988,6 +1009,21 @@ def _target_key(spec: TargetSpec) -> tuple[str, Any]:
 async def _close_all(closes: Sequence[Callable[[], Awaitable[None]]]) -> None:
     """Run every close at once; one that fails does not stop the others."""
     await asyncio.gather(*(close() for close in closes), return_exceptions=True)
+
+
+def _fitting(
+    of_source: dict[Any, list[tuple[int, Check]]], checks: list[Check], subject: ToolSubject
+) -> list[tuple[int, Check]]:
+    """The checks (with their index in ``checks``) that apply to the tool: per source, once."""
+    try:
+        found = of_source.get(subject.source)
+    except TypeError:  # a source that cannot be a key: chosen for this tool alone
+        return [(i, c) for i, c in enumerate(checks) if applies(c, subject)]
+    if found is None:
+        found = of_source[subject.source] = [
+            (i, c) for i, c in enumerate(checks) if applies(c, subject)
+        ]
+    return found
 
 
 def _tool_name(subject: ToolSubject) -> str:

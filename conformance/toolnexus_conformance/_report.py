@@ -45,7 +45,7 @@ FIXED = "fixed"
 
 def build_report(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The report as one dict (for small runs and tests; the plugin streams it)."""
-    sink = Records().extend(records)
+    sink = Records(keep=False).extend(records)
     try:
         return {
             "version": REPORT_VERSION,
@@ -89,6 +89,9 @@ def _status(record: Mapping[str, Any]) -> str:
     return "ok"
 
 
+#: Why records counted by ``Records(keep=False)`` cannot be read back.
+_NOT_KEPT = "these records were counted, not kept (Records(keep=False))"
+
 #: Cell statuses, worst first.
 _RANK = {"FAIL": 0, "XPASS": 1, "warn": 2, "xfail": 3, "ok": 4, "skip": 5, "-": 6}
 
@@ -129,7 +132,7 @@ _dumps = _json_encoder()
 
 def render_table(records: Sequence[Mapping[str, Any]]) -> list[str]:
     """A compact table per target: tools down, the nine categories across."""
-    sink = Records().extend(records)
+    sink = Records(keep=False).extend(records)
     try:
         return sink.table()
     finally:
@@ -143,9 +146,19 @@ class Records:
     leaves it out, so records that arrive in any order (xdist) give one report.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep: bool = True) -> None:
+        #: Whether the records themselves are kept, for ``sorted`` and ``write_report``.
+        #: Without them (a run that writes no report, an xdist worker) only the counts
+        #: and the table's cells are: encoding half a million records nobody reads
+        #: was a tenth of a ten-thousand-tool run.
+        self.keep = keep
+        self._count = 0
         # Lives as long as the run: closed by ``close()``, removed by the OS at exit.
-        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="toolnexus-records-")  # noqa: SIM115
+        self._file: IO[bytes] | None = (
+            tempfile.TemporaryFile(prefix="toolnexus-records-")  # noqa: SIM115
+            if keep
+            else None
+        )
         #: Where the file ends, and whether it is positioned there: records are appended
         #: through the write buffer, with no seek (a flush) per record.
         self._end = 0
@@ -162,8 +175,6 @@ class Records:
         #: Findings a baseline accepts, and checks it lists that passed.
         self._accepted = 0
         self._fixed = 0
-        self._targets: set[str] = set()
-        self._tools: set[tuple[str, str]] = set()
         #: target -> tool -> category -> the cell's worst status
         self._cells: dict[str, dict[str, dict[str, str]]] = {}
         self._loads: dict[str, list[str]] = {}
@@ -174,7 +185,7 @@ class Records:
         self._unjudged: dict[str, str] = {}
 
     def __len__(self) -> int:
-        return len(self._offsets)
+        return self._count
 
     def not_called(self) -> dict[str, int]:
         """How many tools no live check may call, by reason: read from the records, so
@@ -187,21 +198,13 @@ class Records:
         return dict(self._unjudged)
 
     def add(self, record: Mapping[str, Any]) -> None:
+        self._count += 1
         shown = record
-        position = record.get("position", ())
-        if "position" in record:
-            shown = dict(record)
-            del shown["position"]
-        data = _dumps(shown).encode()
-        self._positions.fromlist([int(p) for p in position or ()])
-        if not self._at_end:  # read since the last write (``sorted``)
-            self._file.seek(self._end)
-            self._at_end = True
-        self._offsets.append(self._end)
-        self._lengths.append(len(data))
-        self._starts.append(len(self._positions))
-        self._file.write(data)
-        self._end += len(data)
+        if self._file is not None:
+            if "position" in record:
+                shown = dict(record)
+                del shown["position"]
+            self._store(_dumps(shown).encode(), record.get("position", ()))
         target, tool = str(shown["target"]), str(shown["tool"])
         if shown.get("not_called"):
             self._not_called[(target, tool)] = str(shown["message"]).split("; allow it", 1)[0]
@@ -211,20 +214,19 @@ class Records:
         self._outcomes[str(outcome)] += 1
         failed = outcome == Outcome.FAILED
         state = shown.get(BASELINE_FIELD)
-        if failed and state == ACCEPTED:
-            self._accepted += 1
-        elif failed and shown["severity"] == Severity.ERROR:
+        if state is not None:
+            if failed and state == ACCEPTED:
+                self._accepted += 1
+            elif state == FIXED:
+                self._fixed += 1
+        if failed and state != ACCEPTED and shown["severity"] == Severity.ERROR:
             self._errors += 1
-        self._fixed += state == FIXED
-        self._targets.add(target)
         status = _status(shown)
-        counts = self._statuses.get(target)
-        if counts is None:
-            counts = self._statuses[target] = Counter()
-        counts[status] += 1
         tools = self._cells.get(target)
-        if tools is None:
+        if tools is None:  # a target's first record: its cells and counts begin
             tools = self._cells[target] = {}
+            self._statuses[target] = Counter()
+        self._statuses[target][status] += 1
         if tool == "*":
             if failed:
                 self._loads.setdefault(target, []).append(
@@ -232,14 +234,26 @@ class Records:
                     f" {shown['message']}"
                 )
             return
-        self._tools.add((target, tool))
         cells = tools.get(tool)
         if cells is None:
             cells = tools[tool] = {}
         category = str(shown["category"])
-        current = cells.get(category, "-")
-        if current == "-" or _RANK[status] < _RANK[current]:
+        current = cells.get(category)
+        if current is None or _RANK[status] < _RANK[current]:
             cells[category] = status
+
+    def _store(self, data: bytes, position: Iterable[int] | None) -> None:
+        """One record's JSON appended to the file, its place and position noted."""
+        assert self._file is not None
+        self._positions.fromlist([int(p) for p in position or ()])
+        if not self._at_end:  # read since the last write (``sorted``)
+            self._file.seek(self._end)
+            self._at_end = True
+        self._offsets.append(self._end)
+        self._lengths.append(len(data))
+        self._starts.append(len(self._positions))
+        self._file.write(data)
+        self._end += len(data)
 
     def extend(self, records: Iterable[Mapping[str, Any]]) -> Records:
         for record in records:
@@ -256,11 +270,13 @@ class Records:
 
     def _raw(self) -> Iterable[bytes]:
         """Each record's JSON as it was written, in position order."""
-        offsets, lengths = self._offsets, self._lengths
+        if self._file is None:
+            raise RuntimeError(_NOT_KEPT)
+        offsets, lengths, file = self._offsets, self._lengths, self._file
         for number in self._order():
             self._at_end = False
-            self._file.seek(offsets[number])
-            yield self._file.read(lengths[number])
+            file.seek(offsets[number])
+            yield file.read(lengths[number])
 
     def sorted(self) -> Iterable[dict[str, Any]]:
         """The records in position order (arrival order among equal positions)."""
@@ -273,9 +289,9 @@ class Records:
         that passed, also in ``passed``."""
         failed = self._outcomes.get(Outcome.FAILED, 0) - self._accepted
         return {
-            "targets": len(self._targets),
-            "tools": len(self._tools),
-            "checks": len(self._offsets),
+            "targets": len(self._cells),  # every target's first record makes its entry
+            "tools": sum(len(tools) for tools in self._cells.values()),
+            "checks": self._count,
             "passed": self._outcomes.get(Outcome.PASSED, 0),
             "failed": failed,
             "skipped": self._outcomes.get(Outcome.SKIPPED, 0),
@@ -301,6 +317,8 @@ class Records:
         left items without a verdict (``not_judged``, their node ids). These keys come
         before the results, so that a reader of a large report learns it first.
         """
+        if self._file is None:
+            raise RuntimeError(_NOT_KEPT)
         # Written beside and moved into place: a reader (or a run killed now) never
         # sees half of it.
         partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -319,7 +337,7 @@ class Records:
             for number, data in enumerate(self._raw()):  # as written: no decoding again
                 out.write(",\n    " if number else "\n    ")
                 out.write(data.decode())
-            out.write("\n  ]," if self._offsets else "],")
+            out.write("\n  ]," if self._count else "],")
             summary = json.dumps(self.summary(), indent=2).replace("\n", "\n  ")
             out.write(f'\n  "summary": {summary}\n}}\n')
         os.replace(partial, path)
@@ -362,7 +380,8 @@ class Records:
         return lines
 
     def close(self) -> None:
-        self._file.close()
+        if self._file is not None:
+            self._file.close()
 
 
 #: What an unfinished report says: the run ended (or was killed) before it wrote the last.

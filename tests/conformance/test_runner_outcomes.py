@@ -7,6 +7,7 @@ from typing import Any
 
 from toolnexus_conformance import (
     Category,
+    ExecuteMode,
     Fail,
     Finding,
     Outcome,
@@ -65,3 +66,30 @@ def test_skip_findings_and_crashes() -> None:
     crashed = _verdict(crashes)
     assert crashed.outcome is Outcome.FAILED
     assert crashed.message == "checking this tool raised KeyError: 'boom'"
+
+
+def test_a_check_returning_a_coroutine_or_a_plain_list_is_judged_as_one_yielding() -> None:
+    async def awaits(subject: Any, options: Any) -> list[Finding]:
+        return [Finding("found after an await")]
+
+    def lists(subject: Any, options: Any) -> list[Finding]:
+        return [Finding("found in a list")]
+
+    assert _verdict(awaits).message == "found after an await"
+    assert _verdict(lists).message == "found in a list"
+
+
+def test_a_live_check_on_a_tool_that_may_not_be_called_is_skipped_as_not_called() -> None:
+    def never(subject: Any, options: Any) -> Iterable[Finding]:
+        raise AssertionError("a tool that may not be called is not explored")
+
+    info = CheckInfo(
+        "TX998", "live-probe", "probe", Category.RESULT, Severity.ERROR, "why", "fix", live=True
+    )
+    options = RunOptions(execute=ExecuteMode.NONE)
+    verdict = run_check(Check(info, never), read_subject(Tool(), "target"), options)
+    assert verdict.outcome is Outcome.SKIPPED
+    assert (verdict.not_called, verdict.kit_failure) == (True, False)
+    assert "static checks only" in verdict.message
+    record = verdict.as_record()
+    assert (record["outcome"], record["not_called"]) == ("skipped", True)

@@ -20,7 +20,7 @@ from pytest_toolnexus._github import (
 )
 from pytest_toolnexus._html import render_html
 from pytest_toolnexus._output_options import OutputSettings, read_outputs
-from pytest_toolnexus._outputs import ReportOutputs
+from pytest_toolnexus._outputs import ReportOutputs, reads_report
 from pytest_toolnexus._report_view import Grid, ReportError, load_report, status_of
 
 HOSTILE = "<script>alert('x')</script> & \"quoted\""
@@ -210,6 +210,19 @@ def test_output_settings_from_the_ini_and_the_command_line(
     pytester.makeini("[pytest]\ntoolnexus_github = sometimes\n")
     with pytest.raises(pytest.UsageError, match="toolnexus_github must be one of auto, on, off"):
         read_outputs(pytester.parseconfig(*only))
+
+
+def test_the_report_is_read_for_the_page_or_the_github_output_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Whether the run keeps its records: a reader this misses would find none.
+    monkeypatch.setenv("GITHUB_ACTIONS", "false")
+    assert reads_report(OutputSettings(html=tmp_path / "page.html", github="off"))
+    assert reads_report(OutputSettings(html=None, github="on"))
+    assert not reads_report(OutputSettings(html=None, github="auto"))
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert reads_report(OutputSettings(html=None, github="auto"))
+    assert not reads_report(OutputSettings(html=None, github="off"))
 
 
 def test_a_records_evidence_is_short_text_even_of_a_value_that_cannot_be_shown() -> None:

@@ -170,6 +170,16 @@ def test_warnings_fail_only_in_strict_mode(pytester: pytest.Pytester) -> None:
     assert strict.ret == pytest.ExitCode.TESTS_FAILED
 
 
+def test_the_github_output_alone_still_reads_every_record(
+    tools_module: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No report file and no page: the run keeps its records for the GitHub output only.
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    result = tools_module.runpytest(*BASE, TARGET, "mytools:mixed", "--toolnexus-github", "on")
+    result.stdout.fnmatch_lines(["::error *title=TN102 name-charset%3A bad tool::*"])
+    result.stdout.no_fnmatch_line("*no HTML or GitHub output*")
+
+
 def test_report_has_one_record_per_target_tool_and_check(tools_module: pytest.Pytester) -> None:
     result = tools_module.runpytest(
         *BASE, TARGET, "mytools:mixed", TARGET, "nope:x", REPORT, "out/report.json"

@@ -1,0 +1,56 @@
+"""What collection made is frozen out of the collector's passes while the items run, and only then."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from pytest_toolnexus._heap import freeze_collected, thaw
+
+FROZEN_PROBE = """
+import gc
+
+def pytest_collection_finish(session):
+    session.config.frozen_after_collection = gc.get_freeze_count()
+
+def pytest_unconfigure(config):
+    print(f"frozen after collection: {config.frozen_after_collection > 0}")
+"""
+
+
+def test_a_freeze_is_undone_by_its_thaw_and_another_freeze_is_left_alone() -> None:
+    assert gc.get_freeze_count() == 0
+    frozen = freeze_collected()
+    try:
+        assert frozen and gc.get_freeze_count() > 0
+        assert not freeze_collected()  # already frozen: not ours to undo
+    finally:
+        thaw(frozen)
+    assert gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        assert not freeze_collected()
+    finally:
+        gc.enable()
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_session_freezes_after_collection_and_thaws_by_its_end(
+    tools_module: pytest.Pytester,
+) -> None:
+    tools_module.makeconftest(FROZEN_PROBE)
+    result = tools_module.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-execute",
+        "none",
+        "--toolnexus-target",
+        "mytools:good",
+        "-s",
+    )
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["frozen after collection: True"])
+    assert gc.get_freeze_count() == 0  # the in-process session gave everything back
