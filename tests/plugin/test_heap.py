@@ -23,7 +23,8 @@ def test_a_freeze_is_undone_by_its_thaw_and_another_freeze_is_left_alone() -> No
     assert gc.get_freeze_count() == 0
     frozen = freeze_collected()
     try:
-        assert frozen and gc.get_freeze_count() > 0
+        assert frozen
+        assert gc.get_freeze_count() > 0
         assert not freeze_collected()  # already frozen: not ours to undo
     finally:
         thaw(frozen)
