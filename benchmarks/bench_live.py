@@ -31,8 +31,9 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
 8. Scale: serial, ``-n 1`` and ``-n 2`` on the 200-tool target, on 20 one-tool
    targets (0.5 s per call) and on an mcp.json of five copies of the corpus's stdio
    server (``conformance/corpus/servers/seeded_bugs.py``; no network): speed-up
-   against serial, CPU seconds (the cores a serial run already keeps busy bound what
-   more workers can gain on this machine), and explorations per tool (each Python tool notes the process
+   against serial, the machine's busy CPU seconds during each run (run it on a quiet
+   machine: the cores a serial run already keeps busy bound what more workers can
+   gain), and explorations per tool (each Python tool notes the process
    calling it; the MCP server notes nothing: n/a). Sandbox off, bytecode cached.
 
 Medians of interleaved repeats; no test asserts on these numbers.
@@ -610,11 +611,22 @@ def scale(repeat: int) -> None:
 
 
 def _children_cpu() -> float:
-    """User and system seconds of every child process waited for so far."""
-    import resource
+    """Busy CPU seconds of the whole machine so far (``/proc/stat``), else of the children
+    waited for. The machine's: a run's worker and tool processes are not all waited for
+    by the process this starts (a SIGKILLed worker's tools are reaped by nobody it
+    counts), so their time is missing from its own; on a quiet machine the machine's
+    busy time is the run's."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = stat.readline().split()[1:]
+        ticks = [int(f) for f in fields]
+        idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle and iowait
+        return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        import resource
 
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
 
 
 def _bench_env() -> dict[str, str]:
