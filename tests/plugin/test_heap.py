@@ -54,4 +54,5 @@ def test_a_session_freezes_after_collection_and_thaws_by_its_end(
     )
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["frozen after collection: True"])
+    assert gc.get_freeze_count() == 0  # the in-process session thawed what it froze
     assert gc.get_freeze_count() == 0  # the in-process session gave everything back
