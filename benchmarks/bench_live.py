@@ -572,7 +572,7 @@ def scale(repeat: int) -> None:
             load_average: dict[str, float] = {}
             for _ in range(repeat):
                 for variant, command in variants.items():
-                    before = _children_cpu()
+                    before = _busy_cpu()
                     started = time.perf_counter()
                     subprocess.run(
                         command,
@@ -583,7 +583,7 @@ def scale(repeat: int) -> None:
                         env=_bench_env(),
                     )
                     walls[variant].append(time.perf_counter() - started)
-                    cpus[variant].append(_children_cpu() - before)
+                    cpus[variant].append(_busy_cpu() - before)
                     explored[variant] = _explorations(folder)
                     loads[variant] = _loads(folder)
                     load_average[variant] = os.getloadavg()[0]
@@ -610,7 +610,7 @@ def scale(repeat: int) -> None:
             )
 
 
-def _children_cpu() -> float:
+def _busy_cpu() -> float:
     """Busy CPU seconds of the whole machine so far (``/proc/stat``), else of the children
     waited for. The machine's: a run's worker and tool processes are not all waited for
     by the process this starts (a SIGKILLed worker's tools are reaped by nobody it
