@@ -35,6 +35,7 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
    machine: the cores a serial run already keeps busy bound what more workers can
    gain), and explorations per tool (each Python tool notes the process
    calling it; the MCP server notes nothing: n/a). Sandbox off, bytecode cached.
+   ``--scale-set 20-targets`` (repeatable) runs only the sets named.
 
 Medians of interleaved repeats; no test asserts on these numbers.
 """
@@ -50,7 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -541,7 +542,11 @@ def _explorations(folder: Path) -> float | None:
     return len(pairs) / len(tools) if tools else None
 
 
-def scale(repeat: int) -> None:
+#: The sets of the scale section, by the name ``--scale-set`` gives.
+SCALE_SETS = ("200-tools", "20-targets", "mcp-json")
+
+
+def scale(repeat: int, only: Sequence[str] = SCALE_SETS) -> None:
     """``-n 1`` and ``-n 2`` against serial on a 200-tool target, 20 targets and 5 servers."""
     print("7. scale: serial, -n 1 and -n 2 (whole tools and servers to each worker)")
     with tempfile.TemporaryDirectory() as name:
@@ -561,7 +566,10 @@ def scale(repeat: int) -> None:
             "20 targets (0.5 s/call)": twenty,
             "mcp.json, 5 servers": ["--toolnexus-target", "five.json"],
         }
+        chosen = {n for n, name in zip(sets, SCALE_SETS, strict=True) if name in only}
         for label, targets in sets.items():
+            if label not in chosen:
+                continue
             base = [*_live_suite(targets[1]), *targets[2:]]
             base += ["--toolnexus-sandbox", "off", "--toolnexus-load-timeout", "300"]
             variants = {"serial": base, "-n 1": [*base, "-n", "1"], "-n 2": [*base, "-n", "2"]}
@@ -643,6 +651,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--skip-xdist", action="store_true")
     parser.add_argument("--only", choices=SECTIONS, action="append", help="run these sections")
+    parser.add_argument(
+        "--scale-set", choices=SCALE_SETS, action="append", help="the scale section's sets to run"
+    )
     args = parser.parse_args()
     wanted = set(args.only or SECTIONS) - ({"xdist"} if args.skip_xdist else set())
     if "calls" in wanted:
@@ -660,7 +671,7 @@ def main() -> None:
     if "sandbox" in wanted:
         sandbox(args.repeat)
     if "scale" in wanted:
-        scale(max(1, args.repeat // 2))
+        scale(max(1, args.repeat // 2), args.scale_set or SCALE_SETS)
 
 
 if __name__ == "__main__":

@@ -9,9 +9,11 @@ units, each given whole to one worker or shard:
 * a non-Python target (MCP, HTTP, A2A, skills): the whole target, one unit; an
   ``mcp.json`` whose servers are known (``servers``: the workers of one machine
   share their listings) is cut by server instead, its own items one unit more;
-* a Python target: its target-level items, one unit; its tools, in bundles of a
-  few consecutive tools (explored together, ``RunOptions.concurrency`` at a time;
-  a bundle may run on into the next Python target);
+* a Python target: its target-level items, one unit; its tools, in bundles of
+  consecutive tools (explored together, ``RunOptions.concurrency`` at a time; a
+  bundle may run on into the next Python target). A worker explores one bundle at a
+  time, so a bundle is as large as a worker's concurrency needs: the tools are cut
+  into as few rounds as that concurrency allows, each round one bundle per worker;
 * any other test item of the project: a unit of its own, as xdist's ``load`` has it.
 
 Only node ids are read (the xdist controller sees nothing else), and the cut
@@ -32,8 +34,10 @@ __all__ = [
     "OTHER_COST",
     "Unit",
     "assign",
-    "bundle_size",
+    "bundles",
     "estimated_cost",
+    "even_bundles",
+    "rounds",
     "split_nodeid",
     "units_of",
 ]
@@ -45,8 +49,6 @@ OTHER_COST = 0.05
 #: (a stdio server's start is about 1.5 s, a trivial tool's exploration 0.2 s, one
 #: tool in ten slow: ``benchmarks/sim_balance.py``).
 SESSION_COST = 1.5
-#: Bundles per worker a Python target's tools are cut into, at the least (for balance).
-BUNDLES_PER_WORKER = 4
 _DUPLICATE = re.compile(r"#\d+$")
 _WHOLE_PREFIXES = ("stdio:", "http://", "https://", "a2a:", "skills:")
 
@@ -92,12 +94,31 @@ def whole_target(target: str) -> bool:
     return label.startswith(_WHOLE_PREFIXES) or label.endswith(".json")
 
 
-def bundle_size(python_tools: int, workers: int, concurrency: int) -> int:
-    """Tools per bundle when no cost is known: enough bundles to balance, at most ``concurrency``."""
-    if python_tools <= 0:
-        return 1
-    wanted = math.ceil(python_tools / (BUNDLES_PER_WORKER * max(1, workers)))
-    return max(1, min(concurrency, wanted))
+def rounds(python_tools: int, workers: int, concurrency: int) -> int:
+    """How many bundles each worker explores, one after another: as few as its concurrency allows.
+
+    A worker explores the tools of one bundle at once and the next bundle only after
+    it (its items ask one at a time), so more, smaller bundles leave its concurrency
+    idle: twenty tools that wait on a service took twice as long on one xdist worker,
+    cut into bundles of five, as in a serial run that explores sixteen at once.
+    """
+    return max(1, math.ceil(python_tools / (max(1, workers) * max(1, concurrency))))
+
+
+def even_bundles(python_tools: int, workers: int, concurrency: int) -> list[range]:
+    """Tools all alike (no cost known): each worker's ``rounds``, one bundle each, sizes
+    differing by one at most (four tools on three workers: 2, 1, 1)."""
+    count = min(python_tools, max(1, workers) * rounds(python_tools, workers, concurrency))
+    if count <= 0:
+        return []
+    size, longer = divmod(python_tools, count)
+    out: list[range] = []
+    start = 0
+    for index in range(count):
+        end = start + size + (index < longer)
+        out.append(range(start, end))
+        start = end
+    return out
 
 
 def unmeasured_cost(measured: Mapping[str, float]) -> float:
@@ -107,17 +128,17 @@ def unmeasured_cost(measured: Mapping[str, float]) -> float:
 
 
 def bundles(costs: Sequence[float], *, workers: int, concurrency: int) -> list[range]:
-    """Consecutive tools cut into bundles of about equal cost: a slow tool goes alone.
+    """Consecutive tools cut into bundles of about equal cost: a slow tool may go alone.
 
-    The cost aimed at is a share of the whole (``BUNDLES_PER_WORKER`` per worker);
-    with no cost measured (all equal) the bundles are of ``bundle_size`` tools.
+    The cost aimed at is a worker's share of the whole in each of its ``rounds``,
+    and a bundle holds at most ``concurrency`` tools; with no cost measured (all
+    equal) they are ``even_bundles``.
     """
     if not costs:
         return []
     if len(set(costs)) == 1:
-        size = bundle_size(len(costs), workers, concurrency)
-        return [range(s, min(s + size, len(costs))) for s in range(0, len(costs), size)]
-    aim = sum(costs) / (BUNDLES_PER_WORKER * max(1, workers))
+        return even_bundles(len(costs), workers, concurrency)
+    aim = sum(costs) / (max(1, workers) * rounds(len(costs), workers, concurrency))
     out: list[range] = []
     start, held = 0, 0.0
     for index, cost in enumerate(costs):

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_toolnexus._distribution import shard_of
 from pytest_toolnexus._units import (
@@ -15,6 +17,7 @@ from pytest_toolnexus._units import (
     assign,
     bundles,
     estimated_cost,
+    rounds,
     split_nodeid,
     units_of,
 )
@@ -54,8 +57,8 @@ def test_units_keep_a_tools_items_and_a_servers_items_together() -> None:
     assert kinds["toolnexus:servers/mcp.json"] == "target"
     assert kinds["tests/test_a.py::test_one"] == "other"
     python = [u for u in units if u.kind == "tools" and u.tools]
-    # 10 tools over 2 workers: bundles small enough for 4 per worker, whole tools each.
-    assert [len(u.tools) for u in python] == [2, 2, 2, 2, 2]
+    # 10 tools over 2 workers that explore 16 at once: one bundle each, whole tools.
+    assert [len(u.tools) for u in python] == [5, 5]
     assert split_nodeid("toolnexus:t::a::b::TN101-x") == ("toolnexus:t", "a::b")
 
 
@@ -65,13 +68,39 @@ def test_costs_come_from_measurements_and_the_longest_go_first() -> None:
     assert estimated_cost(server, {}) == 4.0 + SESSION_COST  # never measured: tools, a start
     measured = {"toolnexus:stdio:python server.py::tool_0": 9.0, "x::y": 1.0}
     assert estimated_cost(server, measured) == 9.0 + 3 * 9.0  # unmeasured: the median
-    # Once measured, bundles are cut to about equal cost: a slow tool goes alone.
-    assert bundles([1.0, 1.0, 9.0, 1.0, 1.0, 1.0], workers=1, concurrency=16) == [
+    # Once measured, bundles are cut to about equal cost: a slow tool goes alone...
+    assert bundles([1.0, 1.0, 9.0, 1.0, 1.0, 1.0], workers=2, concurrency=16) == [
         range(0, 2),
         range(2, 3),
         range(3, 6),
     ]
+    # ...unless one worker explores them all at once anyway.
+    assert bundles([1.0, 1.0, 9.0, 1.0, 1.0, 1.0], workers=1, concurrency=16) == [range(0, 6)]
     assert assign([1.0, 5.0, 1.0, 3.0, 2.0], 2) == [[0, 1], [2, 3, 4]]  # 6 and 6
+
+
+@settings(max_examples=200)
+@given(
+    tools=st.integers(1, 2000),
+    workers=st.integers(1, 64),
+    concurrency=st.integers(1, 64),
+    measured=st.booleans(),
+)
+def test_bundles_fill_each_workers_concurrency_in_as_few_rounds_as_it_allows(
+    tools: int, workers: int, concurrency: int, measured: bool
+) -> None:
+    """A worker explores one bundle at a time: bundles of a few tools leave its
+    concurrency idle (twenty tools that wait on a service, cut in fives, took twice
+    as long on one xdist worker as serially)."""
+    costs = [1.0 + (i % 7 if measured else 0) for i in range(tools)]
+    cut = bundles(costs, workers=workers, concurrency=concurrency)
+    assert [i for r in cut for i in r] == list(range(tools))  # in order, each once
+    assert all(1 <= len(r) <= concurrency for r in cut)
+    least = rounds(tools, workers, concurrency)
+    assert least == -(-tools // (workers * concurrency))
+    if not measured:  # a bundle for each worker in each round, as even as can be
+        assert len(cut) == min(tools, workers * least)
+        assert max(map(len, cut)) - min(map(len, cut)) <= 1
 
 
 def test_shards_are_disjoint_cover_everything_and_cut_no_tool() -> None:
