@@ -1,6 +1,6 @@
 """Our live suites beside the MCP testers users already have, on the same real servers.
 
-Run:  .venv/bin/python benchmarks/bench_mcp_peers.py [--repeat 3] [--servers time,everything]
+Run:  .venv/bin/python benchmarks/bench_mcp_peers.py [--repeat 3] [--servers time,thinking,everything]
       .venv/bin/python benchmarks/bench_mcp_peers.py --seeded [--repeat 1]
 
 The first run installs what it compares against, each in its own environment under
@@ -11,8 +11,9 @@ The first run installs what it compares against, each in its own environment und
   (``toolproof fuzz --seed 1 -- CMD``),
 - ``sdk-client``: the official mcp SDK client doing initialize, tools/list and one
   call per tool, the floor any checker pays,
-- the servers: ``mcp-server-time`` (PyPI) and ``@modelcontextprotocol/server-everything``
-  (npm, stdio).
+- the servers: ``mcp-server-time`` (PyPI, two tools),
+  ``@modelcontextprotocol/server-sequential-thinking`` (npm, one tool: ``thinking``) and
+  ``@modelcontextprotocol/server-everything`` (npm, stdio).
 
 - this project, ``pip install -e .[mcp]`` in an environment of its own, as a user
   installs it (the development environment also loads the pytest plugins of every
@@ -94,6 +95,9 @@ def servers(names: list[str]) -> dict[str, str]:
     if "everything" in names:
         entry = _npm("@modelcontextprotocol/server-everything")
         found["server-everything"] = f"node {entry / 'dist' / 'index.js'} stdio"
+    if "thinking" in names:  # a one-tool server on Node.js
+        entry = _npm("@modelcontextprotocol/server-sequential-thinking")
+        found["server-sequential-thinking"] = f"node {entry / 'dist' / 'index.js'}"
     return found
 
 
@@ -310,7 +314,7 @@ def seeded(repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--servers", default="time,everything")
+    parser.add_argument("--servers", default="time,thinking,everything")
     parser.add_argument("--seeded", action="store_true", help="the seeded-bug server only")
     parser.add_argument(
         "--before", type=Path, help="another checkout of this project, run as ours-before"
