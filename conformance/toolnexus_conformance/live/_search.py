@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._model import Finding, Skip
+from .._model import Finding, Skip, exhaustion
 from .._options import RunOptions
 from ._calls import CallOutcome, describe
 from ._workers import SearchWorkers
@@ -667,6 +667,11 @@ async def search(
         except _Stop:
             pass
         except BaseException as exc:
+            if exhaustion(exc) is not None:
+                # The process ran out of memory, threads or processes: in a tool's own
+                # process that is the tool's doing, said by the exploration (TN606), not
+                # a search that could not generate (a skip would hide the finding).
+                raise
             _collect(exc, failures)
             if not failures and not seen:
                 # Not the tool's doing: never blame a tool for our own failure.

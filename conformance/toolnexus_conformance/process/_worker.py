@@ -23,6 +23,7 @@ socket as a file descriptor.
 
 from __future__ import annotations
 
+import mmap
 import os
 import pickle
 import select
@@ -43,6 +44,10 @@ __all__ = ["main"]
 ESCAPE_CHECK = "TN607"
 #: How often a child says it is alive, from a thread of its own.
 HEARTBEAT = 0.25
+#: Address space a tool's process sets aside, untouched, and gives back to send its
+#: last report: a tool that used up its memory leaves the kit none to say so with
+#: (pickling the report, a new arena), and its end then read as unexplained.
+REPORT_RESERVE = 4 << 20
 #: The clock of the worker's own bounds, taken before any tool can replace ``time.monotonic``.
 _monotonic = time.monotonic
 
@@ -279,16 +284,24 @@ def _child(
     os.dup2(log, 2)
     os.close(log)
     _beat(channel)
+    reserve = mmap.mmap(-1, REPORT_RESERVE)  # anonymous and never touched: costs no memory
     try:
-        results, calls = _judge(worker, channel, folder, index, name, codes, arguments, settings)
-        channel.send(("result", results, calls))
-    except BaseException as exc:  # our own failure: say so, never blame the tool...
-        from .._model import exhaustion
+        try:
+            results, calls = _judge(
+                worker, channel, folder, index, name, codes, arguments, settings
+            )
+            channel.send(("result", results, calls))
+        except BaseException as exc:  # our own failure: say so, never blame the tool...
+            reserve.close()  # what is left of the process's memory may not pickle a report
+            from .._model import exhaustion
 
-        ran_out = exhaustion(exc)  # ...unless the tool used up its process
-        channel.send(
-            ("exhausted", ran_out) if ran_out else ("error", f"{type(exc).__name__}: {exc}")
-        )
+            ran_out = exhaustion(exc)  # ...unless the tool used up its process
+            channel.send(
+                ("exhausted", ran_out) if ran_out else ("error", f"{type(exc).__name__}: {exc}")
+            )
+    except MemoryError:  # the results did not fit in what the tool left
+        reserve.close()
+        channel.send(("exhausted", "it ran out of memory (MemoryError)"))
     finally:
         try:
             sys.stdout.flush()
