@@ -132,6 +132,23 @@ class _Job:
     generation: int = 0
     #: Set when that worker process is gone.
     gone: threading.Event | None = None
+    #: That worker process, polled where its listener may not have seen it end yet.
+    worker: subprocess.Popen[bytes] | None = None
+
+    def worker_died(self) -> bool:
+        """Whether the job's worker ended (then waiting, bounded, for its listener to say how).
+
+        A tool's process outlives a worker it killed (it has a group of its own) and may
+        answer before the listener, polling, sees the worker gone: its results would
+        then hide that it killed the worker.
+        """
+        if self.gone is None:
+            return False
+        if not self.gone.is_set():
+            if self.worker is None or self.worker.poll() is None:
+                return False
+            self.gone.wait(REPORT_WAIT)
+        return True
 
 
 class TargetWorker:
@@ -468,10 +485,12 @@ class TargetWorker:
         jobs = [job for job in list(self._jobs.values()) if job.generation == generation]
         running = sum(1 for job in jobs if job.pid is not None and not job.exited.is_set())
         self._deaths[generation] = (process.poll(), running)
+        # Gone first: a tool's watcher woken by its job's end reads ``gone`` to tell the
+        # worker's death (the tool's process went with it) from the tool's own end.
+        gone.set()
         for job in jobs:  # nobody will say how they ended now
             job.started.set()
             job.exited.set()
-        gone.set()
 
     def _ensure(self) -> None:
         """A worker that died (not a tool's process: the worker) is started and loaded again."""
@@ -609,7 +628,7 @@ class TargetWorker:
         end = _monotonic() + WARM_LIMIT
         while not warmed.wait(0.05) and not gone.is_set() and _monotonic() < end:
             pass
-        job = _Job(job_id, generation=self._generation, gone=self._gone)
+        job = _Job(job_id, generation=self._generation, gone=self._gone, worker=self._process)
         self._jobs[job_id] = job
         ours, theirs = socket.socketpair()
         try:
@@ -681,7 +700,7 @@ class TargetWorker:
                 continue
             except EOFError:
                 job.exited.wait(REPORT_WAIT)
-                if job.gone is not None and job.gone.is_set() and job.status is None:
+                if job.status is None and job.worker_died():
                     return self._worker_gone(job, last_call)
                 return self._ended(job, last_call, index)
             heard = _monotonic()
@@ -694,6 +713,8 @@ class TargetWorker:
                 if in_flight:
                     in_flight.pop(0)
             elif kind == "result":
+                if job.worker_died():
+                    return self._worker_gone(job, last_call)
                 return ToolJudgement(results=frame[1], calls=frame[2] if len(frame) > 2 else None)
             elif kind == "exhausted":
                 return ToolJudgement(
