@@ -9,9 +9,10 @@ units, each given whole to one worker or shard:
 * a non-Python target (MCP, HTTP, A2A, skills): the whole target, one unit; an
   ``mcp.json`` whose servers are known (``servers``: the workers of one machine
   share their listings) is cut by server instead, its own items one unit more;
-* a Python target: its target-level items, one unit; its tools, in bundles of
-  consecutive tools (explored together, ``RunOptions.concurrency`` at a time; a
-  bundle may run on into the next Python target). A worker explores one bundle at a
+* a Python target: its target-level items, one unit; its tools, in bundles
+  (explored together, ``RunOptions.concurrency`` at a time; of consecutive tools
+  until a run has measured them, then of equal cost; a bundle may run on into the
+  next Python target). A worker explores one bundle at a
   time, so a bundle is as large as a worker's concurrency needs: the tools are cut
   into as few rounds as that concurrency allows, each round one bundle per worker;
 * any other test item of the project: a unit of its own, as xdist's ``load`` has it.
@@ -127,28 +128,23 @@ def unmeasured_cost(measured: Mapping[str, float]) -> float:
     return known[len(known) // 2] if known else 1.0
 
 
-def bundles(costs: Sequence[float], *, workers: int, concurrency: int) -> list[range]:
-    """Consecutive tools cut into bundles of about equal cost: a slow tool may go alone.
+def bundles(costs: Sequence[float], *, workers: int, concurrency: int) -> list[list[int]]:
+    """The tools (their positions) in bundles: each worker's ``rounds``, one bundle each.
 
-    The cost aimed at is a worker's share of the whole in each of its ``rounds``,
-    and a bundle holds at most ``concurrency`` tools; with no cost measured (all
-    equal) they are ``even_bundles``.
+    With no cost measured (all equal), runs of consecutive tools (``even_bundles``).
+    Once measured, the costliest first to the bundle least loaded so far that has
+    room (at most ``concurrency`` tools): slow tools are spread one to a bundle, each
+    with fast ones beside it, where a worker explores them all at once; a bundle of
+    slow tools alone would wait on each other while the fast ones queue behind.
+    Each bundle lists its tools in order, the bundles by their first tool.
     """
     if not costs:
         return []
     if len(set(costs)) == 1:
-        return even_bundles(len(costs), workers, concurrency)
-    aim = sum(costs) / (max(1, workers) * rounds(len(costs), workers, concurrency))
-    out: list[range] = []
-    start, held = 0, 0.0
-    for index, cost in enumerate(costs):
-        full = index - start >= concurrency or (index > start and held + cost > aim)
-        if full:
-            out.append(range(start, index))
-            start, held = index, 0.0
-        held += cost
-    out.append(range(start, len(costs)))
-    return out
+        return [list(r) for r in even_bundles(len(costs), workers, concurrency)]
+    count = min(len(costs), max(1, workers) * rounds(len(costs), workers, concurrency))
+    out = [b for b in assign(costs, count, capacity=max(1, concurrency)) if b]
+    return sorted(out, key=lambda b: b[0])
 
 
 def units_of(
@@ -194,11 +190,11 @@ def units_of(
         workers=workers,
         concurrency=concurrency,
     )
-    # A bundle may span targets (twenty one-tool targets are explored five at a time,
-    # not one by one): it goes with the target of its first tool.
-    first_of: dict[str, list[range]] = {}
-    for r in cut:
-        first_of.setdefault(_target_of(split[r.start][0]), []).append(r)
+    # A bundle may span targets (twenty one-tool targets on two workers are explored
+    # ten at a time on each, not one by one): it goes with the target of its first tool.
+    first_of: dict[str, list[list[int]]] = {}
+    for bundle in cut:
+        first_of.setdefault(_target_of(split[bundle[0]][0]), []).append(bundle)
     units: list[Unit] = []
     for what, index in order:
         if what == "other":
@@ -215,8 +211,8 @@ def units_of(
             continue
         if None in tools:
             units.append(Unit(what, list(tools[None]), [], "tools"))
-        for r in first_of.get(what, []):
-            chunk = [split[i] for i in r]
+        for bundle in first_of.get(what, []):
+            chunk = [split[i] for i in bundle]
             units.append(
                 Unit(
                     chunk[0][0],
@@ -277,19 +273,23 @@ def estimated_cost(
     return cost
 
 
-def assign(costs: Sequence[float], bins: int) -> list[list[int]]:
+def assign(costs: Sequence[float], bins: int, *, capacity: int | None = None) -> list[list[int]]:
     """Longest first to the least loaded: the positions of ``costs`` in each of ``bins``.
 
-    Deterministic: ties go by position, then to the lowest bin.
+    ``capacity`` caps the positions a bin takes (``bins * capacity`` must hold them
+    all). Deterministic: ties go by position, then to the lowest bin.
     """
     if bins < 1:
         raise ValueError("at least one bin is needed")
+    if capacity is not None and bins * capacity < len(costs):
+        raise ValueError(f"{bins} bins of {capacity} cannot hold {len(costs)}")
     heap = [(0.0, b) for b in range(bins)]
     out: list[list[int]] = [[] for _ in range(bins)]
     for position in sorted(range(len(costs)), key=lambda p: (-costs[p], p)):
         load, b = heapq.heappop(heap)
         out[b].append(position)
-        heapq.heappush(heap, (load + costs[position], b))
+        if capacity is None or len(out[b]) < capacity:
+            heapq.heappush(heap, (load + costs[position], b))
     for positions in out:
         positions.sort()
     return out

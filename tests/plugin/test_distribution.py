@@ -68,15 +68,21 @@ def test_costs_come_from_measurements_and_the_longest_go_first() -> None:
     assert estimated_cost(server, {}) == 4.0 + SESSION_COST  # never measured: tools, a start
     measured = {"toolnexus:stdio:python server.py::tool_0": 9.0, "x::y": 1.0}
     assert estimated_cost(server, measured) == 9.0 + 3 * 9.0  # unmeasured: the median
-    # Once measured, bundles are cut to about equal cost: a slow tool goes alone...
+    # Once measured, the slow tool goes to one bundle and the others to the other...
     assert bundles([1.0, 1.0, 9.0, 1.0, 1.0, 1.0], workers=2, concurrency=16) == [
-        range(0, 2),
-        range(2, 3),
-        range(3, 6),
+        [0, 1, 3, 4, 5],
+        [2],
     ]
+    # ...slow tools are spread, one to a bundle, the fast ones beside them...
+    costs = [9.0, 9.0, 1.0, 1.0, 1.0, 1.0, 9.0, 9.0]
+    cut = bundles(costs, workers=2, concurrency=4)
+    assert [sum(costs[i] for i in b) for b in cut] == [20.0, 20.0]
+    assert all(len(b) <= 4 for b in cut)
     # ...unless one worker explores them all at once anyway.
-    assert bundles([1.0, 1.0, 9.0, 1.0, 1.0, 1.0], workers=1, concurrency=16) == [range(0, 6)]
+    assert bundles([1.0, 1.0, 9.0, 1.0, 1.0, 1.0], workers=1, concurrency=16) == [list(range(6))]
     assert assign([1.0, 5.0, 1.0, 3.0, 2.0], 2) == [[0, 1], [2, 3, 4]]  # 6 and 6
+    assert assign([1.0, 5.0, 1.0, 3.0, 2.0], 2, capacity=3) == [[0, 1], [2, 3, 4]]
+    assert assign([5.0, 1.0, 1.0, 1.0], 2, capacity=2) == [[0, 3], [1, 2]]
 
 
 @settings(max_examples=200)
@@ -94,13 +100,17 @@ def test_bundles_fill_each_workers_concurrency_in_as_few_rounds_as_it_allows(
     as long on one xdist worker as serially)."""
     costs = [1.0 + (i % 7 if measured else 0) for i in range(tools)]
     cut = bundles(costs, workers=workers, concurrency=concurrency)
-    assert [i for r in cut for i in r] == list(range(tools))  # in order, each once
+    assert sorted(i for b in cut for i in b) == list(range(tools))  # each once
+    assert all(b == sorted(b) for b in cut)
+    assert cut == sorted(cut, key=lambda b: b[0])
     assert all(1 <= len(r) <= concurrency for r in cut)
     least = rounds(tools, workers, concurrency)
     assert least == -(-tools // (workers * concurrency))
+    assert len(cut) <= min(tools, workers * least)
     if not measured:  # a bundle for each worker in each round, as even as can be
         assert len(cut) == min(tools, workers * least)
         assert max(map(len, cut)) - min(map(len, cut)) <= 1
+        assert [i for b in cut for i in b] == list(range(tools))  # runs of the collection
 
 
 def test_shards_are_disjoint_cover_everything_and_cut_no_tool() -> None:
