@@ -16,7 +16,7 @@ import pytest
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._runner import check_tools
-from toolnexus_conformance.live import _explorer
+from toolnexus_conformance.live import _explorer, _search
 
 from toolnexus_ref import ToolResult
 
@@ -44,7 +44,7 @@ def test_running_out_of_memory_after_the_tools_calls_fails_its_checks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     tool = Hoarder()
-    search = _explorer.search
+    search = _search.search  # what the explorer calls
 
     def no_memory_left(value: Any) -> Any:
         if tool.calls:

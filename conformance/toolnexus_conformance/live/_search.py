@@ -4,7 +4,8 @@ Live checks used to run a search each, so a tool was called once per check and
 example. Here one search calls the tool and hands each call to every property of
 its stream (result shape, error-not-throw, ...). A property that fails raises its
 own exception type, so hypothesis tracks the properties as distinct bugs and
-shrinks each to its smallest arguments; the example database still replays a
+shrinks each to its smallest arguments, within the search's budget (once it is
+spent the search ends, each failure as far as it was shrunk); the example database still replays a
 failure first next time, under a key per tool and stream. Calls are remembered by
 their arguments, so shrinking replays for free what was already called.
 
@@ -193,6 +194,13 @@ def _falsified(code: str) -> type[_Falsified]:
     return kind
 
 
+def _smaller(args: Any, than: Any) -> bool:
+    """Whether ``args`` are a smaller example than ``than``: shorter as JSON, then first
+    in order (as hypothesis's shrinker moves: each failure it keeps is smaller)."""
+    mine, theirs = args_key(args), args_key(than)
+    return (len(mine), mine) < (len(theirs), theirs)
+
+
 def args_key(args: Any) -> str:
     """The cache key of a call's arguments (arguments are JSON, or nearly)."""
     try:
@@ -357,7 +365,7 @@ def warm_search(options: RunOptions) -> None:
 
 
 def _settings(options: RunOptions, **overrides: Any) -> Any:
-    from hypothesis import HealthCheck, settings
+    from hypothesis import HealthCheck, Phase, settings
 
     _keep_storage(options)
     # The user's profile, as loaded: by name, because hypothesis keeps the current
@@ -383,6 +391,10 @@ def _settings(options: RunOptions, **overrides: Any) -> Any:
         current,
         deadline=None,
         report_multiple_bugs=True,
+        # Hypothesis's explanations are never shown (a finding carries its example),
+        # and the explain phase traces every line run while a failure shrinks: with
+        # it, tracing took 14% of a run's CPU on a server with fifteen bugs.
+        phases=[p for p in overrides.pop("phases", current.phases) if p is not Phase.explain],
         suppress_health_check=sorted(suppressed, key=lambda h: h.value),
         **{**extra, **overrides},
     )
@@ -460,7 +472,9 @@ async def search(
     fastest = [float("inf")]  # the quickest call so far (its share): how fast the tool is
     took: list[float] = []  # how long each call took: what the next is expected to take
     shares: dict[int, int] = {}  # calls in flight when each call began
-    seen: dict[str, Failure] = {}  # every property's first failure, shrunk or not
+    #: Every property's smallest failure so far: what is reported where the search
+    #: ends before hypothesis has shrunk it (the budget spent, a hang).
+    seen: dict[str, Failure] = {}
 
     recorded: list[set[str]] = [set() for _ in lanes]  # keys each result's calls hold
 
@@ -501,9 +515,11 @@ async def search(
             if ends > budget_ends[2] + (EXPLICIT_SPAN * budget if fast else budget / 2):
                 return None  # the rest of the explicit arguments are skipped
         elif ends > budget_ends[0] or (made_calls[0] >= floor and ends > budget_ends[1]):
-            if not seen:
-                raise _Stop  # nothing to shrink: drawing more examples would be waste
-            return None  # the budget is spent: later examples are drawn but not called
+            # The budget is spent: no more calls, so nothing more to find or shrink (a
+            # shrink's candidates would all pass uncalled, and cost as much to draw as
+            # the search did: half the draws of a server with fifteen bugs). The
+            # failures found are reported as far as they were shrunk (``seen``).
+            raise _Stop
         if not in_explicit[0]:
             made_calls[0] += 1
         at_once = _enter()
@@ -577,7 +593,8 @@ async def search(
         if not failing:
             return
         for code, message, got in failing:
-            seen.setdefault(code, Failure(args, message, got=got, mutation=mutation))
+            if code not in seen or _smaller(args, seen[code].args):
+                seen[code] = Failure(args, message, got=got, mutation=mutation)
         code, message, got = failing[0]
         raise _falsified(code)(Failure(args, message, got=got, mutation=mutation))
 

@@ -1,0 +1,83 @@
+"""Once a search's budget is spent it draws no more examples, and reports its smallest failure.
+
+Past the budget no call is made, so a shrink could only draw candidates that pass
+uncalled: on a server with fifteen bugs that was half of all draws, and as costly
+to make as the search itself. The search now ends at the budget, and each failure
+is reported as far as it was shrunk by then.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any, ClassVar
+
+import pytest
+from hypothesis import Phase
+from toolnexus_conformance._model import Outcome
+from toolnexus_conformance._options import ExecuteMode, RunOptions
+from toolnexus_conformance._runner import check_tools
+from toolnexus_conformance.live import _explorer, _search
+
+from toolnexus_ref import ToolResult
+
+CALL = 0.05
+
+
+class BreaksOverFive:
+    """Raises for every count over five: a bug any search finds, and shrinks for long."""
+
+    name = "breaks_over_five"
+    description = "Counts up to a number."
+    source = "custom"
+    input_schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"items": {"type": "array", "items": {"type": "string"}}},
+        "required": ["items"],
+    }
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        self.calls += 1
+        time.sleep(CALL)
+        items = args.get("items") if isinstance(args, dict) else None
+        if isinstance(items, list) and len(items) > 5:
+            raise RuntimeError("too many")
+        return ToolResult.ok("counted")
+
+
+def test_no_example_is_drawn_past_the_budget_and_the_failure_is_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tool = BreaksOverFive()
+    drawn = [0]
+    search = _search.search  # what the explorer calls
+
+    def counted(value: Any) -> Any:
+        drawn[0] += 1
+        return value
+
+    async def counting(strategy: Any, *args: Any, **kwargs: Any) -> Any:
+        return await search(strategy.map(counted), *args, **kwargs)
+
+    monkeypatch.setattr(_explorer, "search", counting)
+    monkeypatch.setattr(_search, "stretch", lambda: 1.0)  # the budget as given, at any load
+    options = RunOptions(execute=ExecuteMode.ALL, examples=5, grace=0.3, call_timeout=2.0, seed=1)
+    (verdict,) = check_tools(
+        tool, select=["TN601"], options=dataclasses.replace(options, search_budget=0.5)
+    )
+    assert verdict.outcome is Outcome.FAILED, verdict.message
+    assert "too many" in verdict.message
+    # Every example drawn was called (a few are drawn twice: hypothesis replays its
+    # last failure); none was drawn to be skipped past the budget.
+    assert drawn[0] <= tool.calls + 3, (drawn[0], tool.calls)
+
+
+def test_hypothesis_explains_nothing_the_report_would_not_show() -> None:
+    settings = _search._settings(RunOptions())
+    assert Phase.explain not in settings.phases
+    assert Phase.shrink in settings.phases
+    only = _search._settings(RunOptions(), phases=[Phase.generate, Phase.explain])
+    assert list(only.phases) == [Phase.generate]
