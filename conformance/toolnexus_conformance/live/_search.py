@@ -341,6 +341,17 @@ _WARM_SCHEMA = {
 }
 
 
+def scan_constants() -> None:
+    """Hypothesis's scan of the loaded modules for constants (its ``_get_local_constants``,
+    which its first draws make lazily), made now: before a fork, it is made once for
+    every tool's process. Where hypothesis has moved it, each search makes it, as before."""
+    try:
+        from hypothesis.internal.conjecture.providers import _get_local_constants
+    except ImportError:  # pragma: no cover - an internal moved
+        return
+    _get_local_constants()
+
+
 def warm_search(options: RunOptions) -> None:
     """Searches over a schema of every common kind, before a fork.
 

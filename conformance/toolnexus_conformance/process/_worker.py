@@ -177,6 +177,7 @@ class _Worker:
         else:
             import gc
 
+            _scan_constants(options)  # the target's, once here, not in each tool's process
             gc.freeze()  # the target's objects too: a tool's process does not copy them
         self.reply("warm")
 
@@ -256,11 +257,31 @@ def _prepare(options: Any, modules: list[str]) -> None:
     # Hypothesis reads the source of each search's test function (for its database key).
     for loaded in (_search, _explorations, _runner):
         linecache.getlines(loaded.__file__ or "")
-    _search.warm_search(options)  # last: it scans every module loaded by now for constants
+    _scan_constants(options)  # last: it scans every module loaded by now
     # What is loaded now is shared with every tool's process: kept out of the
     # collector's sight, a collection there does not touch (and so copy) all of it.
     gc.collect()
     gc.freeze()
+
+
+def _scan_constants(options: Any) -> None:
+    """Hypothesis's scan of the loaded modules for constants, made here, before a fork.
+
+    Hypothesis parses every loaded module for constants to try, at the first draw
+    that wants one, and again for the modules loaded since. A search of a few
+    examples (the warm-up's) may never want one, so every tool's process made the
+    whole scan of its own: 0.13-0.26 s of CPU per tool, parsing the same files. The
+    modules a tool's process would import first are imported here, and scanned.
+    """
+    from .. import _escapes  # noqa: F401  (TN607's watch, set up in each tool's process)
+    from ..live import _search
+
+    try:  # a search's target phase imports it
+        import hypothesis.internal.conjecture.optimiser  # noqa: F401
+    except ImportError:  # pragma: no cover - moved: each tool's process scans it alone
+        pass
+    _search.warm_search(options)
+    _search.scan_constants()
 
 
 # -- one tool's process -----------------------------------------------------------------
