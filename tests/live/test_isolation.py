@@ -194,17 +194,35 @@ def test_workers_are_forked_from_one_warm_template_each_in_its_own_sandbox(
     assert all(not w.scratch.exists() for w in workers)
 
 
+GATED_CHECKS = """
+import time
+from pathlib import Path
+
+# A custom check module whose import (the warm-up's) waits until the test opens the gate.
+end = time.monotonic() + 60
+while not Path({gate!r}).exists() and time.monotonic() < end:
+    time.sleep(0.02)
+"""
+
+
 def test_a_fresh_worker_says_loaded_before_it_warms(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Without a template the worker warms itself, after its load, outside the load timeout."""
-    (tmp_path / "slow_checks.py").write_text(SLOW_CHECKS.format(seconds=5))
+    """Without a template the worker warms itself, after its load, outside the load timeout.
+
+    The warm-up waits for a gate the test opens only once the load has returned: the
+    load cannot have waited for it, however fast or slow the machine.
+    """
+    gate = tmp_path / "gate"
+    (tmp_path / "slow_checks.py").write_text(GATED_CHECKS.format(gate=str(gate)))
     monkeypatch.syspath_prepend(str(tmp_path))
     spec = "toolnexus_ref.examples:toolkit"
     worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS, modules=["slow_checks"])
     try:
         assert worker.load(4) == 4
         assert not worker._forked
+        assert not worker._warmed.is_set()  # still warming: the load did not wait for it
+        gate.touch()
         name = asyncio.run(load_target(parse_target(spec))).tools[0].name
         judged = worker.explore(0, name, ["TN606"])  # waits for the warm-up, then runs
         assert judged.error is None, judged

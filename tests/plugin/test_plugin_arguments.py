@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import textwrap
-from pathlib import Path
 from typing import Any
 
 import pytest
+from _sessions import Session, run_session
 
 from pytest_toolnexus._options import ARGUMENTS, CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -87,10 +87,8 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def run(
-    pytester: pytest.Pytester, *extra: str, select: str = "TX901"
-) -> tuple[pytest.RunResult, dict[str, Any]]:
-    result = pytester.runpytest_subprocess(
+def _session_args(*extra: str, select: str = "TX901") -> list[str]:
+    return [
         "-p",
         "no:cacheprovider",
         CONFORMANCE,
@@ -108,11 +106,26 @@ def run(
         REPORT,
         "report.json",
         *extra,
-        timeout=120,
-    )
+    ]
+
+
+def run(
+    pytester: pytest.Pytester, *extra: str, select: str = "TX901"
+) -> tuple[pytest.RunResult, dict[str, Any]]:
+    result = pytester.runpytest_subprocess(*_session_args(*extra, select=select), timeout=120)
     path = pytester.path / "report.json"
     report = json.loads(path.read_text()) if path.exists() else {"results": []}
     return result, report
+
+
+@pytest.fixture(scope="module")
+def unchanged(tmp_path_factory: pytest.TempPathFactory) -> Session:
+    """One session with no arguments file and no hook, the probe and TN605 selected."""
+    project = tmp_path_factory.mktemp("unchanged")
+    (project / "mytools.py").write_text(TOOLS)
+    (project / "argprobe.py").write_text(PROBE)
+    (project / "conftest.py").write_text(CONFTEST)
+    return run_session(project, *_session_args(select="TX901,TN605"), timeout=120)
 
 
 def seen(report: dict[str, Any], tool: str, check: str = "TX901") -> dict[str, str]:
@@ -266,9 +279,11 @@ def test_a_key_matching_no_tool_fails_one_item_listing_the_tools(project: pytest
     assert seen(report, "get_user") == {"failed": "SEEN examples=[] values={}"}
 
 
-def test_a_tool_needing_a_real_id_succeeds_only_with_it(project: pytest.Pytester) -> None:
-    without, report = run(project, select="TN605")
-    assert seen(report, "get_user", "TN605").keys() == {"failed"}, without.stdout.str()
+def test_a_tool_needing_a_real_id_succeeds_only_with_it(
+    project: pytest.Pytester, unchanged: Session
+) -> None:
+    without = unchanged.report()
+    assert seen(without, "get_user", "TN605").keys() == {"failed"}, unchanged.text()
     project.path.joinpath("args.toml").write_text(
         '[tools.get_user]\nexamples = [{ user_id = "magic-42" }]\n'
     )
@@ -276,9 +291,7 @@ def test_a_tool_needing_a_real_id_succeeds_only_with_it(project: pytest.Pytester
     assert seen(report, "get_user", "TN605").keys() == {"passed"}, with_file.stdout.str()
 
 
-def test_unchanged_without_arguments(project: pytest.Pytester) -> None:
+def test_unchanged_without_arguments(unchanged: Session) -> None:
     """No file, no hook: no arguments item, and the probe sees nothing."""
-    result, report = run(project)
-    assert "toolnexus-arguments" not in result.stdout.str()
-    assert seen(report, "get_user") == {"failed": "SEEN examples=[] values={}"}
-    assert Path(project.path / "report.json").exists()
+    assert "toolnexus-arguments" not in unchanged.text()
+    assert seen(unchanged.report(), "get_user") == {"failed": "SEEN examples=[] values={}"}

@@ -1,12 +1,20 @@
-"""Targets through the plugin: one verdict for a target that holds nothing, or no tools."""
+"""Targets through the plugin: one verdict for a target that holds nothing, or no tools.
+
+Every Python form below is a target of one session (each target loads and is judged
+on its own), and each test reads its own target's records from that session's report.
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from _kit import run_kit
+from _kit import LIVE_PREFIXES, run_kit
+from _sessions import Session, run_session
+
+from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 
@@ -52,10 +60,25 @@ settings = Settings()
 '''
 
 
-@pytest.fixture
-def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makepyfile(target_forms=MODULE)
-    return pytester
+#: The attributes of ``target_forms`` judged, each a target of the one session.
+FORMS = ("empty", "empty_factory", "settings", "add", "multiply", "no_schema")
+
+
+@pytest.fixture(scope="module")
+def forms(tmp_path_factory: pytest.TempPathFactory) -> Session:
+    """One session judging every form in ``FORMS``, each a target of its own."""
+    project = tmp_path_factory.mktemp("forms")
+    (project / "target_forms.py").write_text(MODULE)
+    targets = [arg for attr in FORMS for arg in (TARGET, f"target_forms:{attr}")]
+    return run_session(
+        project, "-p", "no:cacheprovider", CONFORMANCE, ONLY, REPORT, "report.json", *targets
+    )
+
+
+def _records(session: Session, attr: str) -> list[dict[str, Any]]:
+    """The records of the target ``target_forms:ATTR``."""
+    target = f"target_forms:{attr}"
+    return [r for r in session.report()["results"] if r["target"] == target]
 
 
 @pytest.mark.parametrize(
@@ -67,26 +90,26 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     ],
 )
 def test_a_target_with_no_tools_is_one_tn001_failure_saying_so(
-    project: pytest.Pytester, attr: str, says: str
+    forms: Session, attr: str, says: str
 ) -> None:
-    run = run_kit(project, f"target_forms:{attr}")
-    (record,) = run.records
+    (record,) = _records(forms, attr)
     assert (record["check"], record["outcome"]) == ("TN001", "failed")
     assert says in record["message"]
 
 
-def test_a_target_matching_nothing_lists_the_accepted_forms(project: pytest.Pytester) -> None:
-    run = run_kit(project, "target_forms:settings")
-    project_message = run.records[0]["message"]
+def test_a_target_matching_nothing_lists_the_accepted_forms(forms: Session) -> None:
+    project_message = _records(forms, "settings")[0]["message"]
     assert "Accepted:" in project_message
     assert "a factory: a function with no required parameters" in project_message
-    assert run.result.ret == pytest.ExitCode.TESTS_FAILED
+    assert forms.ret == pytest.ExitCode.TESTS_FAILED
+    # Its own item is one that failed the run.
+    forms.stdout.fnmatch_lines(["FAILED toolnexus:target_forms:settings::TN001*"])
 
 
-def test_a_good_target_still_loads(project: pytest.Pytester) -> None:
-    run = run_kit(project, "target_forms:add")
-    assert not run.failed(severity="error")
-    assert {r["tool"] for r in run.records} == {"add", "*"}
+def test_a_good_target_still_loads(forms: Session) -> None:
+    records = _records(forms, "add")
+    assert not [r for r in records if r["outcome"] == "failed" and r["severity"] == "error"]
+    assert {r["tool"] for r in records} == {"add", "*"}
 
 
 def test_an_mcp_server_listing_no_tools_fails_tn001(pytester: pytest.Pytester) -> None:
@@ -99,16 +122,22 @@ def test_an_mcp_server_listing_no_tools_fails_tn001(pytester: pytest.Pytester) -
     assert "(connected)" in record["message"]
 
 
-def test_a_plain_function_target_is_inferred_and_judged(project: pytest.Pytester) -> None:
-    run = run_kit(project, "target_forms:multiply")
-    assert not run.failed(severity="error")
-    assert "TN601" in run.live_passed("multiply")
+def test_a_plain_function_target_is_inferred_and_judged(forms: Session) -> None:
+    records = _records(forms, "multiply")
+    assert not [r for r in records if r["outcome"] == "failed" and r["severity"] == "error"]
+    live_passed = [
+        r["check"]
+        for r in records
+        if r["tool"] == "multiply"
+        and r["check"].startswith(LIVE_PREFIXES)
+        and r["outcome"] == "passed"
+    ]
+    assert "TN601" in live_passed
 
 
 def test_a_tool_without_input_schema_gets_schema_findings_not_a_load_failure(
-    project: pytest.Pytester,
+    forms: Session,
 ) -> None:
-    run = run_kit(project, "target_forms:no_schema")
-    failed = {r["check"] for r in run.failed()}
+    failed = {r["check"] for r in _records(forms, "no_schema") if r["outcome"] == "failed"}
     assert "TN001" not in failed
     assert "TN304" in failed
