@@ -5,9 +5,10 @@ example. Here one search calls the tool and hands each call to every property of
 its stream (result shape, error-not-throw, ...). A property that fails raises its
 own exception type, so hypothesis tracks the properties as distinct bugs and
 shrinks each to its smallest arguments, within the search's budget (once it is
-spent the search ends, each failure as far as it was shrunk); the example database still replays a
-failure first next time, under a key per tool and stream. Calls are remembered by
-their arguments, so shrinking replays for free what was already called.
+spent the search ends, each failure as far as it was shrunk); the example
+database still replays a failure first next time, under a key per tool and
+stream. Calls are remembered by their arguments, so shrinking replays for free
+what was already called.
 
 Hypothesis is synchronous and tools are called on the run's event loop: the search
 runs on a long-lived worker thread (``_workers``) and sends each call back to the
