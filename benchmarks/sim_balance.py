@@ -3,10 +3,13 @@
 Run:  python benchmarks/sim_balance.py [--seed 1] [--costs .pytest_cache/v/toolnexus/tool-costs]
 
 A simulation from measured costs, not a run: each worker (or shard) is one core,
-a tool's exploration costs what one was measured to cost, and a worker explores a
-tool on the first of its items it runs (it then judges the tool's other items for
-next to nothing). Printed: the balance (the busiest worker's time over the mean:
-1.00 is perfect) and the explorations per tool (1.00: no tool explored twice).
+a tool's exploration costs what one was measured to cost, and a worker explores,
+at the first item of a batch it runs, every tool of the batch at once (it then
+judges the tools' other items for next to nothing): the batch takes the computing
+of all its tools on the one core, or its slowest tool, whichever is longer, since
+a slow tool's time is waiting (``explored_at_once``). Printed: the balance (the
+busiest worker's time over the mean: 1.00 is perfect), the explorations per tool
+(1.00: no tool explored twice) and the makespan.
 
 Costs (seconds of one core), and where they come from:
 
