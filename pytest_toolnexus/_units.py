@@ -12,9 +12,9 @@ units, each given whole to one worker or shard:
 * a Python target: its target-level items, one unit; its tools, in bundles
   (explored together, ``RunOptions.concurrency`` at a time; of consecutive tools
   until a run has measured them, then of equal cost; a bundle may run on into the
-  next Python target). A worker explores one bundle at a
-  time, so a bundle is as large as a worker's concurrency needs: the tools are cut
-  into as few rounds as that concurrency allows, each round one bundle per worker;
+  next Python target). A worker explores one bundle at a time, so a bundle is as
+  large as a worker's concurrency needs: the tools are cut into as few rounds as
+  that concurrency allows, each round one bundle per worker;
 * any other test item of the project: a unit of its own, as xdist's ``load`` has it.
 
 Only node ids are read (the xdist controller sees nothing else), and the cut
@@ -35,6 +35,7 @@ __all__ = [
     "OTHER_COST",
     "Unit",
     "assign",
+    "bundle_count",
     "bundles",
     "estimated_cost",
     "even_bundles",
@@ -106,10 +107,15 @@ def rounds(python_tools: int, workers: int, concurrency: int) -> int:
     return max(1, math.ceil(python_tools / (max(1, workers) * max(1, concurrency))))
 
 
+def bundle_count(python_tools: int, workers: int, concurrency: int) -> int:
+    """One bundle per worker in each of its ``rounds``; never more than there are tools."""
+    return min(python_tools, max(1, workers) * rounds(python_tools, workers, concurrency))
+
+
 def even_bundles(python_tools: int, workers: int, concurrency: int) -> list[range]:
-    """Tools all alike (no cost known): each worker's ``rounds``, one bundle each, sizes
+    """Tools all alike (no cost known): ``bundle_count`` runs of consecutive tools, sizes
     differing by one at most (four tools on three workers: 2, 1, 1)."""
-    count = min(python_tools, max(1, workers) * rounds(python_tools, workers, concurrency))
+    count = bundle_count(python_tools, workers, concurrency)
     if count <= 0:
         return []
     size, longer = divmod(python_tools, count)
@@ -142,7 +148,7 @@ def bundles(costs: Sequence[float], *, workers: int, concurrency: int) -> list[l
         return []
     if len(set(costs)) == 1:
         return [list(r) for r in even_bundles(len(costs), workers, concurrency)]
-    count = min(len(costs), max(1, workers) * rounds(len(costs), workers, concurrency))
+    count = bundle_count(len(costs), workers, concurrency)
     out = [b for b in assign(costs, count, capacity=max(1, concurrency)) if b]
     return sorted(out, key=lambda b: b[0])
 

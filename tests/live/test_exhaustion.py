@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import pytest
+from _searches import map_searches
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._runner import check_tools
-from toolnexus_conformance.live import _explorer, _search
 
 from toolnexus_ref import ToolResult
 
@@ -44,17 +44,13 @@ def test_running_out_of_memory_after_the_tools_calls_fails_its_checks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     tool = Hoarder()
-    search = _search.search  # what the explorer calls
 
     def no_memory_left(value: Any) -> Any:
         if tool.calls:
             raise MemoryError
         return value
 
-    async def searched_without_memory(strategy: Any, *args: Any, **kwargs: Any) -> Any:
-        return await search(strategy.map(no_memory_left), *args, **kwargs)
-
-    monkeypatch.setattr(_explorer, "search", searched_without_memory)
+    map_searches(monkeypatch, no_memory_left)
     options = RunOptions(execute=ExecuteMode.ALL, examples=5, grace=0.3, call_timeout=2.0)
     verdicts = check_tools(tool, select=["TN601"], options=options)
     assert tool.calls >= 1  # the simplest arguments were called before the search drew

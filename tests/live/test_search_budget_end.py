@@ -13,11 +13,12 @@ import time
 from typing import Any, ClassVar
 
 import pytest
+from _searches import map_searches
 from hypothesis import Phase
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._runner import check_tools
-from toolnexus_conformance.live import _explorer, _search
+from toolnexus_conformance.live import _search
 
 from toolnexus_ref import ToolResult
 
@@ -53,16 +54,12 @@ def test_no_example_is_drawn_past_the_budget_and_the_failure_is_reported(
 ) -> None:
     tool = BreaksOverFive()
     drawn = [0]
-    search = _search.search  # what the explorer calls
 
     def counted(value: Any) -> Any:
         drawn[0] += 1
         return value
 
-    async def counting(strategy: Any, *args: Any, **kwargs: Any) -> Any:
-        return await search(strategy.map(counted), *args, **kwargs)
-
-    monkeypatch.setattr(_explorer, "search", counting)
+    map_searches(monkeypatch, counted)
     monkeypatch.setattr(_search, "stretch", lambda: 1.0)  # the budget as given, at any load
     options = RunOptions(execute=ExecuteMode.ALL, examples=5, grace=0.3, call_timeout=2.0, seed=1)
     (verdict,) = check_tools(

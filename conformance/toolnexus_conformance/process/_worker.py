@@ -177,7 +177,7 @@ class _Worker:
         else:
             import gc
 
-            _scan_constants(options)  # the target's, once here, not in each tool's process
+            _scan_constants()  # the target's, once here, not in each tool's process
             gc.freeze()  # the target's objects too: a tool's process does not copy them
         self.reply("warm")
 
@@ -257,14 +257,14 @@ def _prepare(options: Any, modules: list[str]) -> None:
     # Hypothesis reads the source of each search's test function (for its database key).
     for loaded in (_search, _explorations, _runner):
         linecache.getlines(loaded.__file__ or "")
-    _scan_constants(options)  # last: it scans every module loaded by now
+    _scan_constants()  # last: it scans every module loaded by now (warm_generation searched)
     # What is loaded now is shared with every tool's process: kept out of the
     # collector's sight, a collection there does not touch (and so copy) all of it.
     gc.collect()
     gc.freeze()
 
 
-def _scan_constants(options: Any) -> None:
+def _scan_constants() -> None:
     """Hypothesis's scan of the loaded modules for constants, made here, before a fork.
 
     Hypothesis parses every loaded module for constants to try, at the first draw
@@ -280,7 +280,6 @@ def _scan_constants(options: Any) -> None:
         import hypothesis.internal.conjecture.optimiser  # noqa: F401
     except ImportError:  # pragma: no cover - moved: each tool's process scans it alone
         pass
-    _search.warm_search(options)
     _search.scan_constants()
 
 
