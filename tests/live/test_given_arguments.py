@@ -68,7 +68,8 @@ def test_a_user_example_the_schema_refuses_is_not_a_valid_call() -> None:
     invalid = explicit_args(SCHEMA, {"path": "a"}, given, invalid=True)
     assert {"path": "ok"} in valid
     assert {"path": "/etc"} not in valid
-    assert [(i.value, i.mutation) for i in invalid] == [({"path": "/etc"}, USER_GIVEN)]
+    given_back = [(i.value, i.mutation) for i in invalid if i.mutation == USER_GIVEN]
+    assert given_back == [({"path": "/etc"}, USER_GIVEN)]
 
 
 def test_the_schema_default_is_among_the_explicit_arguments() -> None:
@@ -79,7 +80,9 @@ def test_the_schema_default_is_among_the_explicit_arguments() -> None:
 
 
 def test_without_user_arguments_nothing_is_given() -> None:
-    assert explicit_args(SCHEMA, {"path": "a"}, ToolArguments(), invalid=True) == []
+    invalid = explicit_args(SCHEMA, {"path": "a"}, ToolArguments(), invalid=True)
+    assert USER_GIVEN not in {i.mutation for i in invalid}  # only the lax values
+    assert [i.value for i in invalid] == [{"path": 1}, {"path": "a", "limit": True}]
 
 
 def _fields(options: RunOptions) -> dict[str, Any]:

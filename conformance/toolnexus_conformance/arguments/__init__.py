@@ -13,6 +13,7 @@ from ._api import (
     args_for,
     edge_args_for,
     invalid_args_for,
+    lax_args_for,
     valid_args_checker,
     values_for,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "args_for",
     "edge_args_for",
     "invalid_args_for",
+    "lax_args_for",
     "valid_args_checker",
     "values_for",
 ]

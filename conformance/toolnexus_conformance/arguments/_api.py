@@ -12,7 +12,7 @@ from hypothesis.strategies import SearchStrategy
 from ._compile import Compiler
 from ._dialect import Schema, dialect_of, is_plain_json
 from ._edges import edge_args
-from ._invalid import invalid_strategy
+from ._invalid import invalid_strategy, lax_args
 from ._scan import check_supported
 from ._types import InvalidArgs, UnsupportedSchema
 
@@ -21,6 +21,7 @@ __all__ = [
     "args_for",
     "edge_args_for",
     "invalid_args_for",
+    "lax_args_for",
     "valid_args_checker",
     "values_for",
 ]
@@ -139,6 +140,27 @@ def edge_args_for(schema: Schema, base: object) -> list[dict[str, Any]]:
     the schema's own examples and default, then ``base`` with one property at a time set
     to each edge value of its schema (see ``_edges``)."""
     return edge_args(schema, base, valid_args_checker(schema))
+
+
+def lax_args_for(schema: Schema, base: object) -> list[InvalidArgs]:
+    """Invalid arguments to call before generated ones: ``base`` (the simplest arguments)
+    with one top-level property at a time set to the wrong value lax validators coerce
+    (``true`` for an integer), each named as :func:`invalid_args_for` names it, and
+    each one the schema refuses (see ``_invalid.lax_args``)."""
+    if not isinstance(base, dict):
+        return []
+    valid = valid_args_checker(schema)
+
+    def refused(value: object) -> bool:
+        try:
+            return not valid(value)
+        except Exception:  # a validator that trips is no evidence the value is refused
+            return False
+
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    order = [name for name in props if isinstance(name, str)] if isinstance(props, dict) else []
+    c = _compiler(_canonical(schema), DEFAULT_MAX_DEPTH)
+    return lax_args(c, base, refused, order=order)
 
 
 @lru_cache(maxsize=_CACHED)

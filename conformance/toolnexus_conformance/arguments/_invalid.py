@@ -9,6 +9,8 @@ A wrong type is tried with the values lax validators accept (``true`` and ``"1"`
 an integer, ``"true"`` for a boolean, ``{}`` for an array: see ``_wrong``), each its
 own mutation, and an enum with its near misses (another case, a trailing space), so
 a tool that coerces instead of refusing is caught, not only one that crashes.
+``lax_args`` gives one such value per top-level property as whole arguments, named
+as the strategy names it, for the explorer to call before anything is drawn.
 """
 
 from __future__ import annotations
@@ -26,9 +28,17 @@ from ._compile import Compiler
 from ._dialect import is_plain_json, json_key
 from ._scalars import bounds, is_multiple
 from ._types import InvalidArgs
-from ._wrong import enum_near_misses, wrong_values
+from ._wrong import SPELLED, WrongValue, enum_near_misses, wrong_values
 
-__all__ = ["MAX_MUTATIONS", "NOT_OBJECTS", "candidates", "entries", "invalid_strategy"]
+__all__ = [
+    "LAX_PROPERTIES",
+    "MAX_MUTATIONS",
+    "NOT_OBJECTS",
+    "candidates",
+    "entries",
+    "invalid_strategy",
+    "lax_args",
+]
 
 #: Values a tool must refuse whatever its schema says: arguments are always an object.
 NOT_OBJECTS: tuple[object, ...] = ([], "arguments", None, 0, 1.5, True, [{}])
@@ -41,6 +51,15 @@ MAX_PATH = 2
 FIRST, SECOND = 0, 1
 #: Wrong values per typed property drawn as entries of their own (see ``property``).
 OWN_ENTRIES = 2
+#: Properties of one object whose keywords are mutated (the compiler's copy of a
+#: schema holds them sorted by name).
+MAX_PROPERTIES = 16
+#: Top-level properties given a lax value by ``lax_args``: as many as the strategy
+#: mutates. Each is one call more on the invalid stream, where the valid stream calls
+#: a dozen edge values per property; a slow tool's explicit window (``_search``) cuts
+#: them short anyway. Eight would leave out a property of a nine-property tool
+#: (MCP's sequential-thinking) to save a call of a millisecond.
+LAX_PROPERTIES = MAX_PROPERTIES
 _NOT_IN_ENUM = "__toolnexus_not_in_enum__"
 _UNKNOWN = ("zz", "zz_unknown", "zz_unknown_key", "_zz_")
 _NOT_MATCHING = ("", "!", " ", "0", "~~~", "\u00e9")
@@ -128,7 +147,7 @@ class _Mutations:
             for wrong in wrong_values(extra["type"])[:1]:
                 text = f"unknown key '{_dotted((*path, unknown))}' breaks additionalProperties ({wrong.kind})"
                 self.setter(path, unknown, text, wrong.value)
-        for name, sub in list(props.items())[:16]:
+        for name, sub in list(props.items())[:MAX_PROPERTIES]:
             if not isinstance(sub, Mapping):
                 continue
             merged, _, _ = self.c.flatten(sub, self.c.root_resolver, 0)
@@ -141,8 +160,8 @@ class _Mutations:
         if "enum" in node:
             if json_key(_NOT_IN_ENUM) not in {json_key(v) for v in node["enum"]}:
                 self.setter(parent, name, f"enum of '{label}' broken", _NOT_IN_ENUM)
-            for text, value in enum_near_misses(node["enum"]):
-                self.setter(parent, name, f"enum of '{label}' near-missed: {text}", value, SECOND)
+            for text, value in _near_misses(node["enum"], label):
+                self.setter(parent, name, text, value, SECOND)
             return
         if "type" in node:
             # The two values lax validators accept most often are entries of their own,
@@ -150,14 +169,12 @@ class _Mutations:
             # loses it to the cap. The rest share one entry: the rarer coercions, and
             # plainly wrong types, which any validator refuses (one of them is enough).
             wrong = wrong_values(node["type"])
-            lax = ([w for w in wrong if w.lax] or wrong)[:OWN_ENTRIES]
+            lax = _own_entries(wrong)
             for index, one in enumerate(lax):
-                text = f"type of '{label}' changed to {one.label}"
+                text = _type_change(label, one)
                 self.setter(parent, name, text, one.value, FIRST if index == 0 else SECOND)
             plain = [
-                (f"type of '{label}' changed to {w.label}", _putter(name, w.value))
-                for w in wrong
-                if w not in lax
+                (_type_change(label, w), _putter(name, w.value)) for w in wrong if w not in lax
             ]
             self.add_choice(parent, plain, SECOND)
             self.items(node, parent, name, label)
@@ -186,6 +203,75 @@ class _Mutations:
         for one in lax:
             text = f"items of '{label}' changed to {one.label}"
             self.setter(parent, name, text, [one.value], SECOND)
+
+
+def _own_entries(wrong: Sequence[WrongValue]) -> list[WrongValue]:
+    """The wrong values drawn as entries of their own: those lax validators accept first."""
+    return ([w for w in wrong if w.lax] or list(wrong))[:OWN_ENTRIES]
+
+
+def _type_change(label: str, wrong: WrongValue) -> str:
+    return f"type of '{label}' changed to {wrong.label}"
+
+
+def _near_misses(allowed: Sequence[object], label: str) -> list[tuple[str, object]]:
+    return [(f"enum of '{label}' near-missed: {text}", v) for text, v in enum_near_misses(allowed)]
+
+
+def _lax_change(node: Mapping[str, Any], label: str) -> tuple[str, object] | None:
+    """The one lax value ``lax_args`` sets a property to, as the strategy names it.
+
+    The first one the strategy draws as an entry of its own that is not the declared
+    value spelled as a string: accepting ``"true"`` for ``true`` is lenience, which
+    TN604 forgives, so calling it first would find nothing that a coercing tool hides.
+    """
+    if "enum" in node:
+        misses = _near_misses(node["enum"], label) if isinstance(node["enum"], list) else []
+    elif "type" in node:
+        misses = [
+            (_type_change(label, w), w.value) for w in _own_entries(wrong_values(node["type"]))
+        ]
+    else:
+        return None
+    return next(((text, v) for text, v in misses if SPELLED not in text), None)
+
+
+def lax_args(
+    c: Compiler,
+    base: Mapping[str, Any],
+    refused: Callable[[object], bool],
+    *,
+    order: Sequence[str] = (),
+    limit: int = LAX_PROPERTIES,
+) -> list[InvalidArgs]:
+    """``base`` with one top-level property at a time set to its lax value, for up to
+    ``limit`` properties, each kept only if ``refused``; in ``order`` (the names as the
+    schema lists them: the compiler holds them sorted), then the rest.
+
+    Whether the strategy draws a given property's lax value depends on the draw; a
+    tool that coerces it (``int(args["n"])`` takes ``true``) must be caught every run.
+    """
+    if not isinstance(c.root, Mapping):
+        return []
+    root, _, _ = c.flatten(c.root, c.root_resolver, 0)
+    props = root.get("properties") if root is not None else None
+    if not isinstance(props, Mapping):
+        return []
+    rank = {name: index for index, name in enumerate(order)}
+    out: list[InvalidArgs] = []
+    for name in sorted(props, key=lambda n: rank.get(n, len(rank))):
+        if len(out) >= limit:
+            break
+        sub = props[name]
+        if not isinstance(sub, Mapping):
+            continue
+        merged, _, _ = c.flatten(sub, c.root_resolver, 0)
+        change = _lax_change(merged, name) if merged is not None else None
+        if change is not None:
+            value = {**base, name: copy.deepcopy(change[1])}
+            if refused(value):
+                out.append(InvalidArgs(value, change[0]))
+    return out
 
 
 def _putter(name: str, value: object) -> Change:

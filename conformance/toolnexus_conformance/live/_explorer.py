@@ -108,12 +108,13 @@ def _task_required(subject: ToolSubject) -> str | None:
 
 async def _explore(env: Env, phases: frozenset[Phase]) -> None:
     observation, options, schema = env.observation, env.options, env.subject.input_schema
-    valid_needed = bool(phases - {Phase.INVALID})
+    # The invalid stream needs the valid strategy too: its lax values (``_given``) are
+    # the simplest valid arguments with one property changed.
     valid, invalid = await asyncio.gather(
-        _strategy(env, schema, invalid=False) if valid_needed else _none(),
+        _strategy(env, schema, invalid=False) if phases else _none(),
         _strategy(env, schema, invalid=True) if Phase.INVALID in phases else _none(),
     )
-    if valid is not None and phases & {*TIMING, Phase.MCP_AFTER_CANCEL, Phase.VALID}:
+    if valid is not None and phases & {*TIMING, Phase.MCP_AFTER_CANCEL, Phase.VALID, Phase.INVALID}:
         try:
             observation.simplest = await simplest(valid, options, env.workers.builders)
         except Skip as skip:

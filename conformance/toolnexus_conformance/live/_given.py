@@ -5,7 +5,11 @@ A random draw rarely hits the one value a tool mishandles; the schema's own
 the edge values of each property (``arguments._edges``) are called first, each
 once. Only arguments the schema accepts go to the valid stream; a user's example
 that the schema refuses is still called, on the invalid stream, marked as given by
-the user, so no valid-stream rule judges it as valid.
+the user, so no valid-stream rule judges it as valid. The invalid stream then calls
+the simplest arguments with one top-level property at a time set to the wrong value
+lax validators coerce (``true`` for an integer; ``arguments.lax_args_for``), so a
+tool that converts instead of refusing fails TN604 every run, not when the draw
+happens to pick that property.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ USER_GIVEN = "given by the user; the schema refuses it"
 
 def explicit_args(schema: Any, simplest: Any, given: ToolArguments, *, invalid: bool) -> list[Any]:
     """The valid stream's explicit arguments in call order, or (``invalid``) the user's
-    examples the schema refuses, as ``InvalidArgs``. Never raises for a bad schema."""
+    examples the schema refuses then the lax values, as ``InvalidArgs``. Never raises
+    for a bad schema."""
     from .. import arguments
 
     if not isinstance(schema, Mapping):
@@ -36,7 +41,12 @@ def explicit_args(schema: Any, simplest: Any, given: ToolArguments, *, invalid: 
     if invalid:
         from ..arguments import InvalidArgs
 
-        return [InvalidArgs(e, USER_GIVEN) for e in user if not _checked(valid, e)]
+        refused = [InvalidArgs(e, USER_GIVEN) for e in user if not _checked(valid, e)]
+        try:
+            refused += arguments.lax_args_for(dict(schema), simplest)
+        except (arguments.UnsupportedSchema, RecursionError, ValueError, TypeError):
+            pass
+        return refused
     out: list[Any] = [e for e in user if _checked(valid, e)]
     if isinstance(simplest, dict):
         for name, values in given.values.items():
