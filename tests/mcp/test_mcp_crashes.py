@@ -19,6 +19,7 @@ from toolnexus_conformance.live._crashes import exited, find_culprit
 from toolnexus_conformance.live._loop import BackgroundLoop
 
 from toolnexus_ref.mcp import open_stdio
+from toolnexus_ref.mcp._config import ServerConfig
 from toolnexus_ref.mcp._connection import ServerConnection
 
 #: The live checks whose records used to fail on every tool once the server exited.
@@ -169,4 +170,23 @@ def test_replays_stop_once_a_fresh_server_exits_with_no_call_in_flight(
     # Each replay would start the server again, to see it exit by itself again.
     assert len(starts) <= 2, [s.status.describe() for s in starts]
     assert blame.crash is None
-    assert "exits on its own" in blame.unblamed, blame
+    assert "with no call in flight" in blame.unblamed, blame
+
+
+@pytest.mark.parametrize(
+    ("script", "timeout", "said"),
+    [
+        ("exit_at_start.py", 10.0, "exited while it started, with no call in flight"),
+        ("hang_start.py", 1.0, "did not start: again: failed: timed out after 1s"),
+    ],
+)
+def test_replays_stop_at_a_fresh_server_that_does_not_start(
+    loop: BackgroundLoop, starts: list[ServerConnection], script: str, timeout: float, said: str
+) -> None:
+    command = (PYTHON, str(SERVERS / script))
+    connection = ServerConnection(ServerConfig("again", "stdio", command=command, timeout=timeout))
+    suspects = [("count", {"to": n}) for n in range(3)]
+    blame = loop.run(find_culprit(connection, suspects, 10.0, lived=1.0), timeout=60)
+    assert len(starts) == 1, [s.status.describe() for s in starts]
+    assert blame.crash is None
+    assert said in blame.unblamed, blame

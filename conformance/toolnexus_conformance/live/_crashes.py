@@ -189,7 +189,7 @@ class _Replays:
         try:
             status = await fresh.start()
             if not status.ok:
-                return Blame(unblamed=f"a fresh process did not start: {status.describe()}")
+                return _not_started(status)
             ready = time.monotonic()
             declared = next((t for t in fresh.tools if t.name == tool), None)
             if declared is None:
@@ -197,8 +197,9 @@ class _Replays:
             if searching:
                 if exited(fresh):
                     return Blame(
-                        unblamed="a fresh process exited before a call was sent to it"
-                        f" ({_exit_status(fresh)}): the server exits on its own",
+                        unblamed=f"a fresh process exited {fresh.lived:.2f}s after it was ready,"
+                        f" with no call in flight yet ({_exit_status(fresh)}): the server exits"
+                        " on its own",
                         exits_alone_at=fresh.lived,
                     )
                 left = self._alone_exited()  # meanwhile: the call is not needed
@@ -230,7 +231,7 @@ class _Replays:
             status = await fresh.start()
             self.alone = (fresh, time.monotonic())
             if not status.ok:
-                return Blame(unblamed=f"a fresh process did not start: {status.describe()}")
+                return _not_started(status)
         fresh, ready = self.alone
         if not exited(fresh):
             await anyio.sleep(max(0.0, ready + age - time.monotonic()))
@@ -266,6 +267,17 @@ class _Replays:
     async def close(self) -> None:
         if self.alone is not None:
             await self.alone[0].close()
+
+
+def _not_started(status: Any) -> Blame:
+    """Why no call is blamed when a fresh server did not start: it exited meanwhile, with
+    no call in flight, or it could not start at all (which says nothing of the calls)."""
+    if status.exit_code is not None and not status.reason.startswith("timed out"):
+        return Blame(
+            unblamed=f"a fresh process exited while it started, with no call in flight:"
+            f" {status.describe()}"
+        )
+    return Blame(unblamed=f"a fresh process did not start: {status.describe()}")
 
 
 def _exit_status(fresh: Any) -> str:
