@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import Iterator
@@ -14,9 +15,12 @@ from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._runner import check_subjects
 from toolnexus_conformance._subject import read_subjects
+from toolnexus_conformance.live._crashes import exited, find_culprit
 from toolnexus_conformance.live._loop import BackgroundLoop
 
 from toolnexus_ref.mcp import open_stdio
+from toolnexus_ref.mcp._config import ServerConfig
+from toolnexus_ref.mcp._connection import ServerConnection
 
 #: The live checks whose records used to fail on every tool once the server exited.
 LIVE = "TN55,TN60,TN65,TN75"
@@ -108,7 +112,23 @@ def loop() -> Iterator[BackgroundLoop]:
     owner.close()
 
 
-def test_a_server_that_exits_on_its_own_blames_no_tool(loop: BackgroundLoop) -> None:
+@pytest.fixture
+def starts(monkeypatch: pytest.MonkeyPatch) -> list[ServerConnection]:
+    """Every server process started from now on: each costs a start of the server."""
+    started: list[ServerConnection] = []
+    real_start = ServerConnection.start
+
+    async def start(self: ServerConnection) -> Any:
+        started.append(self)
+        return await real_start(self)
+
+    monkeypatch.setattr(ServerConnection, "start", start)
+    return started
+
+
+def test_a_server_that_exits_on_its_own_blames_no_tool(
+    loop: BackgroundLoop, starts: list[ServerConnection]
+) -> None:
     source = loop.run(open_stdio([PYTHON, str(SERVERS / "exit_soon.py")], timeout=20), timeout=60)
     try:
         subjects = read_subjects(source.tools, "t", [source.tool_extra(t) for t in source.tools])
@@ -125,3 +145,48 @@ def test_a_server_that_exits_on_its_own_blames_no_tool(loop: BackgroundLoop) -> 
     shown = [(v.tool, v.check.code, v.outcome.value, v.message) for v in verdicts]
     assert not [v for v in verdicts if v.outcome is Outcome.FAILED], shown
     assert any("exited" in v.message for v in verdicts if v.outcome is Outcome.SKIPPED), shown
+    # The first start, one restart, and at most two replays: once a fresh server exits
+    # with no call in flight, neither the other calls in flight nor a second round's
+    # are replayed, and a server given up is not restarted.
+    assert len(starts) <= 4, [s.status.describe() for s in starts]
+
+
+def test_replays_stop_once_a_fresh_server_exits_with_no_call_in_flight(
+    loop: BackgroundLoop, starts: list[ServerConnection]
+) -> None:
+    source = loop.run(open_stdio([PYTHON, str(SERVERS / "exit_soon.py")], timeout=20), timeout=60)
+    try:
+        [connection] = source.connections.values()
+        for _ in range(200):  # it exits half a second after it starts
+            if exited(connection):
+                break
+            loop.run(asyncio.sleep(0.05), timeout=10)
+        assert exited(connection), connection.status.describe()
+        suspects = [("echo", {"text": word}) for word in ("one", "two", "three", "four")]
+        starts.clear()
+        blame = loop.run(find_culprit(connection, suspects, 10.0, lived=connection.lived), 120)
+    finally:
+        loop.run(source.close(), timeout=30)
+    # Each replay would start the server again, to see it exit by itself again.
+    assert len(starts) <= 2, [s.status.describe() for s in starts]
+    assert blame.crash is None
+    assert "with no call in flight" in blame.unblamed, blame
+
+
+@pytest.mark.parametrize(
+    ("script", "timeout", "said"),
+    [
+        ("exit_at_start.py", 10.0, "exited while it started, with no call in flight"),
+        ("hang_start.py", 1.0, "did not start: again: failed: timed out after 1s"),
+    ],
+)
+def test_replays_stop_at_a_fresh_server_that_does_not_start(
+    loop: BackgroundLoop, starts: list[ServerConnection], script: str, timeout: float, said: str
+) -> None:
+    command = (PYTHON, str(SERVERS / script))
+    connection = ServerConnection(ServerConfig("again", "stdio", command=command, timeout=timeout))
+    suspects = [("count", {"to": n}) for n in range(3)]
+    blame = loop.run(find_culprit(connection, suspects, 10.0, lived=1.0), timeout=60)
+    assert len(starts) == 1, [s.status.describe() for s in starts]
+    assert blame.crash is None
+    assert said in blame.unblamed, blame

@@ -5,11 +5,26 @@ a segfault, an unhandled error in a handler that takes the process down) leaves
 every other tool's calls failing with the same exit. The calls that were in flight
 when it exited are replayed one at a time, each on a fresh process of the server,
 until one ends it too: that call's tool is the culprit, with the exact arguments
-and what the server wrote on stderr during that replayed call alone. A control
-process left alone for as long must survive, or the server exits by itself and no
-tool is blamed. The control is needed only when the replayed call ended its server
-sooner than the first server had lived: a server that lived longer than that is
-not one that exits on its own at that age.
+and what the server wrote on stderr during that replayed call alone.
+
+An exit counts as the replayed call's doing from the moment the call is sent until
+the server has answered a ping after it (a handler may end its process just after
+answering). A fresh server that exits with no call of ours in flight shows that the
+server exits on its own: one that exits before its call is sent, or that, left
+alone once it answered its call and the ping, exits at about the age the first
+server did (an exit at another age shows nothing: an idle server's timeout, or
+chance). The replays stop there and no tool is blamed, rather than paying a server
+start per call in flight to learn it again; a fresh server that does not start
+stops them too, and says why. (A call whose effect ends the server later than the
+ping is not told apart from a server that exits on its own: either way no tool is
+blamed.)
+
+A replayed call that does end its server is blamed only if a server left alone
+survives as long, or the server could be exiting by itself at that age. The server
+left alone after an innocent call's replay is that control; one of its own is
+started only when no replay left one. The control is needed only when the replayed
+call ended its server sooner than the first server had lived: a server that lived
+longer than that is not one that exits on its own at that age.
 """
 
 from __future__ import annotations
@@ -24,7 +39,7 @@ import anyio
 
 from ._calls import describe
 
-__all__ = ["ServerCrash", "connection_of", "exited", "find_culprit"]
+__all__ = ["Blame", "ServerCrash", "connection_of", "exited", "find_culprit"]
 
 #: The most in-flight calls replayed to find the one that ends the server.
 MAX_REPLAYS = 8
@@ -77,32 +92,197 @@ def exited(connection: Any) -> bool:
     return str(getattr(status, "reason", "")).startswith("server exited")
 
 
+@dataclass(frozen=True, slots=True)
+class Blame:
+    """What replaying the calls in flight showed: the call that ends the server, or why
+    no call is blamed."""
+
+    crash: ServerCrash | None = None
+    #: Why no call is blamed, when a fresh server showed it ("" when none did).
+    unblamed: str = ""
+    #: Seconds from ready to exit of a fresh server that exited with no call of ours in
+    #: flight: the age at which the server exits on its own, when one showed it.
+    exits_alone_at: float | None = None
+
+
 async def find_culprit(
     connection: Any,
     suspects: Iterable[tuple[str, Any]],
     timeout: float,
     *,
     lived: float | None = None,
-) -> ServerCrash | None:
-    """The first in-flight call that ends a fresh server too, or ``None`` if none does.
+) -> Blame:
+    """The first in-flight call that ends a fresh server too, or why none is blamed.
 
     ``lived``: how long the server that exited had been answering, if known.
     """
-    seen: set[str] = set()
-    for tool, args in suspects:
-        key = tool + "\0" + json.dumps(args, sort_keys=True, default=repr)
-        if key in seen:
-            continue
-        seen.add(key)
-        if len(seen) > MAX_REPLAYS:
+    replays = _Replays(connection, timeout, lived)
+    try:
+        return await replays.search(suspects)
+    finally:
+        await replays.close()
+
+
+class _Replays:
+    """One search for the culprit, and the fresh server left alone that it keeps."""
+
+    def __init__(self, connection: Any, timeout: float, lived: float | None) -> None:
+        self.connection = connection
+        self.timeout = timeout
+        self.lived = lived
+        #: A fresh server with no call of ours in flight, and when it was ready.
+        self.alone: tuple[Any, float] | None = None
+
+    async def search(self, suspects: Iterable[tuple[str, Any]]) -> Blame:
+        seen: set[str] = set()
+        for tool, args in suspects:
+            key = tool + "\0" + json.dumps(args, sort_keys=True, default=repr)
+            if key in seen:
+                continue
+            seen.add(key)
+            if len(seen) > MAX_REPLAYS:
+                break
+            found = self._alone_exited() or await self._replay(tool, args, searching=True)
+            if isinstance(found, Blame):
+                return found
+            if found is not None:
+                outlived = self.lived is not None and self.lived > found.after + CONTROL_SLACK
+                alone = None if outlived else await self._control(found.after + CONTROL_SLACK)
+                return alone or Blame(await self._shrink(found))
+        return self._alone_exited() or Blame()
+
+    def _alone_exited(self) -> Blame | None:
+        """Why no call is blamed, once the server left alone exited at about the age the
+        first server did: a server that exits at that age whatever it is sent. (An exit
+        at another age could be an idle server's, or chance: it shows nothing.)"""
+        if self.alone is None:
             return None
-        crash = await _replay(connection, tool, args, timeout)
-        if crash is not None:
-            outlived = lived is not None and lived > crash.after + CONTROL_SLACK
-            if not outlived and await _exits_alone(connection, crash.after, timeout):
+        fresh = self.alone[0]
+        if not exited(fresh) or fresh.lived is None:
+            return None
+        if self.lived is not None and abs(fresh.lived - self.lived) > CONTROL_SLACK:
+            return None
+        return Blame(
+            unblamed=f"a fresh process exited {fresh.lived:.2f}s after it was ready, with no"
+            f" call in flight ({_exit_status(fresh)}): the server exits on its own",
+            exits_alone_at=fresh.lived,
+        )
+
+    async def _leave_alone(self, fresh: Any, ready: float) -> bool:
+        """Keep ``fresh`` running, alone, unless a server left alone before still runs."""
+        if self.alone is not None:
+            if not exited(self.alone[0]):
+                return False
+            await self.alone[0].close()
+        self.alone = (fresh, ready)
+        return True
+
+    async def _replay(self, tool: str, args: Any, *, searching: bool) -> ServerCrash | Blame | None:
+        """The call's crash on a fresh server, or ``None`` when the call did not end it.
+
+        ``searching``: a fresh server that shows the server exits on its own (or that
+        does not start) ends the search, and the first that survives its call is left
+        running, alone, to show whether it does and to serve as the control.
+        """
+        fresh = self.connection.fresh()
+        kept = False
+        try:
+            status = await fresh.start()
+            if not status.ok:
+                return _not_started(status)
+            ready = time.monotonic()
+            declared = next((t for t in fresh.tools if t.name == tool), None)
+            if declared is None:
                 return None
-            return await _shrink(connection, crash, timeout)
-    return None
+            if searching:
+                if exited(fresh):
+                    return Blame(
+                        unblamed=f"a fresh process exited {fresh.lived:.2f}s after it was ready,"
+                        f" with no call in flight yet ({_exit_status(fresh)}): the server exits"
+                        " on its own",
+                        exits_alone_at=fresh.lived,
+                    )
+                left = self._alone_exited()  # meanwhile: the call is not needed
+                if left is not None:
+                    return left
+            mark = fresh.stderr_mark()
+            await fresh.call(declared, args, None, timeout=self.timeout)
+            if not exited(fresh):
+                # An exit right after the answer is still this call's doing.
+                await fresh.probe(min(self.timeout, 2.0))
+            if not exited(fresh):
+                kept = searching and await self._leave_alone(fresh, ready)
+                return None
+            after = time.monotonic() - ready
+            stderr = await fresh.stderr_since(mark)
+            return ServerCrash(
+                self.connection.config.name, tool, args, fresh.status.exit_code, stderr, after
+            )
+        finally:
+            if not kept:
+                await fresh.close()
+
+    async def _control(self, age: float) -> Blame | None:
+        """``None`` when a fresh server with no call in flight is still running ``age``
+        seconds after it was ready (the one left alone, else one started now); else why
+        no call is blamed."""
+        if self.alone is None:
+            fresh = self.connection.fresh()
+            status = await fresh.start()
+            self.alone = (fresh, time.monotonic())
+            if not status.ok:
+                return _not_started(status)
+        fresh, ready = self.alone
+        if not exited(fresh):
+            await anyio.sleep(max(0.0, ready + age - time.monotonic()))
+        if not exited(fresh):
+            await fresh.probe(min(self.timeout, 2.0))
+        if not exited(fresh) or (fresh.lived is not None and fresh.lived > age):
+            return None
+        return Blame(
+            unblamed=f"a fresh process left alone exited within {age:.2f}s of being ready too"
+            f" ({_exit_status(fresh)}), as soon as the call ended one: the server exits on its own",
+            exits_alone_at=fresh.lived,
+        )
+
+    async def _shrink(self, crash: ServerCrash) -> ServerCrash:
+        """The crash with simpler arguments, one top-level value at a time, while it still
+        ends a fresh server; a few tries at most, since each costs a server start."""
+        if not isinstance(crash.args, dict):
+            return crash
+        tries = 0
+        for key in list(crash.args):
+            value = crash.args[key]
+            simpler = _simpler(value)
+            if simpler == value and type(simpler) is type(value):
+                continue
+            if tries >= MAX_SHRINKS:
+                break
+            tries += 1
+            again = await self._replay(crash.tool, {**crash.args, key: simpler}, searching=False)
+            if isinstance(again, ServerCrash):
+                crash = again
+        return crash
+
+    async def close(self) -> None:
+        if self.alone is not None:
+            await self.alone[0].close()
+
+
+def _not_started(status: Any) -> Blame:
+    """Why no call is blamed when a fresh server did not start: it exited meanwhile, with
+    no call in flight, or it could not start at all (which says nothing of the calls)."""
+    if status.exit_code is not None and not status.reason.startswith("timed out"):
+        return Blame(
+            unblamed=f"a fresh process exited while it started, with no call in flight:"
+            f" {status.describe()}"
+        )
+    return Blame(unblamed=f"a fresh process did not start: {status.describe()}")
+
+
+def _exit_status(fresh: Any) -> str:
+    code = fresh.status.exit_code
+    return f"exit status {'unknown' if code is None else code}"
 
 
 def _simpler(value: Any) -> Any:
@@ -118,64 +298,3 @@ def _simpler(value: Any) -> Any:
     if isinstance(value, dict):
         return {}
     return value
-
-
-async def _shrink(connection: Any, crash: ServerCrash, timeout: float) -> ServerCrash:
-    """The crash with simpler arguments, one top-level value at a time, while it still ends
-    a fresh server; a few tries at most, since each costs a server start."""
-    if not isinstance(crash.args, dict):
-        return crash
-    tries = 0
-    for key in list(crash.args):
-        value = crash.args[key]
-        simpler = _simpler(value)
-        if simpler == value and type(simpler) is type(value):
-            continue
-        if tries >= MAX_SHRINKS:
-            break
-        tries += 1
-        again = await _replay(connection, crash.tool, {**crash.args, key: simpler}, timeout)
-        if again is not None:
-            crash = again
-    return crash
-
-
-async def _replay(connection: Any, tool: str, args: Any, timeout: float) -> ServerCrash | None:
-    fresh = connection.fresh()
-    try:
-        status = await fresh.start()
-        if not status.ok:
-            return None
-        declared = next((t for t in fresh.tools if t.name == tool), None)
-        if declared is None:
-            return None
-        mark = fresh.stderr_mark()
-        ready = time.monotonic()
-        await fresh.call(declared, args, None, timeout=timeout)
-        if not exited(fresh):
-            # An exit right after the answer is still this call's doing.
-            await fresh.probe(min(timeout, 2.0))
-        if not exited(fresh):
-            return None
-        after = time.monotonic() - ready
-        stderr = await fresh.stderr_since(mark)
-        return ServerCrash(
-            connection.config.name, tool, args, fresh.status.exit_code, stderr, after
-        )
-    finally:
-        await fresh.close()
-
-
-async def _exits_alone(connection: Any, after: float, timeout: float) -> bool:
-    """Whether a fresh server that nobody calls exits within ``after`` seconds too."""
-    fresh = connection.fresh()
-    try:
-        status = await fresh.start()
-        if not status.ok:
-            return True
-        await anyio.sleep(after + CONTROL_SLACK)
-        if not exited(fresh):
-            await fresh.probe(min(timeout, 2.0))
-        return exited(fresh)
-    finally:
-        await fresh.close()

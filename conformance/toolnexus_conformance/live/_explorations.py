@@ -21,7 +21,7 @@ from .._model import exhaustion
 from .._options import RunOptions
 from .._subject import ToolSubject
 from ._calls import scratch_cwd
-from ._crashes import connection_of, exited, find_culprit
+from ._crashes import CONTROL_SLACK, Blame, connection_of, exited, find_culprit
 from ._explorer import explore_tool, runs_on_loop
 from ._loop import BackgroundLoop, LoopBlocked
 from ._observation import Observation, Phase
@@ -120,8 +120,9 @@ class Explorations:
         self._plans: dict[int, _Plan] = {}
         self._done: dict[int, Observation] = {}
         self._on_loop_now: int | None = None
-        #: Servers (by ``id`` of the connection) that exited with no call to blame once.
-        self._unexplained: set[int] = set()
+        #: Servers (by ``id`` of the connection) that exited with no call to blame once,
+        #: and what the replays showed then.
+        self._unexplained: dict[int, Blame] = {}
         #: Servers (by ``id``) that exited and were not explored again.
         self._given_up: set[int] = set()
 
@@ -265,14 +266,29 @@ class Explorations:
             await asyncio.gather(*(one(plan) for plan in again))
 
     async def _after_crash(self, connection: Any, plans: list[_Plan]) -> list[_Plan]:
-        """Blame the call that ended the server, restart it; the plans to explore again."""
+        """Blame the call that ended the server, restart it; the plans to explore again.
+
+        A second exit with no call to blame gives the server up, so once it has
+        exited unexplained the restart waits for a culprit; and an exit no sooner
+        than a fresh server left alone exited then is that again: nothing is replayed.
+        """
         exit_status = connection.status.describe()
         suspects, lived = connection.in_flight_at_exit, connection.lived
-        # The replays run on processes of their own: the server restarts meanwhile.
-        culprit, status = await asyncio.gather(
-            find_culprit(connection, suspects, self.options.call_timeout, lived=lived),
-            connection.restart(),
-        )
+        before = self._unexplained.get(id(connection))
+        status = None
+        if before is None:
+            # The replays run on processes of their own: the server restarts meanwhile.
+            blame, status = await asyncio.gather(
+                find_culprit(connection, suspects, self.options.call_timeout, lived=lived),
+                connection.restart(),
+            )
+        elif _exits_alone_again(before, lived):
+            blame = before
+        else:
+            blame = await find_culprit(connection, suspects, self.options.call_timeout, lived=lived)
+            if blame.crash is not None:
+                status = await connection.restart()
+        culprit = blame.crash
         rest = []
         for plan in plans:
             found = self._done.get(id(plan.subject))
@@ -288,18 +304,22 @@ class Explorations:
             else:
                 rest.append(plan)
         reason = None
-        if not status.ok:
+        if status is not None and not status.ok:
             reason = (
                 f"not judged: the server exited ({exit_status}) and did not start again:"
                 f" {status.describe()}"
             )
         elif culprit is None:
-            if id(connection) in self._unexplained:
-                reason = (
-                    "not judged: the server exited twice during the exploration, and no call"
-                    f" in flight then ends a fresh server when replayed alone ({exit_status})"
+            if before is not None:
+                why = (
+                    blame.unblamed
+                    or "no call in flight then ends a fresh server when replayed alone"
                 )
-            self._unexplained.add(id(connection))
+                reason = (
+                    f"not judged: the server exited twice during the exploration, and {why}"
+                    f" ({exit_status})"
+                )
+            self._unexplained[id(connection)] = blame
         if reason is not None:
             self._given_up.add(id(connection))
             for plan in rest:
@@ -353,3 +373,10 @@ class Explorations:
             return Observation(
                 plan.subject, error=f"exploring the tool took longer than {limit:g}s in all"
             )
+
+
+def _exits_alone_again(before: Blame, lived: float | None) -> bool:
+    """Whether the server lived about as long as a fresh one left alone did before it
+    exited on its own: its exit is explained by that."""
+    alone = before.exits_alone_at
+    return alone is not None and lived is not None and lived + CONTROL_SLACK >= alone
