@@ -1,9 +1,11 @@
 """Long-lived daemon threads for the hypothesis searches of a run.
 
 Hypothesis is synchronous, and registering its random generator on a new thread
-runs a full ``gc.collect()`` whose cost grows with the heap of the user's test
-process. A thread per search paid that for every search; these workers pay it once
-each. They are daemons, so a search wedged by a tool (one that holds the GIL, or a
+runs a full ``gc.collect()`` and ``gc.get_referrers()``, whose cost grows with the
+heap of the user's test process: a second or more each in a test session that
+imported a few agent frameworks. A thread per search paid that for every search;
+these workers pay it once each, and with the heap frozen out of the collector's
+reach for that moment (``_own_random``), almost nothing. They are daemons, so a search wedged by a tool (one that holds the GIL, or a
 call that never comes back) cannot keep the interpreter alive; the pool then grows
 by one so the run goes on.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import gc
 import queue
 import threading
 import time
@@ -124,6 +127,7 @@ class SearchWorkers:
             ).start()
 
     def _serve(self) -> None:
+        _own_random()
         while True:
             job = self._jobs.get()
             if job is None:
@@ -141,6 +145,39 @@ class SearchWorkers:
                 pass
             with self._lock:
                 self._idle += 1
+
+
+#: One thread at a time freezes the heap: another's ``unfreeze`` would end it early.
+_freezing = threading.Lock()
+
+
+def _own_random() -> None:
+    """Give this thread hypothesis's per-thread random generator now, cheaply.
+
+    Hypothesis makes it at a thread's first search and registers it, checking that
+    something refers to it: ``gc.collect()`` then ``gc.get_referrers()``, each a walk
+    of every object in the process. With the heap frozen for that moment they walk
+    only what was made since, which holds the new generator's referrer. Done as
+    hypothesis would at the first search, so the search itself finds it made; where
+    something else froze objects already (the plugin, once collection is over) the
+    walks are short anyway and that freeze is not ours to undo.
+    """
+    try:
+        from hypothesis.internal.entropy import deterministic_PRNG
+    except ImportError:  # hypothesis moved it: the first search registers as before
+        return
+    with _freezing:
+        frozen = gc.isenabled() and not gc.get_freeze_count()
+        if frozen:
+            gc.freeze()
+        try:
+            with deterministic_PRNG():
+                pass
+        except Exception:  # the first search registers it, as before
+            pass
+        finally:
+            if frozen:
+                gc.unfreeze()
 
 
 def _settle(future: asyncio.Future[Any], outcome: tuple[str, Any]) -> None:
