@@ -28,7 +28,15 @@ os.environ["PYTEST_ADDOPTS"] = " ".join(
 
 #: The sessions our tests start are not the CI job's: under GitHub Actions they would
 #: append their summaries to the job's (tests that check that output set these).
-for _name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+#: Nor are they this xdist worker's: run under ``-n``, a session a test starts would
+#: inherit the worker's variables and look like a worker itself.
+for _name in (
+    "GITHUB_ACTIONS",
+    "GITHUB_STEP_SUMMARY",
+    "PYTEST_XDIST_WORKER",
+    "PYTEST_XDIST_WORKER_COUNT",
+    "PYTEST_XDIST_TESTRUNUID",
+):
     os.environ.pop(_name, None)
 
 

@@ -425,7 +425,6 @@ raise RuntimeError("broken on purpose")
 #: Both workers begin listing together (each first lists its own share of the targets),
 #: however late one of them starts on a busy machine.
 TOGETHER = """
-import os
 import time
 from pathlib import Path
 
@@ -434,9 +433,9 @@ import pytest
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if worker is None:
+    if not hasattr(config, "workerinput"):
         return
+    worker = config.workerinput["workerid"]
     here = Path(str(config.rootpath))
     (here / f"ready-{worker}").touch()
     end = time.monotonic() + 60
