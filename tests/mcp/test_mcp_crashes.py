@@ -190,3 +190,18 @@ def test_replays_stop_at_a_fresh_server_that_does_not_start(
     assert len(starts) == 1, [s.status.describe() for s in starts]
     assert blame.crash is None
     assert said in blame.unblamed, blame
+
+
+def test_a_tool_that_ends_its_server_whatever_it_is_given_is_reported_with_no_arguments(
+    loop: BackgroundLoop, starts: list[ServerConnection]
+) -> None:
+    """The call in flight at the exit carried keys the tool ignores: they are not the cause."""
+    command = (PYTHON, str(SERVERS / "crashy.py"))
+    connection = ServerConnection(ServerConfig("crashy", "stdio", command=command, timeout=20))
+    suspects = [("crash", {"extra": "x", "a.b": "y"})]
+    blame = loop.run(find_culprit(connection, suspects, 10.0, lived=30.0), timeout=120)
+    assert blame.crash is not None, blame
+    assert blame.crash.args == {}, blame.crash.describe()
+    assert blame.crash.exit_code == 3
+    # The replay, then one with no arguments; the server had lived long: no control.
+    assert len(starts) == 2, [s.status.describe() for s in starts]

@@ -246,11 +246,20 @@ class _Replays:
         )
 
     async def _shrink(self, crash: ServerCrash) -> ServerCrash:
-        """The crash with simpler arguments, one top-level value at a time, while it still
-        ends a fresh server; a few tries at most, since each costs a server start."""
-        if not isinstance(crash.args, dict):
+        """The crash with simpler arguments while it still ends a fresh server: no
+        arguments at all first, then one top-level value at a time; a few tries at most,
+        since each costs a server start.
+
+        The call in flight at the exit is whichever the search had sent then (under
+        load, often one with keys the tool ignores); a tool that ends its server
+        whatever it is given is reported with ``{}``.
+        """
+        if not isinstance(crash.args, dict) or not crash.args:
             return crash
-        tries = 0
+        again = await self._replay(crash.tool, {}, searching=False)
+        if isinstance(again, ServerCrash):
+            return again
+        tries = 1
         for key in list(crash.args):
             value = crash.args[key]
             simpler = _simpler(value)

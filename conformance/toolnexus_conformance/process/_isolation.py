@@ -50,7 +50,8 @@ __all__ = ["PROCESS_CHECK", "IsolatedExplorations", "TargetWorker", "ToolJudgeme
 
 #: The check that a tool's process survives its calls: judged only here.
 PROCESS_CHECK = "TN606"
-#: How long the worker may take to fork a tool's process, and a dead one to be reported.
+#: How long the worker may take to fork a tool's process, and a dead one to be reported,
+#: on a quiet machine: stretched by the load per core, as the searches' budgets are.
 START_LIMIT = 10.0
 #: How long a loaded worker may take to warm before its first tool (the kit's cost).
 WARM_LIMIT = 300.0
@@ -636,9 +637,14 @@ class TargetWorker:
                 self._send(request, [theirs.fileno()])
             finally:
                 theirs.close()
-            job.started.wait(START_LIMIT)
+            from ..live._search import stretch
+
+            limit = START_LIMIT * stretch()
+            job.started.wait(limit)
             if job.pid is None:
-                why = job.error or "the worker process did not start a process for the tool"
+                why = job.error or (
+                    f"the worker process did not start a process for the tool within {limit:g}s"
+                )
                 return ToolJudgement(error=why)
             return self._watch(job, FrameReader(ours), index, settings)
         except WorkerError as exc:
