@@ -17,6 +17,7 @@ from toolnexus_conformance._runner import check_subjects
 from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.live._crashes import exit_check, exited, find_culprit
 from toolnexus_conformance.live._loop import BackgroundLoop
+from toolnexus_conformance.live._search import PREFETCH
 
 from toolnexus_ref.mcp import open_stdio
 from toolnexus_ref.mcp._config import ServerConfig
@@ -141,10 +142,10 @@ def dead_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return called
 
 
-#: Calls a dead server may still get per tool and round: a call begun as it exited,
-#: the single-call probes. Before, each tool's search went on calling it to its end
-#: (about 150 calls per tool and round).
-AFTER_EXIT = 6
+#: Calls a dead server may still get per tool and round: those begun as it exited
+#: (up to ``PREFETCH`` per stream) and the single-call probes, which no search makes.
+#: Before, each tool's search went on calling it to its end: about 150 calls.
+AFTER_EXIT = 2 * PREFETCH + 4
 
 
 def test_a_server_that_exits_on_its_own_blames_no_tool(
