@@ -15,8 +15,9 @@ from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._runner import check_subjects
 from toolnexus_conformance._subject import read_subjects
-from toolnexus_conformance.live._crashes import exited, find_culprit
+from toolnexus_conformance.live._crashes import exit_check, exited, find_culprit
 from toolnexus_conformance.live._loop import BackgroundLoop
+from toolnexus_conformance.live._search import PREFETCH
 
 from toolnexus_ref.mcp import open_stdio
 from toolnexus_ref.mcp._config import ServerConfig
@@ -126,8 +127,29 @@ def starts(monkeypatch: pytest.MonkeyPatch) -> list[ServerConnection]:
     return started
 
 
+@pytest.fixture
+def dead_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The tools called, from now on, on a connection whose server had already exited."""
+    called: list[str] = []
+    real_call = ServerConnection.call
+
+    async def call(self: ServerConnection, tool: Any, *args: Any, **kwargs: Any) -> Any:
+        if exited(self):
+            called.append(tool.name)
+        return await real_call(self, tool, *args, **kwargs)
+
+    monkeypatch.setattr(ServerConnection, "call", call)
+    return called
+
+
+#: Calls a dead server may still get per tool and round: those begun as it exited
+#: (up to ``PREFETCH`` per stream) and the single-call probes, which no search makes.
+#: Before, each tool's search went on calling it to its end: about 150 calls.
+AFTER_EXIT = 2 * PREFETCH + 4
+
+
 def test_a_server_that_exits_on_its_own_blames_no_tool(
-    loop: BackgroundLoop, starts: list[ServerConnection]
+    loop: BackgroundLoop, starts: list[ServerConnection], dead_calls: list[str]
 ) -> None:
     source = loop.run(open_stdio([PYTHON, str(SERVERS / "exit_soon.py")], timeout=20), timeout=60)
     try:
@@ -149,6 +171,66 @@ def test_a_server_that_exits_on_its_own_blames_no_tool(
     # with no call in flight, neither the other calls in flight nor a second round's
     # are replayed, and a server given up is not restarted.
     assert len(starts) <= 4, [s.status.describe() for s in starts]
+    # Each tool's exploration stopped once the server had exited, in both rounds.
+    assert len(dead_calls) <= AFTER_EXIT * 2 * len(subjects), dead_calls
+
+
+def test_the_server_a_tool_ended_is_called_no_more_and_the_tool_is_named(
+    loop: BackgroundLoop, dead_calls: list[str]
+) -> None:
+    command = [PYTHON, str(SERVERS / "crash_on_input.py")]
+    source = loop.run(open_stdio(command, timeout=20), timeout=60)
+    try:
+        subjects = read_subjects(source.tools, "t", [source.tool_extra(t) for t in source.tools])
+        verdicts = check_subjects(
+            subjects,
+            "t",
+            select=["TN606", "TN651"],
+            loop=loop,
+            options=RunOptions(examples=6, seed=0),
+            target_extra=source.conformance_extra(),
+        )
+    finally:
+        loop.run(source.close(), timeout=30)
+    shown = [(v.tool, v.check.code, v.outcome.value, v.message) for v in verdicts]
+    failed = [(v.tool, v.check.code) for v in verdicts if v.outcome is Outcome.FAILED]
+    assert failed == [(CULPRIT, "TN606")], shown
+    neighbours = [v for v in verdicts if v.tool != CULPRIT]
+    assert neighbours
+    assert all(v.outcome is Outcome.PASSED for v in neighbours), shown
+    # The exit ended every tool's exploration of the first round, the culprit's too.
+    assert len(dead_calls) <= AFTER_EXIT * len(subjects), dead_calls
+
+
+class _Status:
+    def __init__(self, reason: str) -> None:
+        self.state, self.reason = "failed", reason
+
+    def describe(self) -> str:
+        return f"srv: failed: {self.reason}"
+
+
+class _Connection:
+    status: Any = None
+
+
+class _Subject:
+    def __init__(self, source: str, connection: _Connection) -> None:
+        self.source, self.extra = source, {"connection": connection}
+
+
+def test_only_an_mcp_server_that_exited_ends_an_exploration() -> None:
+    connection = _Connection()
+    assert exit_check(_Subject("custom", connection)) is None  # no server of its own
+    check = exit_check(_Subject("mcp", connection))
+    assert check is not None
+    assert check() is None  # not started yet
+    connection.status = _Status("timed out after 10s")  # slow, or stopped by us: not gone
+    assert check() is None
+    connection.status = _Status("server exited (code 2)")
+    why = check()
+    assert why is not None
+    assert why.startswith("the server exited during the exploration (srv: failed: server exited")
 
 
 def test_replays_stop_once_a_fresh_server_exits_with_no_call_in_flight(

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +39,7 @@ import anyio
 
 from ._calls import describe
 
-__all__ = ["Blame", "ServerCrash", "connection_of", "exited", "find_culprit"]
+__all__ = ["Blame", "ServerCrash", "connection_of", "exit_check", "exited", "find_culprit"]
 
 #: The most in-flight calls replayed to find the one that ends the server.
 MAX_REPLAYS = 8
@@ -90,6 +90,26 @@ def exited(connection: Any) -> bool:
     if status is None or getattr(status, "state", None) != "failed":
         return False
     return str(getattr(status, "reason", "")).startswith("server exited")
+
+
+def exit_check(subject: Any) -> Callable[[], str | None] | None:
+    """For an MCP tool, why it can no longer be called: its server exited on its own
+    (``None`` while it runs). ``None`` for a tool with no server of its own to lose.
+
+    An exploration asks before each call: once the server has exited, every call fails
+    at once with that exit and says nothing of the tool (whose exploration is made
+    again on the restarted server), so the exploration stops there.
+    """
+    connection = connection_of(subject) if getattr(subject, "source", None) == "mcp" else None
+    if connection is None:
+        return None
+
+    def why() -> str | None:
+        if not exited(connection):
+            return None
+        return f"the server exited during the exploration ({connection.status.describe()})"
+
+    return why
 
 
 @dataclass(frozen=True, slots=True)

@@ -243,8 +243,10 @@ class Explorations:
         The call that ended the server is found by replaying the calls in flight
         (``find_culprit``); its tool's observation says so (TN606) and it is not
         called again. Every other tool of the server saw only the exit, which is
-        not its doing: it is explored again. Each round blames at most one tool per
-        server, so a batch ends after as many rounds as it has tools.
+        not its doing: it is explored again. Each tool's exploration stopped at the
+        exit (``_crashes.exit_check``), so the batch waits for no tool calling a dead
+        server. Each round blames at most one tool per server, so a batch ends after
+        as many rounds as it has tools.
         """
         for _ in range(len(batch)):
             servers: dict[int, tuple[Any, list[_Plan]]] = {}

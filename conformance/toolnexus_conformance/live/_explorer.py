@@ -9,7 +9,10 @@ it); any other tool gets them one after another, starting with the simplest call
 so a tool that never answers costs one call timeout and the short timing probes.
 
 Every call is bounded (``_calls.call_once``); each stream stops calling once its
-budget is spent, so a slow tool costs seconds, not examples times seconds.
+budget is spent, so a slow tool costs seconds, not examples times seconds. An MCP
+tool's exploration ends at once when its server has exited on its own
+(``_crashes.exit_check``, asked before each call of a stream): the calls left would
+all fail with that exit, and the tool is explored again once the server restarts.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from .._options import RunOptions, ToolArguments
 from .._safety import may_execute
 from .._subject import ToolSubject, hints_of
 from ._calls import CallOutcome
+from ._crashes import exit_check
 from ._given import explicit_args, with_values
 from ._observation import Observation, Phase, Stream, properties_for
 from ._probes import DEADLINE, TIMING, Env, is_async, make_probes, parts, recheck
@@ -35,6 +39,7 @@ from ._search import (
     WARM_LIMIT,
     Call,
     Failure,
+    Gone,
     Lane,
     args_key,
     build_strategy,
@@ -78,7 +83,11 @@ async def explore_tool(
     *,
     codes: frozenset[str] | None = None,
 ) -> Observation:
-    """Make the calls ``phases`` need; never raises for anything the tool does."""
+    """Make the calls ``phases`` need; never raises for anything the tool does.
+
+    A server that exited mid-way ends the exploration (``Gone``): its checks skip
+    saying so, unless the tool is explored again on the restarted server.
+    """
     started = time.monotonic()
     observation = Observation(subject, call_timeout=options.call_timeout)
     reason = may_execute(subject, options) or _task_required(subject)
@@ -90,6 +99,8 @@ async def explore_tool(
         await _explore(env, phases)
     except Skip as skip:
         observation.error = skip.reason
+    except Gone as gone:
+        observation.error = f"not judged: {gone}"
     finally:
         observation.elapsed = time.monotonic() - started
     return observation
@@ -138,8 +149,14 @@ async def _explore(env: Env, phases: frozenset[Phase]) -> None:
     if hints_of(env.subject).read_only is True:
         # The tool says concurrent calls are harmless to it: make them all at once. A
         # timing verdict that contention could have caused is made again, alone, at
-        # the end of the batch (``recheck``).
-        await asyncio.gather(*(run() for run in streams), make_probes(env, timing))
+        # the end of the batch (``recheck``). Every part ends before the first error
+        # is raised (``Gone``): one left running could call the server once restarted.
+        ended = await asyncio.gather(
+            *(run() for run in streams), make_probes(env, timing), return_exceptions=True
+        )
+        for outcome in ended:
+            if isinstance(outcome, BaseException):
+                raise outcome
     else:
         if Phase.VALID in phases and observation.simplest_skip is None and valid is not None:
             first = await env.call(observation.simplest, ToolContext(), options.call_timeout)
@@ -235,6 +252,7 @@ async def _stream(
         first=None if stream is Stream.INVALID else env.observation.simplest,
         together=hints_of(subject).read_only is True,
         explicit=explicit,
+        gone=exit_check(subject),
     )
     for name, result in zip(streams, results, strict=True):
         env.observation.streams[name] = result

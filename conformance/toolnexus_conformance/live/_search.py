@@ -13,7 +13,10 @@ what was already called.
 Hypothesis is synchronous and tools are called on the run's event loop: the search
 runs on a long-lived worker thread (``_workers``) and sends each call back to the
 loop with a bound. A call that does not come back ends the search at once,
-unshrunk: shrinking would replay the hang dozens of times.
+unshrunk: shrinking would replay the hang dozens of times. So does a tool that
+can no longer be called (``gone``: its MCP server exited): every call would fail
+at once with the same exit and say nothing of the tool, so the search makes no
+more of them and raises ``Gone`` for the exploration to end too.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Call",
     "Failure",
+    "Gone",
     "Lane",
     "Property",
     "SearchResult",
@@ -182,6 +186,13 @@ class _Falsified(Exception):
 
 class _Stop(BaseException):
     """Not an ``Exception``: hypothesis lets it through at once, without shrinking."""
+
+
+class Gone(Exception):
+    """The tool can no longer be called (its server exited): nothing more to explore.
+
+    Raised by ``search`` once its ``gone`` check says so; the message says why.
+    """
 
 
 #: One exception type per check code: hypothesis tells bugs apart by their type.
@@ -460,6 +471,7 @@ async def search(
     first: Any = None,
     together: bool = False,
     explicit: Callable[[], Sequence[Any]] | None = None,
+    gone: Callable[[], str | None] | None = None,
 ) -> list[SearchResult]:
     """Call the tool over ``strategy`` in every lane; every rule judges its lane's calls.
 
@@ -473,6 +485,11 @@ async def search(
     the stream's kind), built on the search's own thread and called next, in order, outside hypothesis: a failure there
     is kept as it is and the search goes on. Past ``examples`` calls the search goes
     on for up to ``DEPTH_EXAMPLES`` more while it has spent under ``DEPTH_TIME``.
+
+    ``gone`` says why the tool can no longer be called (its server exited), or
+    ``None``; it is asked before each call. Once it answers, the search stops at
+    once, as when its budget is spent, and raises ``Gone``: the calls it would make
+    all fail with the same exit, and the tool is explored again on a restarted server.
     """
     loop = asyncio.get_running_loop()
     results = [SearchResult() for _ in lanes]
@@ -489,6 +506,7 @@ async def search(
     seen: dict[str, Failure] = {}
 
     recorded: list[set[str]] = [set() for _ in lanes]  # keys each result's calls hold
+    ended: list[str] = []  # why the tool can no longer be called, once ``gone`` said so
 
     def start(
         index: int, lane: Lane, args: Any, mutation: str | None
@@ -509,6 +527,10 @@ async def search(
             if made.mutation is None and mutation is not None:
                 made = replace(made, mutation=mutation)
             return made
+        why_gone = gone() if gone is not None else None
+        if why_gone is not None:
+            ended.append(why_gone)
+            raise _Stop
         now = time.monotonic()
         # A call is begun only if one as long as the tool's calls take would end within
         # the budget: a tool whose calls take ten seconds is not called again two
@@ -710,6 +732,8 @@ async def search(
         await workers.run(run)
     finally:
         stopped.set()
+    if ended:
+        raise Gone(ended[0])
     for code, failure in seen.items():  # failures another property hid on the same call
         failures.setdefault(code, failure)
     for lane, result in zip(lanes, results, strict=True):
