@@ -64,18 +64,17 @@ class ServerCrash:
     after: float
 
     def describe(self) -> str:
-        code = "unknown" if self.exit_code is None else str(self.exit_code)
         said = self.stderr.strip()
         words = f"its stderr:\n{said}" if said else "it wrote nothing on stderr"
         return (
             f"calling {self.tool!r} with {describe(self.args)} ended the server"
-            f" {self.server!r} (exit status {code}); replayed alone on a fresh server, it"
-            f" ends it again; {words}"
+            f" {self.server!r} ({_exit_status(self.exit_code)}); replayed alone on a fresh"
+            f" server, it ends it again; {words}"
         )
 
     def short(self) -> str:
-        code = "unknown" if self.exit_code is None else str(self.exit_code)
-        return f"calling it with {describe(self.args)} ends its server (exit status {code})"
+        status = _exit_status(self.exit_code)
+        return f"calling it with {describe(self.args)} ends its server ({status})"
 
 
 def connection_of(subject: Any) -> Any:
@@ -123,6 +122,12 @@ class Blame:
     #: Seconds from ready to exit of a fresh server that exited with no call of ours in
     #: flight: the age at which the server exits on its own, when one showed it.
     exits_alone_at: float | None = None
+
+    def explains(self, lived: float | None) -> bool:
+        """Whether a server that lived ``lived`` seconds exited as a fresh one left alone
+        did: at that age or later, so its exit needs no replay."""
+        alone = self.exits_alone_at
+        return alone is not None and lived is not None and lived + CONTROL_SLACK >= alone
 
 
 async def find_culprit(
@@ -182,11 +187,7 @@ class _Replays:
             return None
         if self.lived is not None and abs(fresh.lived - self.lived) > CONTROL_SLACK:
             return None
-        return Blame(
-            unblamed=f"a fresh process exited {fresh.lived:.2f}s after it was ready, with no"
-            f" call in flight ({_exit_status(fresh)}): the server exits on its own",
-            exits_alone_at=fresh.lived,
-        )
+        return _exits_on_its_own(fresh, "with no call in flight")
 
     async def _leave_alone(self, fresh: Any, ready: float) -> bool:
         """Keep ``fresh`` running, alone, unless a server left alone before still runs."""
@@ -216,12 +217,7 @@ class _Replays:
                 return None
             if searching:
                 if exited(fresh):
-                    return Blame(
-                        unblamed=f"a fresh process exited {fresh.lived:.2f}s after it was ready,"
-                        f" with no call in flight yet ({_exit_status(fresh)}): the server exits"
-                        " on its own",
-                        exits_alone_at=fresh.lived,
-                    )
+                    return _exits_on_its_own(fresh, "with no call in flight yet")
                 left = self._alone_exited()  # meanwhile: the call is not needed
                 if left is not None:
                     return left
@@ -261,7 +257,8 @@ class _Replays:
             return None
         return Blame(
             unblamed=f"a fresh process left alone exited within {age:.2f}s of being ready too"
-            f" ({_exit_status(fresh)}), as soon as the call ended one: the server exits on its own",
+            f" ({_exit_status(fresh.status.exit_code)}), as soon as the call ended one: the server"
+            " exits on its own",
             exits_alone_at=fresh.lived,
         )
 
@@ -309,8 +306,16 @@ def _not_started(status: Any) -> Blame:
     return Blame(unblamed=f"a fresh process did not start: {status.describe()}")
 
 
-def _exit_status(fresh: Any) -> str:
-    code = fresh.status.exit_code
+def _exits_on_its_own(fresh: Any, when: str) -> Blame:
+    """No call is blamed: ``fresh`` exited while none of ours was in flight (``when``)."""
+    return Blame(
+        unblamed=f"a fresh process exited {fresh.lived:.2f}s after it was ready, {when}"
+        f" ({_exit_status(fresh.status.exit_code)}): the server exits on its own",
+        exits_alone_at=fresh.lived,
+    )
+
+
+def _exit_status(code: int | None) -> str:
     return f"exit status {'unknown' if code is None else code}"
 
 

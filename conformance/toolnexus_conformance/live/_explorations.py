@@ -21,7 +21,7 @@ from .._model import exhaustion
 from .._options import RunOptions
 from .._subject import ToolSubject
 from ._calls import scratch_cwd
-from ._crashes import CONTROL_SLACK, Blame, connection_of, exited, find_culprit
+from ._crashes import Blame, connection_of, exited, find_culprit
 from ._explorer import explore_tool, runs_on_loop
 from ._loop import BackgroundLoop, LoopBlocked
 from ._observation import Observation, Phase
@@ -284,7 +284,7 @@ class Explorations:
                 find_culprit(connection, suspects, self.options.call_timeout, lived=lived),
                 connection.restart(),
             )
-        elif _exits_alone_again(before, lived):
+        elif before.explains(lived):
             blame = before
         else:
             blame = await find_culprit(connection, suspects, self.options.call_timeout, lived=lived)
@@ -375,10 +375,3 @@ class Explorations:
             return Observation(
                 plan.subject, error=f"exploring the tool took longer than {limit:g}s in all"
             )
-
-
-def _exits_alone_again(before: Blame, lived: float | None) -> bool:
-    """Whether the server lived about as long as a fresh one left alone did before it
-    exited on its own: its exit is explained by that."""
-    alone = before.exits_alone_at
-    return alone is not None and lived is not None and lived + CONTROL_SLACK >= alone
