@@ -17,14 +17,17 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from toolnexus_ref import ToolContext
+
 from .._model import exhaustion
 from .._options import RunOptions
 from .._subject import ToolSubject
-from ._calls import scratch_cwd
+from ._calls import call_once, scratch_cwd
 from ._crashes import Blame, connection_of, exited, find_culprit
 from ._explorer import explore_tool, runs_on_loop
 from ._loop import BackgroundLoop, LoopBlocked
 from ._observation import Observation, Phase
+from ._search import stretch
 from ._workers import SearchWorkers, shared_workers
 
 if TYPE_CHECKING:
@@ -334,26 +337,48 @@ class Explorations:
     async def _again_without_the_rest(
         self, batch: list[_Plan], one: Callable[[_Plan], Awaitable[None]]
     ) -> None:
-        """MCP tools that did not answer, explored again with only each other in flight.
+        """Tools that did not answer, asked again once the rest of the batch is done.
 
-        Tools of one server share it: a neighbour that blocks the server (``time.sleep``
-        in an async handler) keeps every other tool's calls waiting past their bound.
-        Those verdicts are the neighbour's doing, so they are made again once the rest
-        of the batch is done; tools that really never answer cost one more call
-        timeout in all, not one each.
+        A call can miss its bound for want of the machine, not through the tool's
+        fault: tools of one MCP server share it (a neighbour's ``time.sleep`` in an
+        async handler keeps every other call waiting), and every tool shares the cores
+        with the batch and with whatever else runs (``pytest -n`` beside other jobs).
+        So the call that hung is made again with only the other silent tools' in
+        flight, its bound stretched by the load as the budgets are (``stretch``); a
+        tool that answers it is explored again, and one that does not keeps its
+        verdict, at the cost of one more call timeout in all, not one each.
         """
-        silent = [
-            plan
-            for plan in batch
-            if plan.subject.source == "mcp"
-            and (found := self._done.get(id(plan.subject))) is not None
-            and found.unresponsive is not None
-        ]
-        if not silent or len(silent) == len(batch):
+        silent: list[tuple[_Plan, Any]] = []
+        for plan in batch:
+            found = self._done.get(id(plan.subject))
+            if found is not None and found.unresponsive is not None:
+                silent.append((plan, found.unresponsive.args))
+        if not silent:
             return
-        for plan in silent:
+        turns = asyncio.Lock()  # in-process async tools, one at a time (see ``one``)
+
+        async def answers(plan: _Plan, args: Any) -> bool:
+            timeout = self._options(plan).call_timeout * stretch()
+            if not runs_on_loop(plan.subject):
+                outcome = await call_once(
+                    plan.subject.tool, args, ToolContext(), timeout=timeout, scratch=False
+                )
+                return not outcome.timed_out
+            async with turns:
+                self._on_loop_now = id(plan.subject)
+                try:
+                    outcome = await call_once(
+                        plan.subject.tool, args, ToolContext(), timeout=timeout, scratch=False
+                    )
+                finally:
+                    self._on_loop_now = None
+            return not outcome.timed_out
+
+        answered = await asyncio.gather(*(answers(plan, args) for plan, args in silent))
+        again = [plan for (plan, _), ok in zip(silent, answered, strict=True) if ok]
+        for plan in again:
             del self._done[id(plan.subject)]
-        await asyncio.gather(*(one(plan) for plan in silent))
+        await asyncio.gather(*(one(plan) for plan in again))
 
     def _options(self, plan: _Plan) -> RunOptions:
         """The options of the plan's tool: the run's, with the tool's own call timeout."""
