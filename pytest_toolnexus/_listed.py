@@ -25,6 +25,7 @@ from toolnexus_conformance.targets import LoadedTarget, TargetKind, TargetSpec
 __all__ = [
     "ListedWorker",
     "listing_of",
+    "loaded_from",
     "mcp_from_listing",
     "python_from_listing",
     "server_prefixes",
@@ -148,9 +149,13 @@ def mcp_from_listing(
         configs = mcp.load_mcp_json(path, base_dir=path.parent, isolate=True)
     else:
         configs = [mcp.stdio_config(shlex.split(spec.value), cwd=base_dir)]
-    source = mcp.listed_servers(configs, listing, launcher=launcher)
+    return loaded_from(spec.label, mcp.listed_servers(configs, listing, launcher=launcher))
+
+
+def loaded_from(label: str, source: Any) -> LoadedTarget:
+    """The target of an MCP source built from listings (``toolnexus_ref.mcp.listed_servers``)."""
     tools = list(source.tools)
-    loaded = LoadedTarget(spec.label, tools, extras_of(tools))
+    loaded = LoadedTarget(label, tools, extras_of(tools))
     loaded.info["statuses"] = source.statuses
     loaded.info["sources"] = ("mcp",)
     loaded.info["mcp_source"] = source

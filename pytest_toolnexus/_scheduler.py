@@ -218,8 +218,9 @@ class ToolScheduling:
         return listers(str(first["testrunuid"]))
 
     def _lister(self, unit: Unit) -> str | None:
-        """The worker that listed the unit's target, while it is still taking work."""
-        found = self.listers.get(unit.key.split("::", 1)[0])
+        """The worker that listed the unit's server (or else its target), while it is
+        still taking work."""
+        found = self.listers.get(unit.key) or self.listers.get(unit.key.split("::", 1)[0])
         if found is None:
             return None
         for node in self.nodes:

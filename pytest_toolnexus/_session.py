@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import dataclasses
+import json
 import os
 import shlex
 import threading
@@ -53,6 +55,7 @@ from ._items import RECORD_KEY, CheckItem, ToolCollector
 from ._listed import (
     ListedWorker,
     listing_of,
+    loaded_from,
     mcp_from_listing,
     python_from_listing,
     server_prefixes,
@@ -60,6 +63,7 @@ from ._listed import (
 )
 from ._options import ARGUMENTS, BASELINE, CONFORMANCE, TARGET, Settings, providers_from
 from ._prestart import Prestart, example_database, prestart
+from ._server_listings import NotListed, Started, list_by_server, share_of
 from ._shared_loads import POLL, Claim, Listing, SharedListings, shared_for
 from ._tool_settings import ignores, read_tables
 
@@ -311,6 +315,11 @@ class ConformanceSession:
             self._loader.submit(self._list_shared, spec, base_dir, warm, future, True)
             return
         try:
+            if spec.kind is TargetKind.MCP_JSON and self.shared.read(key) is None:
+                by_server = self._list_by_server(spec, base_dir, key)
+                if by_server is not None:
+                    future.set_result(by_server)
+                    return
             try:
                 taken = self.shared.take(key)
             except OSError:  # the folder cannot be used: this worker loads for itself
@@ -340,6 +349,87 @@ class ConformanceSession:
             future.set_exception(exc)
             return
         future.set_result(result)
+
+    def _list_by_server(self, spec: TargetSpec, base_dir: Path, key: str) -> _Loaded | None:
+        """An mcp.json's servers listed by the workers between them (``_server_listings``):
+        its own share started here and kept running, the others' read from their listings.
+
+        ``None`` where the file is listed whole instead: one server, a server named by
+        its own ``serverInfo`` (its name is known only once started), a file that does
+        not read (the whole load says why), or a folder that cannot be shared.
+        """
+        assert self.shared is not None
+        try:
+            from toolnexus_ref import mcp
+            from toolnexus_ref._naming import sanitize
+        except ImportError:
+            return None  # the whole load says what is missing
+        path = Path(spec.value)
+        if not path.is_absolute():
+            path = base_dir / path
+        try:
+            configs = mcp.load_mcp_json(path, base_dir=path.parent, isolate=True)
+        except Exception:
+            return None
+        names = [c.name for c in configs]
+        if len(names) < 2 or len(set(names)) < len(names):
+            return None
+        if any(c.named_by_server for c in configs):
+            return None
+        limit = self.settings.load_timeout
+        self._contain(spec)
+
+        def start(positions: list[int]) -> Started:
+            try:
+                source = self.loop.run(
+                    mcp.open_servers([configs[i] for i in positions], launcher=self.launcher),
+                    timeout=limit,
+                )
+            except LoopBlocked:
+                raise TargetError(
+                    f"starting servers of {spec.label!r} took longer than {limit:g}s"
+                ) from None
+            listed = dict(zip(positions, source.listing(), strict=True))
+            running = dict(zip(positions, source.connections.values(), strict=True))
+            return listed, running
+
+        try:
+            entries, running = list_by_server(
+                self.shared,
+                key,
+                spec.label,
+                names,
+                [f"{sanitize(name)}_" for name in names],
+                share=share_of(getattr(self.config, "workerinput", None)),
+                start=start,
+                patience=self._started + limit,
+                limit=2 * limit + 10.0,
+            )
+        except OSError:  # the folder cannot be used: listed whole, as without sharing
+            return None
+        except NotListed as exc:
+            raise TargetError(f"{spec.label!r}: {exc}") from None
+        source = mcp.listed_servers(
+            configs,
+            entries,
+            launcher=self.launcher,
+            running={names[i]: connection for i, connection in running.items()},
+        )
+        loaded = loaded_from(spec.label, source)
+        self._loaded.append(loaded)
+        if not loaded.tools and not any(s.state == "failed" for s in source.statuses.values()):
+            states = ", ".join(f"{n} ({s.state})" for n, s in source.statuses.items())
+            raise TargetError(
+                f"{spec.label!r} yields no tools: its servers list none (servers: {states})"
+            )
+        data = json.dumps(entries).encode()
+        servers = server_prefixes(spec, data)
+        if servers:
+            self._servers[f"toolnexus:{spec.label}"] = servers
+        # The whole listing too: a worker that comes late reads it as one.
+        with contextlib.suppress(OSError):
+            self.shared.write(key, spec.label, data, None, servers)
+        return loaded, None
 
     def _one_listed(self, future: concurrent.futures.Future[_Loaded]) -> None:
         with self._queued_lock:
@@ -991,9 +1081,7 @@ def _rotated(targets: Sequence[Any], workerinput: Any) -> tuple[list[Any], int]:
     """
     if not isinstance(workerinput, dict) or not targets:
         return list(targets), len(targets)
-    count = max(1, int(workerinput.get("workercount", 1)))
-    digits = "".join(c for c in str(workerinput.get("workerid", "")) if c.isdigit())
-    index = int(digits or 0) % count
+    index, count = share_of(workerinput)
     start = index * len(targets) // count
     own = (index + 1) * len(targets) // count - start
     return [*targets[start:], *targets[:start]], own

@@ -106,14 +106,17 @@ class Claim:
         *,
         error: str | None = None,
         servers: list[str] | None = None,
+        server: str | None = None,
     ) -> None:
         """Write the listing (the data first, then its record: a record means it is whole).
 
         ``servers``: the prefixes of the target's servers' tool names, when the
-        target is explored by server (``_units``).
+        target is explored by server (``_units``). ``server``: the tool-name prefix
+        of the one server of an mcp.json this listing holds (the workers list an
+        mcp.json's servers between them, each server once).
         """
         try:
-            self._listings.write(self.key, label, data, error, servers or [])
+            self._listings.write(self.key, label, data, error, servers or [], server)
         finally:
             self.release()
 
@@ -182,7 +185,13 @@ class SharedListings:
         )
 
     def write(
-        self, key: str, label: str, data: bytes, error: str | None, servers: list[str]
+        self,
+        key: str,
+        label: str,
+        data: bytes,
+        error: str | None,
+        servers: list[str],
+        server: str | None = None,
     ) -> None:
         record = {
             "key": key,
@@ -191,6 +200,7 @@ class SharedListings:
             "pid": os.getpid(),
             "error": error,
             "servers": servers,
+            "server": server,
         }
         _replace(self._path(key, ".data"), data)
         _replace(self._path(key, ".json"), json.dumps(record).encode())
@@ -211,13 +221,20 @@ def _replace(path: Path, data: bytes) -> None:
 
 def listers(testrunuid: str) -> tuple[dict[str, str], dict[str, list[str]]]:
     """Which worker listed each target, and its servers' tool-name prefixes (for a
-    target explored by server), by its node name (``toolnexus:<label>``)."""
+    target explored by server), by its node name (``toolnexus:<label>``).
+
+    A server of an mcp.json listed on its own is keyed as its unit is
+    (``toolnexus:<label>::<prefix>*``, ``_units``): its worker has it running.
+    """
     found: dict[str, str] = {}
     servers: dict[str, list[str]] = {}
     for path in run_folder(testrunuid).glob("*.json"):
         try:
             record = json.loads(path.read_text("utf-8"))
             name = f"toolnexus:{record['label']}"
+            if record.get("server"):
+                found[f"{name}::{record['server']}*"] = str(record["worker"])
+                continue
             found[name] = str(record["worker"])
             if record.get("servers"):
                 servers[name] = [str(p) for p in record["servers"]]

@@ -6,7 +6,7 @@ import asyncio
 import dataclasses
 import os
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -40,7 +40,13 @@ class McpSource:
     Also an async context manager.
     """
 
-    def __init__(self, connections: Sequence[ServerConnection], *, listed: bool = False) -> None:
+    def __init__(
+        self,
+        connections: Sequence[ServerConnection],
+        *,
+        listed: bool = False,
+        running: Collection[str] = (),
+    ) -> None:
         self.connections: dict[str, ServerConnection] = {c.config.name: c for c in connections}
         self.tools: list[McpTool] = [
             McpTool(connection, declared)
@@ -53,6 +59,9 @@ class McpSource:
         self.listed = listed
         #: Each listed server's start, begun at most once (``connect``).
         self._connecting: dict[str, asyncio.Task[str | None]] = {}
+        #: Servers of a listed source started already, by this process's own listing of
+        #: them (``listed_servers(running=...)``): ``connect`` leaves them as they are.
+        self._running = frozenset(running)
 
     def listing(self) -> list[dict[str, Any]]:
         """Each server's name, status and ``tools/list`` result, as JSON-ready data.
@@ -83,7 +92,11 @@ class McpSource:
         """
         if not self.listed:
             return []
-        wanted = list(self.connections) if names is None else list(names)
+        wanted = [
+            name
+            for name in (list(self.connections) if names is None else list(names))
+            if name not in self._running
+        ]
         for name in wanted:
             connection = self.connections.get(name)
             if name not in self._connecting and connection is not None and connection.status.ok:
@@ -160,19 +173,27 @@ def listed_servers(
     listing: Sequence[Mapping[str, Any]],
     *,
     launcher: Launcher | None = None,
+    running: Mapping[str, ServerConnection] | None = None,
 ) -> McpSource:
     """The source another process listed (``McpSource.listing``), with no server started.
 
     ``configs`` are the same servers, read here (their secrets never travel); each
     takes the name it was listed under. The tools are built from the listing;
     ``McpSource.connect`` starts the servers when their tools are to be called.
+    ``running``: servers this process started and listed itself (the others were
+    listed elsewhere), by name; they are used as they are, never started again.
     """
+    running = running or {}
     if len(configs) != len(listing):
         raise ValueError(
             f"the listing holds {len(listing)} servers and the configuration {len(configs)}"
         )
     connections = []
     for config, entry in zip(configs, listing, strict=True):
+        started = running.get(str(entry["name"]))
+        if started is not None:
+            connections.append(started)
+            continue
         named = dataclasses.replace(config, name=str(entry["name"]), named_by_server=False)
         connection = ServerConnection(named, launcher=launcher)
         status = dict(entry["status"])
@@ -182,7 +203,7 @@ def listed_servers(
             ServerStatus(**status),
         )
         connections.append(connection)
-    return McpSource(connections, listed=True)
+    return McpSource(connections, listed=True, running=running)
 
 
 def _declared(tool: mcp_types.Tool) -> dict[str, Any]:
