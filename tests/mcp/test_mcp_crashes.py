@@ -233,6 +233,32 @@ def test_only_an_mcp_server_that_exited_ends_an_exploration() -> None:
     assert why.startswith("the server exited during the exploration (srv: failed: server exited")
 
 
+class _Uncallable:
+    name = "probed"
+
+    async def execute(self, args: Any, ctx: Any = None) -> Any:
+        raise AssertionError("a server that exited was called")
+
+
+@pytest.mark.parametrize("together", [False, True])
+def test_the_single_call_probes_call_no_server_that_exited(together: bool) -> None:
+    from toolnexus_conformance.live._observation import Observation, Phase
+    from toolnexus_conformance.live._probes import Env, make_probes
+    from toolnexus_conformance.live._search import Gone
+
+    connection = _Connection()
+    connection.status = _Status("server exited (code 1)")
+    subject: Any = _Subject("mcp", connection)
+    subject.tool = _Uncallable()
+    observation = Observation(subject, call_timeout=1.0)
+    observation.simplest = {}
+    env = Env(subject, RunOptions(), None, None, observation, {}, {})  # type: ignore[arg-type]
+    phases = [Phase.CANCEL_BEFORE, Phase.CANCEL_DURING, Phase.DEADLINE]
+    with pytest.raises(Gone, match="the server exited during the exploration"):
+        asyncio.run(make_probes(env, phases, together=together))
+    assert observation.calls == 0
+
+
 def test_replays_stop_once_a_fresh_server_exits_with_no_call_in_flight(
     loop: BackgroundLoop, starts: list[ServerConnection]
 ) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,8 +21,9 @@ from .._execution import execute_is_async
 from .._options import RunOptions
 from .._subject import ToolSubject
 from ._calls import CallOutcome, blocked_before, call_once, capture, describe, describe_error
+from ._crashes import exit_check
 from ._observation import CancelDuring, Observation, Phase, TaskCancel
-from ._search import Call
+from ._search import Call, Gone
 from ._workers import SearchWorkers
 
 __all__ = ["DEADLINE", "TIMING", "Env", "is_async", "parts", "make_probes", "recheck"]
@@ -74,6 +75,11 @@ class Env:
     without_ctx: dict[str, Call]
 
     async def call(self, args: Any, ctx: ToolContext | None, timeout: float) -> CallOutcome:
+        """One call of the tool; ``Gone`` instead once its MCP server has exited (the
+        call would fail at once with that exit, and say nothing of the tool)."""
+        gone = exit_check(self.subject)
+        if gone is not None and (why := gone()) is not None:
+            raise Gone(why)
         self.observation.calls += 1
         return await call_once(self.subject.tool, args, ctx, timeout=timeout, scratch=False)
 
@@ -117,7 +123,10 @@ async def recheck(env: Env, planned: list[Phase]) -> bool:
         if mcp is not None:
             # Let the server finish what earlier calls left it doing before judging again.
             await mcp[0].probe(env.options.call_timeout)
-        await make_probes(env, again)
+        try:
+            await make_probes(env, again)
+        except Gone:  # the server exited and was given up: the first verdicts stand
+            return False
         return True
     return False
 
@@ -127,20 +136,27 @@ async def make_probes(env: Env, phases: list[Phase], *, together: bool = False) 
     """The single-call probes, with the simplest valid arguments."""
     if not phases or env.observation.simplest_skip is not None:
         return
-    probes: list[Awaitable[None]] = []
+    # Begun only when made: a probe after one that raised (``Gone``) is never begun.
+    probes: list[Callable[[], Awaitable[None]]] = []
     if Phase.CANCEL_BEFORE in phases:
-        probes.append(_cancel_before(env))
+        probes.append(lambda: _cancel_before(env))
     if Phase.CANCEL_DURING in phases or Phase.MCP_AFTER_CANCEL in phases:
-        probes.append(_cancel_during(env, watch=Phase.MCP_AFTER_CANCEL in phases))
+        watch = Phase.MCP_AFTER_CANCEL in phases
+        probes.append(lambda: _cancel_during(env, watch=watch))
     if Phase.DEADLINE in phases:
-        probes.append(_deadline(env))
+        probes.append(lambda: _deadline(env))
     if Phase.TASK_CANCEL in phases and is_async(env.subject):
-        probes.append(_task_cancel(env))
+        probes.append(lambda: _task_cancel(env))
     if together:
-        await asyncio.gather(*probes)
+        # Every probe ends before the first error is raised: one left running could
+        # call the server once it is restarted.
+        ended = await asyncio.gather(*(probe() for probe in probes), return_exceptions=True)
+        for outcome in ended:
+            if isinstance(outcome, BaseException):
+                raise outcome
     else:
         for probe in probes:
-            await probe
+            await probe()
 
 
 async def _cancel_before(env: Env) -> None:
