@@ -22,7 +22,7 @@ def good_tools() -> list[Any]:
     @tool(annotations=READ_ONLY)
     async def ponder(message: str) -> str:
         """Think about the message for a moment, then say how long it is."""
-        await asyncio.sleep(1.0)  # long enough that a cancel arrives while it works
+        await asyncio.sleep(0.3)  # long enough that a cancel (0.05 s in) arrives while it works
         return f"{len(message)} characters"
 
     return [echo, ponder]

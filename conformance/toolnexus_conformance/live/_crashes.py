@@ -45,8 +45,18 @@ __all__ = ["Blame", "ServerCrash", "connection_of", "exit_check", "exited", "fin
 MAX_REPLAYS = 8
 #: The most simplifications tried on the culprit's arguments (one fresh server each).
 MAX_SHRINKS = 3
-#: Slack added to the control's wait: a server that exits on its own does so by then.
+#: Slack added to the control's wait: a server that exits on its own does so by then;
+#: and how far apart two servers' ages at exit may be and still be the same exit. On a
+#: busy machine it stretches by the load, as the search's budgets do (``slack``).
 CONTROL_SLACK = 0.5
+
+
+def slack() -> float:
+    """``CONTROL_SLACK`` on this machine now: a loaded machine starts a server, and sees
+    it exit, later and less evenly, so the same exit shows at ages further apart."""
+    from ._search import stretch
+
+    return CONTROL_SLACK * stretch()
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +137,7 @@ class Blame:
         """Whether a server that lived ``lived`` seconds exited as a fresh one left alone
         did: at that age or later, so its exit needs no replay."""
         alone = self.exits_alone_at
-        return alone is not None and lived is not None and lived + CONTROL_SLACK >= alone
+        return alone is not None and lived is not None and lived + slack() >= alone
 
 
 async def find_culprit(
@@ -171,8 +181,9 @@ class _Replays:
             if isinstance(found, Blame):
                 return found
             if found is not None:
-                outlived = self.lived is not None and self.lived > found.after + CONTROL_SLACK
-                alone = None if outlived else await self._control(found.after + CONTROL_SLACK)
+                margin = slack()
+                outlived = self.lived is not None and self.lived > found.after + margin
+                alone = None if outlived else await self._control(found.after + margin)
                 return alone or Blame(await self._shrink(found))
         return self._alone_exited() or Blame()
 
@@ -185,7 +196,7 @@ class _Replays:
         fresh = self.alone[0]
         if not exited(fresh) or fresh.lived is None:
             return None
-        if self.lived is not None and abs(fresh.lived - self.lived) > CONTROL_SLACK:
+        if self.lived is not None and abs(fresh.lived - self.lived) > slack():
             return None
         return _exits_on_its_own(fresh, "with no call in flight")
 

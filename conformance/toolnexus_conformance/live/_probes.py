@@ -23,7 +23,7 @@ from .._subject import ToolSubject
 from ._calls import CallOutcome, blocked_before, call_once, capture, describe, describe_error
 from ._crashes import exit_check
 from ._observation import CancelDuring, Observation, Phase, TaskCancel
-from ._search import Call, Gone
+from ._search import Call, Gone, stretch
 from ._workers import SearchWorkers
 
 __all__ = ["DEADLINE", "TIMING", "Env", "is_async", "parts", "make_probes", "recheck"]
@@ -207,7 +207,9 @@ async def _cancel_during(env: Env, *, watch: bool) -> None:
     """Call, cancel from another thread a moment in; for MCP, watch the server after."""
     options, args = env.options, env.observation.simplest
     mcp = mcp_declared(env.subject) if env.subject.source == "mcp" else None
-    after = MCP_CANCEL_AFTER if mcp is not None else CANCEL_AFTER
+    # "A moment in" is later on a busy machine (``stretch``): a tool that answers at
+    # once on a quiet one may not have begun by then, and would answer after the cancel.
+    after = (MCP_CANCEL_AFTER if mcp is not None else CANCEL_AFTER) * stretch()
     ctx = ToolContext()
     fired: list[float] = []
 
