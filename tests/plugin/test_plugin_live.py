@@ -80,7 +80,7 @@ def test_a_hanging_sync_tool_is_reported_and_pytest_exits_promptly(
         [
             "TN702 cancel-during *",
             "tool:   hang *",
-            "found:  the call was cancelled 0.05s in and had not returned 0.3s later*",
+            "found:  the call was cancelled 0.*s in and had not returned 0.3s later*",
             "*",
             "*TN803 call-answers: the call did not return within 0.5s, for arguments {}*",
         ],

@@ -162,7 +162,7 @@ def mcp_cancel_survives(observation: Observation, options: RunOptions) -> Iterab
     output, _, _ = _result(during.call.outcome)
     return [
         Finding(
-            f"after the call was cancelled {during.after:g}s in, {during.server_problem}",
+            f"after the call was cancelled {during.after:.2f}s in, {during.server_problem}",
             sent=during.call.args,
             got=output,
         )

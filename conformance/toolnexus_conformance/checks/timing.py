@@ -107,7 +107,7 @@ def cancel_during(observation: Observation, options: RunOptions) -> Iterable[Fin
     if outcome.timed_out:
         return [
             Finding(
-                f"the call was cancelled {during.after:g}s in and had not returned"
+                f"the call was cancelled {during.after:.2f}s in and had not returned"
                 f" {options.grace:g}s later, for arguments {describe(outcome.args)}",
                 sent=outcome.args,
             )
