@@ -268,6 +268,31 @@ def test_a_listed_source_starts_its_servers_only_when_asked_and_checks_their_too
     asyncio.run(scenario())
 
 
+def test_a_listed_source_uses_the_servers_running_here_as_they_are(tmp_path: Path) -> None:
+    import asyncio
+
+    from toolnexus_ref import mcp
+
+    path = _mcp_json(tmp_path, "ab")
+
+    async def scenario() -> None:
+        configs = mcp.load_mcp_json(path, isolate=True)
+        mine = await mcp.open_servers(configs[:1])  # this worker's share: a
+        other = await mcp.open_servers(configs[1:])  # another worker's: b
+        listing = json.loads(json.dumps([*mine.listing(), *other.listing()]))
+        await other.close()
+        starts = len((tmp_path / "starts").read_text().splitlines())
+        source = mcp.listed_servers(configs, listing, running=dict(mine.connections))
+        assert source.connections["a"] is mine.connections["a"]
+        assert await source.connect() == []  # b starts again; a is left running
+        assert len((tmp_path / "starts").read_text().splitlines()) == starts + 1
+        result = await source.tools[0].execute({"name": "x"})  # a's tool, on a
+        assert not result.is_error
+        await source.close()
+
+    asyncio.run(scenario())
+
+
 def test_a_listed_python_target_that_declares_other_tools_is_not_explored(
     tmp_path: Path,
 ) -> None:
