@@ -20,6 +20,7 @@ __all__ = [
     "SANDBOX",
     "CONCURRENCY",
     "CONFORMANCE",
+    "DEPTH",
     "EXAMPLES",
     "EXECUTE",
     "GRANULARITY",
@@ -48,6 +49,7 @@ STRICT = "--toolnexus-strict"
 EXECUTE = "--toolnexus-execute"
 ALLOW = "--toolnexus-allow"
 EXAMPLES = "--toolnexus-examples"
+DEPTH = "--toolnexus-depth"
 GRACE = "--toolnexus-grace"
 CALL_TIMEOUT = "--toolnexus-call-timeout"
 REPORT = "--toolnexus-report"
@@ -76,6 +78,7 @@ DEFAULT_LOAD_TIMEOUT = 60.0
 #: The suites' own defaults, shown in the help and used when nothing is set.
 _DEFAULTS = RunOptions.__dataclass_fields__
 DEFAULT_EXAMPLES: int = _DEFAULTS["examples"].default  # type: ignore[assignment]
+DEFAULT_DEPTH: int = _DEFAULTS["depth"].default  # type: ignore[assignment]
 DEFAULT_GRACE: float = _DEFAULTS["grace"].default  # type: ignore[assignment]
 DEFAULT_CALL_TIMEOUT: float = _DEFAULTS["call_timeout"].default  # type: ignore[assignment]
 DEFAULT_CONCURRENCY: int = _DEFAULTS["concurrency"].default  # type: ignore[assignment]
@@ -162,6 +165,15 @@ def add_options(parser: pytest.Parser) -> None:
         dest="toolnexus_examples",
         metavar="N",
         help=f"hypothesis examples per live property (default {DEFAULT_EXAMPLES}).",
+    )
+    group.addoption(
+        DEPTH,
+        type=int,
+        default=None,
+        dest="toolnexus_depth",
+        metavar="N",
+        help="more examples past --toolnexus-examples for a tool that answers fast, within"
+        f" 1.5 s a stream (default {DEFAULT_DEPTH}; 0: a quick run, edge values still called).",
     )
     group.addoption(
         GRACE,
@@ -330,6 +342,7 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("toolnexus_execute", "auto | all | none", default="auto")
     parser.addini("toolnexus_allow", "tools auto may call anyway, one per line", type="linelist")
     parser.addini("toolnexus_examples", "hypothesis examples per live property", default="")
+    parser.addini("toolnexus_depth", "examples past toolnexus_examples for a fast tool", default="")
     parser.addini("toolnexus_grace", "seconds allowed past a cancel or deadline", default="")
     parser.addini("toolnexus_call_timeout", "bound on any single live call", default="")
     parser.addini("toolnexus_report", "path of the JSON report", default="")
@@ -398,6 +411,7 @@ class Settings:
     limits: str = ""
     #: The file of settings per tool, resolved; ``None``: pyproject.toml's ``[tool.toolnexus]``.
     tool_settings: Path | None = None
+    depth: int = DEFAULT_DEPTH
     #: The baseline of accepted findings, resolved; ``None`` when none is named.
     baseline: Path | None = None
     #: Rewrite ``baseline`` from this run.
@@ -462,6 +476,9 @@ def read_settings(config: pytest.Config) -> Settings:
     examples = int(_number(config, "toolnexus_examples", int, DEFAULT_EXAMPLES))
     if examples < 1:
         raise pytest.UsageError(f"{EXAMPLES} must be at least 1, got {examples}")
+    depth = int(_number(config, "toolnexus_depth", int, DEFAULT_DEPTH))
+    if depth < 0:
+        raise pytest.UsageError(f"{DEPTH} must be 0 or more, got {depth}")
     grace = _number(config, "toolnexus_grace", float, DEFAULT_GRACE)
     call_timeout = _number(config, "toolnexus_call_timeout", float, DEFAULT_CALL_TIMEOUT)
     if grace <= 0 or call_timeout <= 0:
@@ -527,6 +544,7 @@ def read_settings(config: pytest.Config) -> Settings:
         allow=frozenset(config.getoption("toolnexus_allow"))
         | frozenset(a.strip() for a in config.getini("toolnexus_allow") if a.strip()),
         examples=examples,
+        depth=depth,
         grace=grace,
         call_timeout=call_timeout,
         report=report or None,

@@ -111,6 +111,7 @@ class ConformanceSession:
             execute=ExecuteMode(settings.execute),
             allow=settings.allow,
             examples=settings.examples,
+            depth=settings.depth,
             grace=settings.grace,
             call_timeout=settings.call_timeout,
             seed=settings.seed if settings.seed is not None else _hypothesis_seed(config),

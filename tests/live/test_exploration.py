@@ -17,7 +17,6 @@ from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.arguments import edge_args_for
 from toolnexus_conformance.live._explorations import Explorations
 from toolnexus_conformance.live._loop import BackgroundLoop
-from toolnexus_conformance.live._search import DEPTH_EXAMPLES
 
 from toolnexus_ref import ToolAnnotations, ToolResult
 
@@ -64,7 +63,7 @@ def test_every_live_check_is_judged_from_one_exploration() -> None:
     # Three streams (each its floor, its depth and the edge values called first) and the
     # timing probes, not one search per check.
     edges = len(edge_args_for(NUMBER, {"n": 0}))
-    assert len(tool.calls) <= 3 * (FAST.examples + DEPTH_EXAMPLES) + 2 * edges + 8
+    assert len(tool.calls) <= 3 * (FAST.examples + FAST.depth) + 2 * edges + 8
 
 
 def test_the_simplest_arguments_come_first() -> None:

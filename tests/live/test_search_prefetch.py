@@ -20,7 +20,8 @@ from toolnexus_conformance.live import _search
 
 from toolnexus_ref import ToolAnnotations, ToolResult
 
-OPTIONS = RunOptions(execute=ExecuteMode.ALL, examples=2, grace=0.3, call_timeout=2.0)
+#: No depth: past its two generated examples, what overlaps is the explicit arguments alone.
+OPTIONS = RunOptions(execute=ExecuteMode.ALL, examples=2, depth=0, grace=0.3, call_timeout=2.0)
 
 
 class Overlapping:
@@ -60,8 +61,6 @@ def test_explicit_arguments_overlap_only_for_a_read_only_tool(
     read_only: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_search, "stretch", lambda: 1.0)
-    # No generated examples: what overlaps is the explicit arguments alone.
-    monkeypatch.setattr(_search, "DEPTH_EXAMPLES", 0)
     tool = Overlapping(read_only=read_only)
     check_tools(tool, select=["TN601"], options=OPTIONS)
     if read_only:
@@ -77,7 +76,6 @@ def test_a_slow_read_only_tool_gets_its_explicit_arguments_one_at_a_time(
     """Ten seconds a call (server-everything's long-running operation): four at once
     would each run past the window, one of them to the call timeout."""
     monkeypatch.setattr(_search, "stretch", lambda: 1.0)
-    monkeypatch.setattr(_search, "DEPTH_EXAMPLES", 0)
     tool = Overlapping(read_only=True, pause=_search.FAST_CALL + 0.1)
     options = dataclasses.replace(OPTIONS, search_budget=3.0)
     check_tools(tool, select=["TN601"], options=options)

@@ -313,3 +313,54 @@ def test_properties_that_never_return_are_findings_and_the_session_ends(
     mine = {check: r["outcome"] for (tool, check), r in records.items() if tool == "healthy"}
     assert "TN601" in mine
     assert set(mine.values()) == {"passed"}, mine
+
+
+ECHO = '''
+from toolnexus_ref import tool
+
+
+@tool
+def echo(text: str) -> str:
+    """Says the text back."""
+    return text
+'''
+
+
+def _calls(pytester: pytest.Pytester, *depth: str) -> int:
+    """The calls of echo's valid stream (TN601's record) in a session with ``depth``."""
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        CONFORMANCE,
+        ONLY,
+        TARGET,
+        "echo_tool:echo",
+        SELECT,
+        "TN601",
+        "--toolnexus-examples",
+        "3",
+        "--toolnexus-seed",
+        "1",
+        REPORT,
+        "report.json",
+        *depth,
+        timeout=120,
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    report = json.loads((pytester.path / "report.json").read_text())
+    (record,) = [r for r in report["results"] if r["check"] == "TN601"]
+    return int(record["calls"])
+
+
+def test_depth_sets_how_many_examples_a_fast_tool_gets_past_the_floor(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(echo_tool=ECHO)
+    quick = _calls(pytester, "--toolnexus-depth", "0")
+    deeper = _calls(pytester, "--toolnexus-depth", "40")
+    # The floor and the edge values either way; the depth's examples only when asked
+    # (distinct ones: hypothesis draws some strings twice and calls them once).
+    assert deeper >= quick + 10, (quick, deeper)
+    refused = pytester.runpytest_subprocess(CONFORMANCE, ONLY, "--toolnexus-depth", "-1")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(["*--toolnexus-depth must be 0 or more, got -1*"])

@@ -62,9 +62,6 @@ __all__ = [
 
 #: Bound on compiling a schema into a strategy, and on finding its simplest example.
 BUILD_LIMIT = 10.0
-#: Examples a search may draw past the user's floor (``RunOptions.examples``) while
-#: the tool answers fast: about what a dedicated fuzzer spends on one tool.
-DEPTH_EXAMPLES = 100
 #: A call at least this fast shows the tool itself is fast. The explicit arguments
 #: (edge values, which find the most bugs) get half a budget; those of a fast tool
 #: may go on up to ``EXPLICIT_SPAN`` budgets, because sibling tools sharing its
@@ -93,7 +90,7 @@ def _leave() -> int:
 
 
 #: Wall seconds a search may spend past the floor. A fast tool gets its
-#: ``DEPTH_EXAMPLES`` within it; a tool that took longer than this to reach the
+#: ``RunOptions.depth`` within it; a tool that took longer than this to reach the
 #: floor gets no more calls than the floor.
 DEPTH_TIME = 1.5
 #: The most the search's wall-clock budgets stretch on a busy machine (``stretch``).
@@ -484,7 +481,7 @@ async def search(
     ``explicit`` gives examples (the schema's own, the user's, edge values; values of
     the stream's kind), built on the search's own thread and called next, in order, outside hypothesis: a failure there
     is kept as it is and the search goes on. Past ``examples`` calls the search goes
-    on for up to ``DEPTH_EXAMPLES`` more while it has spent under ``DEPTH_TIME``.
+    on for up to ``options.depth`` more while it has spent under ``DEPTH_TIME``.
 
     ``gone`` says why the tool can no longer be called (its server exited), or
     ``None``; it is asked before each call. Once it answers, the search stops at
@@ -702,7 +699,7 @@ async def search(
         test = hypothesis.given(strategy)(body)
         if first is not None:
             test = hypothesis.example(first)(test)
-        test = _settings(options, max_examples=max(1, examples) + DEPTH_EXAMPLES)(test)
+        test = _settings(options, max_examples=max(1, examples) + options.depth)(test)
         if options.seed is not None:
             test = hypothesis.seed(options.seed)(test)
         try:
