@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Container, Iterable, Mapping
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from toolnexus_ref import ToolContext
@@ -128,9 +128,6 @@ class Explorations:
         self._unexplained: dict[int, Blame] = {}
         #: Servers (by ``id``) that exited and were not explored again.
         self._given_up: set[int] = set()
-        #: Tools (by ``id`` of the subject) that missed a call's bound in a batch and
-        #: answered it alone: the bound they are explored again with (``_again_without_the_rest``).
-        self._stretched: dict[int, float] = {}
 
     def plan(
         self, subject: ToolSubject, phases: Iterable[Any], codes: Iterable[str], *, group: str
@@ -348,8 +345,7 @@ class Explorations:
         with the batch and with whatever else runs (``pytest -n`` beside other jobs).
         So the call that hung is made again with only the other silent tools' in
         flight, its bound stretched by the load as the budgets are (``stretch``); a
-        tool that answers it is explored again, under that same bound (the machine
-        that stalled one call can stall the next), and one that does not keeps its
+        tool that answers it is explored again, and one that does not keeps its
         verdict, at the cost of one more call timeout in all, not one each.
         """
         silent: list[tuple[_Plan, Any]] = []
@@ -363,7 +359,6 @@ class Explorations:
 
         async def answers(plan: _Plan, args: Any) -> bool:
             timeout = self._options(plan).call_timeout * stretch()
-            self._stretched[id(plan.subject)] = timeout
             if not runs_on_loop(plan.subject):
                 outcome = await call_once(
                     plan.subject.tool, args, ToolContext(), timeout=timeout, scratch=False
@@ -384,17 +379,10 @@ class Explorations:
         for plan in again:
             del self._done[id(plan.subject)]
         await asyncio.gather(*(one(plan) for plan in again))
-        for plan, _ in silent:
-            self._stretched.pop(id(plan.subject), None)
 
     def _options(self, plan: _Plan) -> RunOptions:
-        """The options of the plan's tool: the run's, with the tool's own call timeout
-        (stretched while it is explored again after a stall)."""
-        options = self.options.for_tool(plan.subject.target, _name(plan.subject))
-        stretched = self._stretched.get(id(plan.subject))
-        if stretched is not None and stretched > options.call_timeout:
-            return replace(options, call_timeout=stretched)
-        return options
+        """The options of the plan's tool: the run's, with the tool's own call timeout."""
+        return self.options.for_tool(plan.subject.target, _name(plan.subject))
 
     async def _bounded(self, plan: _Plan) -> Observation:
         options = self._options(plan)
