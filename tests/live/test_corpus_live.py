@@ -114,9 +114,11 @@ def test_hostile_run_ends_with_a_verdict_for_every_check(tmp_path: Path) -> None
         verdicts = by_tool[entry.tool.name]
         for code in entry.trips:
             # Why it was not failed (a skip says what kept it from judging), and the
-            # tool's other verdicts: pytest cuts a long record short.
-            others = {c: (v["outcome"], str(v["message"])[:200]) for c, v in verdicts.items()}
-            assert verdicts[code]["outcome"] == "failed", (entry.tool.name, code, others)
+            # tool's other verdicts, as text: pytest cuts any other message short.
+            others = "\n".join(
+                f"{c} {v['outcome']}: {str(v['message'])[:200]}" for c, v in verdicts.items()
+            )
+            assert verdicts[code]["outcome"] == "failed", f"{entry.tool.name} {code}\n{others}"
     assert all(len(str(r["message"])) < 2000 for r in records), (
         "a 20 MB value leaked into a message"
     )

@@ -112,7 +112,9 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     # Both targets judged: a target that did not load is an item -k deselects, and
     # the page would show the other alone (the session's output says why).
     judged = {record["target"] for record in report["results"]}
-    assert len(judged) == 2, (judged, defective.stdout[-6000:] + defective.stderr[-3000:])
+    assert len(judged) == 2, (
+        f"judged {judged}\n{defective.stdout[-6000:]}{defective.stderr[-3000:]}"
+    )
     for record in report["results"]:  # as a baseline would: one finding accepted, with a reason
         if record["tool"] == "seeded_seed_nul" and record["check"] == "TN651":
             record["baseline"] = "accepted"
