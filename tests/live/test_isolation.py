@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,39 @@ def test_a_worker_that_dies_between_tools_is_started_again() -> None:
         assert [v.outcome for v in later] == [Outcome.PASSED] * len(later), [
             v.message for v in later
         ]
+    finally:
+        worker.close()
+
+
+def test_a_worker_that_dies_as_a_tool_is_sent_to_it_runs_that_tool_when_started_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A neighbour kills the worker between this tool's request and its fork: the tool
+    never ran, so it is neither blamed nor left to a kit failure; it runs on a new worker."""
+    spec = "toolnexus_ref.examples:toolkit"
+    worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS)
+    try:
+        worker.load(60)
+        name = asyncio.run(load_target(parse_target(spec))).tools[0].name
+        send = worker._send
+        killed: list[int] = []
+
+        def dies_first(data: bytes, fds: Sequence[int] = ()) -> None:
+            process = worker._process
+            if not killed and process is not None:
+                killed.append(process.pid)
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(10)
+            send(data, fds)
+
+        monkeypatch.setattr(worker, "_send", dies_first)
+        judged = worker.explore(0, name, ["TN606"])
+        assert killed, "the worker was not killed"
+        assert judged.error is None, judged.error
+        assert judged.ended is None, judged.ended
+        assert judged.results["TN606"][0] == "passed"
+        assert worker._process is not None
+        assert worker._process.pid != killed[0]
     finally:
         worker.close()
 

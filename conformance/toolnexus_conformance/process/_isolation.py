@@ -118,6 +118,9 @@ class ToolJudgement:
     running: int = 0
     #: The calls the tool's exploration made there (``Verdict.calls``), when it answered.
     calls: int | None = None
+    #: The worker died before it started the tool's process (another tool killed it):
+    #: nothing of this tool ran, and it is sent again to a worker started afresh.
+    unstarted: bool = False
 
 
 @dataclass(slots=True)
@@ -135,6 +138,10 @@ class _Job:
     gone: threading.Event | None = None
     #: That worker process, polled where its listener may not have seen it end yet.
     worker: subprocess.Popen[bytes] | None = None
+
+    def worker_gone(self) -> bool:
+        """Whether the job's worker is known to have ended (its listener said so)."""
+        return self.gone is not None and self.gone.is_set()
 
     def worker_died(self) -> bool:
         """Whether the job's worker ended (then waiting, bounded, for its listener to say how).
@@ -588,12 +595,12 @@ class TargetWorker:
         call timeout bounds its calls here and there, its ``call`` decides there.
         """
         with self._gate.shared():
-            judgement = self._explore_once(index, name, codes, arguments, settings)
+            judgement = self._explore_started(index, name, codes, arguments, settings)
         if judgement.worker_died is None:
             return judgement
         if judgement.running > 1:
             with self._gate.exclusive():
-                judgement = self._explore_once(index, name, codes, arguments, settings)
+                judgement = self._explore_started(index, name, codes, arguments, settings)
             if judgement.worker_died is None:
                 return judgement
         self._blamed += 1
@@ -602,6 +609,28 @@ class TargetWorker:
             " a tool's process must never signal its parent; its process was killed with it"
             f"{self._tool_output(index, None)}",
             last_call=judgement.last_call,
+        )
+
+    def _explore_started(
+        self,
+        index: int,
+        name: str,
+        codes: Sequence[str],
+        arguments: ToolArguments | None = None,
+        settings: ToolSettings | None = None,
+    ) -> ToolJudgement:
+        """``_explore_once``, sent again while the worker dies before it starts the tool.
+
+        A neighbour that kills the worker (TN606) can do it between this tool's request
+        and its fork: the tool never ran, so neither blame nor a kit failure is due.
+        Bounded by the worker's restarts (``_ensure`` refuses past ``RESTARTS``).
+        """
+        for _ in range(RESTARTS):
+            judgement = self._explore_once(index, name, codes, arguments, settings)
+            if not judgement.unstarted:
+                return judgement
+        return ToolJudgement(
+            error=f"the worker process died {RESTARTS} times before it started this tool"
         )
 
     def _explore_once(
@@ -629,19 +658,37 @@ class TargetWorker:
         end = _monotonic() + WARM_LIMIT
         while not warmed.wait(0.05) and not gone.is_set() and _monotonic() < end:
             pass
-        job = _Job(job_id, generation=self._generation, gone=self._gone, worker=self._process)
-        self._jobs[job_id] = job
         ours, theirs = socket.socketpair()
         try:
             try:
-                self._send(request, [theirs.fileno()])
+                # The job is the worker's it is sent to: a restart (``_ensure``, under the
+                # same lock) cannot come between, and a worker that died since is not sent it.
+                with self._lock:
+                    job = _Job(
+                        job_id, generation=self._generation, gone=self._gone, worker=self._process
+                    )
+                    if job.gone is not None and job.gone.is_set():
+                        return ToolJudgement(unstarted=True)
+                    self._jobs[job_id] = job
+                    try:
+                        self._send(request, [theirs.fileno()])
+                    except WorkerError:
+                        if job.worker is not None and job.worker.poll() is not None:
+                            return ToolJudgement(unstarted=True)  # it died as it was sent
+                        raise
             finally:
                 theirs.close()
             from ..live._search import stretch
 
             limit = START_LIMIT * stretch()
-            job.started.wait(limit)
+            end = _monotonic() + limit
+            # The listener wakes the jobs it knows of when the worker dies; one sent as it
+            # died may not be among them, so the worker's end is watched here too.
+            while not job.started.wait(0.05) and not job.worker_gone() and _monotonic() < end:
+                pass
             if job.pid is None:
+                if job.error is None and job.worker_gone():
+                    return ToolJudgement(unstarted=True)
                 why = job.error or (
                     f"the worker process did not start a process for the tool within {limit:g}s"
                 )
