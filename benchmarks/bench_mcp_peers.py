@@ -26,7 +26,11 @@ and the ratio of ours to each peer. Our run is the plugin as a user runs it:
 ``pytest --toolnexus-conformance --toolnexus-only --toolnexus-target "stdio:CMD"``.
 No test asserts on these numbers.
 
-``--before PATH`` adds a fourth command to each round: ours from another checkout
+Ours runs twice in each round: as a user runs it, and as ``ours-quick``, with
+``--toolnexus-depth 0`` (the floor and the edge values, no depth): what a quick run
+on a pull request costs, and, with ``--seeded``, what it still finds.
+
+``--before PATH`` adds another command to each round: ours from another checkout
 (``git worktree add PATH <commit>``), installed the same way in ``.peers/ours-before``
 (delete it to install another checkout there), so one run compares the suites
 before and after a change.
@@ -152,6 +156,12 @@ def ours(server: str, cwd: Path, report: str = "report.json") -> list[str]:
     ]
 
 
+def ours_quick(server: str, cwd: Path, report: str = "report-quick.json") -> list[str]:
+    """Ours with ``--toolnexus-depth 0``: the floor and the edge values, no depth (the
+    quick run the docs offer for a pull request)."""
+    return [*ours(server, cwd, report), "--toolnexus-depth", "0"]
+
+
 def ours_before(server: str, cwd: Path) -> list[str]:
     """Ours from the other checkout, installed the same way in an environment of its own
     (an editable install's import hook outranks ``PYTHONPATH``, so one environment cannot
@@ -271,12 +281,18 @@ def seeded(repeat: int) -> None:
     server = f"{python} {SEEDED}"
     tools = _seeded_tools()
     bugs = {t for t in tools if t.startswith("seed_")}
-    rows: dict[str, list[tuple[float, set[str], int | None]]] = {"ours": [], "mcp-toolproof": []}
+    rows: dict[str, list[tuple[float, set[str], int | None]]] = {
+        "ours": [],
+        "ours-quick": [],
+        "mcp-toolproof": [],
+    }
     with tempfile.TemporaryDirectory() as scratch:
         cwd = Path(scratch)
         for _ in range(repeat):
             wall, _code, _out = _timed(ours(server, cwd), cwd)
             rows["ours"].append((wall, *_ours_flagged(cwd / "report.json")))
+            wall, _code, _out = _timed(ours_quick(server, cwd), cwd)
+            rows["ours-quick"].append((wall, *_ours_flagged(cwd / "report-quick.json")))
             command = [
                 str(_bin("toolproof", "toolproof")),
                 "fuzz",
@@ -302,7 +318,7 @@ def seeded(repeat: int) -> None:
             print(f"    missed: {sorted(bugs - found)}")
         ours_run, peer_run = rows["ours"][-1], rows["mcp-toolproof"][-1]
         print(f"  toolproof's bugs we miss: {sorted((peer_run[1] - ours_run[1]) & bugs)}")
-        walls = [statistics.median(r[0] for r in rows[n]) for n in rows]
+        walls = [statistics.median(r[0] for r in rows[n]) for n in ("ours", "mcp-toolproof")]
         print(f"  ours / toolproof: wall {walls[0] / walls[1]:.2f}", end="")
         if ours_run[2] and peer_run[2]:
             print(f", calls {ours_run[2] / peer_run[2]:.2f}")
@@ -361,6 +377,11 @@ Runner = tuple[list[str], dict[str, str] | None, Callable[[str], tuple[list[Foun
 def _runners(server: str, cwd: Path, before: Path | None) -> dict[str, Runner]:
     runners: dict[str, Runner] = {
         "ours": (ours(server, cwd), None, lambda _out: ours_findings(cwd / "report.json")),
+        "ours-quick": (
+            ours_quick(server, cwd),
+            None,
+            lambda _out: ours_findings(cwd / "report-quick.json"),
+        ),
     }
     if before is not None:
         runners["ours-before"] = (
@@ -427,6 +448,8 @@ def compare(label: str, server: str, cwd: Path, repeat: int, before: Path | None
     for name in runners:
         if name != "ours":
             print(f"  ours / {name}: wall {median['ours'] / median[name]:.2f}")
+    for name in ("amagi-mcp-probe", "sdk-client"):
+        print(f"  ours-quick / {name}: wall {median['ours-quick'] / median[name]:.2f}")
     for name, (found, _calls) in last.items():
         print(f"  {name} findings (last run):")
         for check, tool, line in found:
