@@ -594,13 +594,30 @@ class TargetWorker:
         ``settings`` are the user's for this tool (``RunOptions.settings_for``): its
         call timeout bounds its calls here and there, its ``call`` decides there.
         """
+
+        def started() -> ToolJudgement:
+            """Sent again while the worker dies before it starts the tool's process.
+
+            A neighbour that kills the worker (TN606) can do it between this tool's
+            request and its fork: the tool never ran, so neither blame nor a kit
+            failure is due. Bounded by the worker's restarts (``_ensure`` refuses past
+            ``RESTARTS``).
+            """
+            for _ in range(RESTARTS):
+                judgement = self._explore_once(index, name, codes, arguments, settings)
+                if not judgement.unstarted:
+                    return judgement
+            return ToolJudgement(
+                error=f"the worker process died {RESTARTS} times before it started this tool"
+            )
+
         with self._gate.shared():
-            judgement = self._explore_started(index, name, codes, arguments, settings)
+            judgement = started()
         if judgement.worker_died is None:
             return judgement
         if judgement.running > 1:
             with self._gate.exclusive():
-                judgement = self._explore_started(index, name, codes, arguments, settings)
+                judgement = started()
             if judgement.worker_died is None:
                 return judgement
         self._blamed += 1
@@ -609,28 +626,6 @@ class TargetWorker:
             " a tool's process must never signal its parent; its process was killed with it"
             f"{self._tool_output(index, None)}",
             last_call=judgement.last_call,
-        )
-
-    def _explore_started(
-        self,
-        index: int,
-        name: str,
-        codes: Sequence[str],
-        arguments: ToolArguments | None = None,
-        settings: ToolSettings | None = None,
-    ) -> ToolJudgement:
-        """``_explore_once``, sent again while the worker dies before it starts the tool.
-
-        A neighbour that kills the worker (TN606) can do it between this tool's request
-        and its fork: the tool never ran, so neither blame nor a kit failure is due.
-        Bounded by the worker's restarts (``_ensure`` refuses past ``RESTARTS``).
-        """
-        for _ in range(RESTARTS):
-            judgement = self._explore_once(index, name, codes, arguments, settings)
-            if not judgement.unstarted:
-                return judgement
-        return ToolJudgement(
-            error=f"the worker process died {RESTARTS} times before it started this tool"
         )
 
     def _explore_once(
