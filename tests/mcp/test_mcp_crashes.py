@@ -170,7 +170,9 @@ def test_a_server_that_exits_on_its_own_blames_no_tool(
     # The first start, one restart, and at most two replays: once a fresh server exits
     # with no call in flight, neither the other calls in flight nor a second round's
     # are replayed, and a server given up is not restarted.
-    assert len(starts) <= 4, [s.status.describe() for s in starts]
+    assert len(starts) <= 4, "\n".join(  # as text: pytest cuts a list short
+        f"{s.status.phase or '-'}: {s.lived}: {s.status.describe()}" for s in starts
+    )
     # Each tool's exploration stopped once the server had exited, in both rounds.
     assert len(dead_calls) <= AFTER_EXIT * 2 * len(subjects), dead_calls
 
@@ -282,14 +284,19 @@ def test_replays_stop_once_a_fresh_server_exits_with_no_call_in_flight(
 
 
 @pytest.mark.parametrize(
-    ("script", "timeout", "said"),
+    ("script", "timeout", "said", "exits_alone"),
     [
-        ("exit_at_start.py", 10.0, "exited while it started, with no call in flight"),
-        ("hang_start.py", 1.0, "did not start: again: failed: timed out after 1s"),
+        ("exit_at_start.py", 10.0, "exited while it started, with no call in flight", True),
+        ("hang_start.py", 1.0, "did not start: again: failed: timed out after 1s", False),
     ],
 )
 def test_replays_stop_at_a_fresh_server_that_does_not_start(
-    loop: BackgroundLoop, starts: list[ServerConnection], script: str, timeout: float, said: str
+    loop: BackgroundLoop,
+    starts: list[ServerConnection],
+    script: str,
+    timeout: float,
+    said: str,
+    exits_alone: bool,
 ) -> None:
     command = (PYTHON, str(SERVERS / script))
     connection = ServerConnection(ServerConfig("again", "stdio", command=command, timeout=timeout))
@@ -298,6 +305,10 @@ def test_replays_stop_at_a_fresh_server_that_does_not_start(
     assert len(starts) == 1, [s.status.describe() for s in starts]
     assert blame.crash is None
     assert said in blame.unblamed, blame
+    # A server that exits on its own before it is ready explains its later exits, at any
+    # age (they are not replayed again); one that never started explains none.
+    assert blame.explains(0.0) is exits_alone
+    assert blame.explains(30.0) is exits_alone
 
 
 def test_a_tool_that_ends_its_server_whatever_it_is_given_is_reported_with_no_arguments(

@@ -308,11 +308,17 @@ class _Replays:
 
 def _not_started(status: Any) -> Blame:
     """Why no call is blamed when a fresh server did not start: it exited meanwhile, with
-    no call in flight, or it could not start at all (which says nothing of the calls)."""
+    no call in flight, or it could not start at all (which says nothing of the calls).
+
+    A server that exits on its own before it is even ready (its start slowed by a busy
+    machine past its own lease) exits alone at age 0: any later exit is that again, and
+    is not replayed (``Blame.explains``), as for one that exited once ready.
+    """
     if status.exit_code is not None and not status.reason.startswith("timed out"):
         return Blame(
             unblamed=f"a fresh process exited while it started, with no call in flight:"
-            f" {status.describe()}"
+            f" {status.describe()}",
+            exits_alone_at=0.0,
         )
     return Blame(unblamed=f"a fresh process did not start: {status.describe()}")
 
