@@ -411,6 +411,7 @@ class Settings:
     limits: str = ""
     #: The file of settings per tool, resolved; ``None``: pyproject.toml's ``[tool.toolnexus]``.
     tool_settings: Path | None = None
+    #: Examples past ``examples`` for a tool that answers fast (``RunOptions.depth``).
     depth: int = DEFAULT_DEPTH
     #: The baseline of accepted findings, resolved; ``None`` when none is named.
     baseline: Path | None = None

@@ -116,9 +116,9 @@ class RunOptions:
     #: Hypothesis examples per property.
     examples: int = 10
     #: Examples past ``examples`` that a tool answering fast gets, for as long as its
-    #: stream has spent under ``live._search.DEPTH_TIME``: the long strings and large
-    #: arrays that find what ten examples miss, about what a dedicated fuzzer spends
-    #: on one tool. 0 for a quick run: the floor and every edge value, nothing more.
+    #: stream has spent under ``live._search.DEPTH_TIME``: about what a dedicated fuzzer
+    #: spends on one tool, for the bug no edge value reaches. 0 for a quick run: the
+    #: floor and every edge value, nothing more.
     depth: int = 100
     #: How long past a cancel or a deadline a tool may take to return.
     grace: float = 1.0

@@ -389,13 +389,16 @@ def _described(pids: list[int]) -> str:
     for pid in pids:
         try:
             status = Path(f"/proc/{pid}/status").read_text().splitlines()
-            kept = [line for line in status if line.split(":")[0] in ("State", "PPid", "NSpid")]
-            parent = kept[1].split()[-1] if len(kept) > 1 else "?"
+            fields = dict(line.split(":", 1) for line in status if ":" in line)
+            kept = "; ".join(
+                f"{k}: {fields.get(k, '?').strip()}" for k in ("State", "PPid", "NSpid")
+            )
+            parent = fields.get("PPid", "?").strip()
             above = Path(f"/proc/{parent}/cmdline").read_bytes().replace(b"\0", b" ")
-        except (OSError, IndexError) as exc:
+        except OSError as exc:
             lines.append(f"{pid}: {exc}")
             continue
-        lines.append(f"{pid}: {'; '.join(kept)}; parent: {above.decode(errors='replace')[:200]}")
+        lines.append(f"{pid}: {kept}; parent: {above.decode(errors='replace')[:200]}")
     return "\n".join(lines)
 
 

@@ -662,7 +662,7 @@ class TargetWorker:
                     job = _Job(
                         job_id, generation=self._generation, gone=self._gone, worker=self._process
                     )
-                    if job.gone is not None and job.gone.is_set():
+                    if job.worker_gone():
                         return ToolJudgement(unstarted=True)
                     self._jobs[job_id] = job
                     try:
