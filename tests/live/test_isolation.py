@@ -146,6 +146,37 @@ def test_a_worker_that_dies_as_a_tool_is_sent_to_it_runs_that_tool_when_started_
         worker.close()
 
 
+def test_a_request_the_worker_refuses_is_sent_again_not_a_kit_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The worker's socket refused the request (it was going): the process the session
+    holds may still run (a sandbox's holder ends after the worker), so the send's
+    failure itself says the tool never reached it."""
+    from toolnexus_conformance.process._isolation import WorkerError
+
+    spec = "toolnexus_ref.examples:toolkit"
+    worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS)
+    try:
+        worker.load(60)
+        name = asyncio.run(load_target(parse_target(spec))).tools[0].name
+        send = worker._send
+        refused: list[bytes] = []
+
+        def refuses_first(data: bytes, fds: Sequence[int] = ()) -> None:
+            if not refused:
+                refused.append(data)
+                raise WorkerError("the worker process is gone ([Errno 111] Connection refused)")
+            send(data, fds)
+
+        monkeypatch.setattr(worker, "_send", refuses_first)
+        judged = worker.explore(0, name, ["TN606"])
+        assert refused
+        assert judged.error is None, judged.error
+        assert judged.results["TN606"][0] == "passed"
+    finally:
+        worker.close()
+
+
 def test_arguments_too_large_for_an_explore_request_are_refused_clearly() -> None:
     from toolnexus_conformance._options import ToolArguments
     from toolnexus_conformance.process._isolation import ARGUMENTS_MAX

@@ -668,9 +668,11 @@ class TargetWorker:
                     try:
                         self._send(request, [theirs.fileno()])
                     except WorkerError:
-                        if job.worker is not None and job.worker.poll() is not None:
-                            return ToolJudgement(unstarted=True)  # it died as it was sent
-                        raise
+                        # Not received: the worker went (its socket refuses) before it saw
+                        # the tool, though the process the session holds, a sandbox's
+                        # holder, may not have ended yet. Sent again: ``_ensure`` starts
+                        # another worker, or says why it cannot.
+                        return ToolJudgement(unstarted=True)
             finally:
                 theirs.close()
             from ..live._search import stretch
