@@ -7,6 +7,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -324,3 +325,59 @@ def test_a_tool_that_ends_its_server_whatever_it_is_given_is_reported_with_no_ar
     assert blame.crash.exit_code == 3
     # The replay, then one with no arguments; the server had lived long: no control.
     assert len(starts) == 2, [s.status.describe() for s in starts]
+
+
+class _Process:
+    """A scripted fresh server for the replays: what each start does, without a process."""
+
+    def __init__(self, log: list[_Process], tools: tuple[str, ...]) -> None:
+        self.tools = [SimpleNamespace(name=name) for name in tools]
+        self.status = SimpleNamespace(ok=True, state="connected", reason="", exit_code=None)
+        self.lived: float | None = None
+        self.on_call: Any = None
+        log.append(self)
+
+    def exit(self, lived: float) -> None:
+        self.status = SimpleNamespace(ok=False, state="failed", reason="server exited", exit_code=2)
+        self.lived = lived
+
+    async def start(self) -> Any:
+        return self.status
+
+    def stderr_mark(self) -> int:
+        return 0
+
+    async def stderr_since(self, mark: int) -> str:
+        return ""
+
+    async def call(self, tool: Any, args: Any, progress: Any, *, timeout: float) -> None:
+        if self.on_call is not None:
+            self.on_call()
+
+    async def probe(self, timeout: float) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+def test_a_server_left_alone_that_exits_during_the_next_replay_ends_the_search() -> None:
+    """The first replay's server, left alone, exits at the first server's age while the
+    second replay's call is in flight: that is the server exiting on its own, and no
+    third server is started to learn it again (CI, load: five starts for a bound of four).
+    """
+    started: list[_Process] = []
+
+    def fresh() -> _Process:
+        process = _Process(started, ("echo",))
+        if len(started) == 2:  # the first one, alone, exits as the second serves its call
+            process.on_call = lambda: started[0].exit(0.45)
+        return process
+
+    connection = SimpleNamespace(fresh=fresh, config=SimpleNamespace(name="exit_soon"))
+    suspects = [("echo", {"text": word}) for word in ("one", "two", "three", "four")]
+    blame = asyncio.run(find_culprit(connection, suspects, 10.0, lived=0.49))
+    assert len(started) == 2, blame
+    assert blame.crash is None
+    assert "with no call in flight" in blame.unblamed, blame
+    assert blame.explains(0.49)

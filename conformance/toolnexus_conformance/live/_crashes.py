@@ -201,9 +201,12 @@ class _Replays:
         return _exits_on_its_own(fresh, "with no call in flight")
 
     async def _leave_alone(self, fresh: Any, ready: float) -> bool:
-        """Keep ``fresh`` running, alone, unless a server left alone before still runs."""
+        """Keep ``fresh`` running, alone, unless a server left alone before still runs or
+        exited as the first did (while ``fresh`` served its call): that exit is the
+        evidence the search stops at, and is not swapped for a server that shows nothing
+        yet."""
         if self.alone is not None:
-            if not exited(self.alone[0]):
+            if not exited(self.alone[0]) or self._alone_exited() is not None:
                 return False
             await self.alone[0].close()
         self.alone = (fresh, ready)
