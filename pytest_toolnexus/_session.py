@@ -1039,10 +1039,12 @@ class ConformanceSession:
         self._loader.shutdown(wait=False, cancel_futures=True)  # begun, never collected
         if self.isolated is not None:
             self.isolated.close()
+        # Each close on its own: one that fails must not leave the others' processes,
+        # and their sandboxes, running past the session.
         for worker in list(self._workers):
-            worker.close()  # a load still waiting on its worker ends with it
+            _closing(worker.close, f"the worker of {worker.label!r}")  # a load waiting ends
         if self._forkserver is not None:
-            self._forkserver.close()
+            _closing(self._forkserver.close, "the workers' template process")
         concurrent.futures.wait(list(self._loads.values()), timeout=UNLOAD_WAIT)
         self._close_loaded()  # what the run's end left open, once that close is over
         with self._closing:
@@ -1210,3 +1212,11 @@ def _warm_generation(options: RunOptions) -> None:
         warm_generation(options)
     except Exception:  # the real import, later, reports it
         pass
+
+
+def _closing(close: Callable[[], None], what: str) -> None:
+    """``close()``; a failure is a warning naming ``what``, and the session's end goes on."""
+    try:
+        close()
+    except Exception as exc:
+        warnings.warn(f"toolnexus: closing {what} failed: {exc!r}", stacklevel=2)

@@ -374,3 +374,15 @@ def test_a_frozen_tool_is_killed_in_its_own_sandbox(
         assert _stopped_descendants() == []  # killed, not left stopped until the worker ends
     finally:
         worker.close()
+
+
+def test_a_closed_worker_starts_no_process(tmp_path: Path) -> None:
+    """A load or restart that comes after the session closed the worker starts nothing
+    (nothing would stop it, nor end its sandbox)."""
+    from toolnexus_conformance.process._isolation import WorkerError
+
+    worker = TargetWorker("targets:tools", "targets", base_dir=tmp_path, options=OPTIONS)
+    worker.close()
+    with pytest.raises(WorkerError, match="the worker was closed"):
+        worker.load(10.0)
+    assert worker._process is None

@@ -221,6 +221,8 @@ class TargetWorker:
 
     # -- the worker process --------------------------------------------------------------
     def start(self) -> None:
+        if self._closed:  # a late load or restart: nothing would stop this process
+            raise WorkerError("the worker was closed: the session is ending")
         server = self.forkserver
         if server is not None and server.broken is None:
             try:
