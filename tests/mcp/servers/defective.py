@@ -52,7 +52,8 @@ TOOLS = [
     types.Tool(
         name="stall",
         description="Think for a long time, blocking the server.",
-        input_schema={"type": "object", "properties": {}},
+        # Closed: every call blocks the server 2.5 s, and each invented key would be one.
+        input_schema={"type": "object", "properties": {}, "additionalProperties": False},
         annotations=READ_ONLY,
     ),
     types.Tool(
