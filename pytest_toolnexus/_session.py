@@ -13,6 +13,7 @@ import dataclasses
 import json
 import os
 import shlex
+import sys
 import threading
 import time
 import warnings
@@ -1215,8 +1216,9 @@ def _warm_generation(options: RunOptions) -> None:
 
 
 def _closing(close: Callable[[], None], what: str) -> None:
-    """``close()``; a failure is a warning naming ``what``, and the session's end goes on."""
+    """``close()``; a failure is said on stderr, naming ``what``, and the session's end goes
+    on (not a warning: under ``-W error`` that would raise, and end it there)."""
     try:
         close()
     except Exception as exc:
-        warnings.warn(f"toolnexus: closing {what} failed: {exc!r}", stacklevel=2)
+        sys.stderr.write(f"toolnexus: closing {what} failed: {exc!r}\n")
