@@ -1043,9 +1043,10 @@ class ConformanceSession:
         # Each close on its own: one that fails must not leave the others' processes,
         # and their sandboxes, running past the session.
         for worker in list(self._workers):
-            _closing(worker.close, f"the worker of {worker.label!r}")  # a load waiting ends
+            # A load still waiting on its worker ends with it.
+            _close_or_say(worker.close, f"the worker of {worker.label!r}")
         if self._forkserver is not None:
-            _closing(self._forkserver.close, "the workers' template process")
+            _close_or_say(self._forkserver.close, "the workers' template process")
         concurrent.futures.wait(list(self._loads.values()), timeout=UNLOAD_WAIT)
         self._close_loaded()  # what the run's end left open, once that close is over
         with self._closing:
@@ -1215,7 +1216,7 @@ def _warm_generation(options: RunOptions) -> None:
         pass
 
 
-def _closing(close: Callable[[], None], what: str) -> None:
+def _close_or_say(close: Callable[[], None], what: str) -> None:
     """``close()``; a failure is said on stderr, naming ``what``, and the session's end goes
     on (not a warning: under ``-W error`` that would raise, and end it there)."""
     try:

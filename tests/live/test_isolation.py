@@ -6,7 +6,7 @@ import asyncio
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,11 @@ from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._runner import applicable_checks, plan, run_check
 from toolnexus_conformance._subject import read_subjects
-from toolnexus_conformance.process._isolation import IsolatedExplorations, TargetWorker
+from toolnexus_conformance.process._isolation import (
+    IsolatedExplorations,
+    TargetWorker,
+    WorkerError,
+)
 from toolnexus_conformance.process._target import check_target
 from toolnexus_conformance.targets import load_target, parse_target
 
@@ -113,68 +117,66 @@ def test_a_worker_that_dies_between_tools_is_started_again() -> None:
         worker.close()
 
 
-def test_a_worker_that_dies_as_a_tool_is_sent_to_it_runs_that_tool_when_started_again(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A neighbour kills the worker between this tool's request and its fork: the tool
-    never ran, so it is neither blamed nor left to a kit failure; it runs on a new worker."""
+@pytest.fixture
+def example_worker() -> Iterator[tuple[TargetWorker, str]]:
+    """The example toolkit's worker, loaded, and the name of its first tool."""
     spec = "toolnexus_ref.examples:toolkit"
     worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS)
     try:
         worker.load(60)
-        name = asyncio.run(load_target(parse_target(spec))).tools[0].name
-        send = worker._send
-        killed: list[int] = []
-
-        def dies_first(data: bytes, fds: Sequence[int] = ()) -> None:
-            process = worker._process
-            if not killed and process is not None:
-                killed.append(process.pid)
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(10)
-            send(data, fds)
-
-        monkeypatch.setattr(worker, "_send", dies_first)
-        judged = worker.explore(0, name, ["TN606"])
-        assert killed, "the worker was not killed"
-        assert judged.error is None, judged.error
-        assert judged.ended is None, judged.ended
-        assert judged.results["TN606"][0] == "passed"
-        assert worker._process is not None
-        assert worker._process.pid != killed[0]
+        yield worker, asyncio.run(load_target(parse_target(spec))).tools[0].name
     finally:
         worker.close()
 
 
+def test_a_worker_that_dies_as_a_tool_is_sent_to_it_runs_that_tool_when_started_again(
+    monkeypatch: pytest.MonkeyPatch, example_worker: tuple[TargetWorker, str]
+) -> None:
+    """A neighbour kills the worker between this tool's request and its fork: the tool
+    never ran, so it is neither blamed nor left to a kit failure; it runs on a new worker."""
+    worker, name = example_worker
+    send = worker._send
+    killed: list[int] = []
+
+    def dies_first(data: bytes, fds: Sequence[int] = ()) -> None:
+        process = worker._process
+        if not killed and process is not None:
+            killed.append(process.pid)
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
+        send(data, fds)
+
+    monkeypatch.setattr(worker, "_send", dies_first)
+    judged = worker.explore(0, name, ["TN606"])
+    assert killed, "the worker was not killed"
+    assert judged.error is None, judged.error
+    assert judged.ended is None, judged.ended
+    assert judged.results["TN606"][0] == "passed"
+    assert worker._process is not None
+    assert worker._process.pid != killed[0]
+
+
 def test_a_request_the_worker_refuses_is_sent_again_not_a_kit_failure(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, example_worker: tuple[TargetWorker, str]
 ) -> None:
     """The worker's socket refused the request (it was going): the process the session
     holds may still run (a sandbox's holder ends after the worker), so the send's
     failure itself says the tool never reached it."""
-    from toolnexus_conformance.process._isolation import WorkerError
+    worker, name = example_worker
+    send = worker._send
+    refused: list[bytes] = []
 
-    spec = "toolnexus_ref.examples:toolkit"
-    worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS)
-    try:
-        worker.load(60)
-        name = asyncio.run(load_target(parse_target(spec))).tools[0].name
-        send = worker._send
-        refused: list[bytes] = []
+    def refuses_first(data: bytes, fds: Sequence[int] = ()) -> None:
+        if not refused:
+            refused.append(data)
+            raise WorkerError("the worker process is gone ([Errno 111] Connection refused)")
+        send(data, fds)
 
-        def refuses_first(data: bytes, fds: Sequence[int] = ()) -> None:
-            if not refused:
-                refused.append(data)
-                raise WorkerError("the worker process is gone ([Errno 111] Connection refused)")
-            send(data, fds)
-
-        monkeypatch.setattr(worker, "_send", refuses_first)
-        judged = worker.explore(0, name, ["TN606"])
-        assert refused
-        assert judged.error is None, judged.error
-        assert judged.results["TN606"][0] == "passed"
-    finally:
-        worker.close()
+    monkeypatch.setattr(worker, "_send", refuses_first)
+    judged = worker.explore(0, name, ["TN606"])
+    assert refused
+    assert judged.error is None, judged.error
+    assert judged.results["TN606"][0] == "passed"
 
 
 def test_arguments_too_large_for_an_explore_request_are_refused_clearly() -> None:
@@ -379,8 +381,6 @@ def test_a_frozen_tool_is_killed_in_its_own_sandbox(
 def test_a_closed_worker_starts_no_process(tmp_path: Path) -> None:
     """A load or restart that comes after the session closed the worker starts nothing
     (nothing would stop it, nor end its sandbox)."""
-    from toolnexus_conformance.process._isolation import WorkerError
-
     worker = TargetWorker("targets:tools", "targets", base_dir=tmp_path, options=OPTIONS)
     worker.close()
     with pytest.raises(WorkerError, match="the worker was closed"):

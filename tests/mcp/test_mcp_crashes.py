@@ -330,8 +330,8 @@ def test_a_tool_that_ends_its_server_whatever_it_is_given_is_reported_with_no_ar
 class _Process:
     """A scripted fresh server for the replays: what each start does, without a process."""
 
-    def __init__(self, log: list[_Process], tools: tuple[str, ...]) -> None:
-        self.tools = [SimpleNamespace(name=name) for name in tools]
+    def __init__(self, log: list[_Process]) -> None:
+        self.tools = [SimpleNamespace(name="echo")]
         self.status = SimpleNamespace(ok=True, state="connected", reason="", exit_code=None)
         self.lived: float | None = None
         self.on_call: Any = None
@@ -369,7 +369,7 @@ def test_a_server_left_alone_that_exits_during_the_next_replay_ends_the_search()
     started: list[_Process] = []
 
     def fresh() -> _Process:
-        process = _Process(started, ("echo",))
+        process = _Process(started)
         if len(started) == 2:  # the first one, alone, exits as the second serves its call
             process.on_call = lambda: started[0].exit(0.45)
         return process

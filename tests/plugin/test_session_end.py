@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from pytest_toolnexus._session import _closing
+from pytest_toolnexus._session import _close_or_say
 
 
 def test_a_close_that_raises_is_said_and_the_next_close_still_runs(
@@ -20,7 +20,7 @@ def test_a_close_that_raises_is_said_and_the_next_close_still_runs(
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # as under ``-W error``: nothing may raise here
         for name, close in (("first", broken), ("second", lambda: closed.append("second"))):
-            _closing(close, f"the worker of {name!r}")
+            _close_or_say(close, f"the worker of {name!r}")
     assert closed == ["second"]
     said = capsys.readouterr().err
     assert "closing the worker of 'first' failed" in said
