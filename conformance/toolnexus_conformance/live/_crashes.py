@@ -11,9 +11,9 @@ An exit counts as the replayed call's doing from the moment the call is sent unt
 the server has answered a ping after it (a handler may end its process just after
 answering). A fresh server that exits with no call of ours in flight shows that the
 server exits on its own: one that exits before its call is sent, or that, left
-alone once it answered its call and the ping, exits at about the age the first
-server did (an exit at another age shows nothing: an idle server's timeout, or
-chance). The replays stop there and no tool is blamed, rather than paying a server
+alone once it answered its call and the ping, exits no later than the first server
+did (a later exit shows nothing: an idle server's timeout, or chance; the first
+server's age is when its exit was noticed, late on a busy machine). The replays stop there and no tool is blamed, rather than paying a server
 start per call in flight to learn it again; a fresh server that does not start
 stops them too, and says why. (A call whose effect ends the server later than the
 ping is not told apart from a server that exits on its own: either way no tool is
@@ -188,17 +188,20 @@ class _Replays:
         return self._alone_exited() or Blame()
 
     def _alone_exited(self) -> Blame | None:
-        """Why no call is blamed, once the server left alone exited at about the age the
-        first server did: a server that exits at that age whatever it is sent. (An exit
-        at another age could be an idle server's, or chance: it shows nothing.)"""
+        """Why no call is blamed, once the server left alone exited no later than the
+        first server did: a server that exits by that age whatever it is sent (the rule
+        ``Blame.explains`` applies to the exits after it). An age is when the session
+        noticed the exit, so on a busy machine the first server's can be seconds late;
+        an exit later than it shows nothing (an idle server's timeout, or chance)."""
         if self.alone is None:
             return None
         fresh = self.alone[0]
         if not exited(fresh) or fresh.lived is None:
             return None
-        if self.lived is not None and abs(fresh.lived - self.lived) > slack():
+        blame = _exits_on_its_own(fresh, "with no call in flight")
+        if self.lived is not None and not blame.explains(self.lived):
             return None
-        return _exits_on_its_own(fresh, "with no call in flight")
+        return blame
 
     async def _leave_alone(self, fresh: Any, ready: float) -> bool:
         """Keep ``fresh`` running, alone, unless a server left alone before still runs or
