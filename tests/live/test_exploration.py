@@ -190,10 +190,13 @@ def test_concurrency_one_explores_one_tool_at_a_time() -> None:
 
 
 def test_the_same_seed_sends_the_same_arguments() -> None:
-    # A budget no stall spends: on a busy machine a stall in the edge values' window
-    # would skip the rest of them in one run and not the other, and the generated
-    # examples would then begin at different calls.
-    options = RunOptions(**{**_fields(FAST), "seed": 1234, "search_budget": 60.0})
+    # A budget and a call timeout no stall spends: on a busy machine a stall in the
+    # edge values' window would skip the rest of them in one run and not the other,
+    # and a call that missed its bound would be made again and the tool explored anew
+    # (``_again_without_the_rest``): either run's calls would then shift by some.
+    options = RunOptions(
+        **{**_fields(FAST), "seed": 1234, "search_budget": 60.0, "call_timeout": 30.0}
+    )
     first, second = Counted(), Counted()
     check_tools(first, select=["TN601"], options=options)  # one stream: its order is total
     check_tools(second, select=["TN601"], options=options)
