@@ -3,7 +3,7 @@
 
     python3 scripts/run.py conformance   # the suites against the bundled example toolkit
     python3 scripts/run.py test          # ruff, mypy --strict, and the whole test suite
-                                         # (one worker per core; `-n 0` for one process)
+                                         # (two workers per core; `-n 0` for one process)
 
 Extra arguments after the command go to pytest. Needs only Python 3.11+ and access
 to the package registry; the environment lives in .venv and is reinstalled when
