@@ -123,7 +123,7 @@ def test_a_call_that_missed_its_bound_once_is_made_again_alone_before_tn803() ->
 
 
 def test_hanging_tools_are_waited_out_together() -> None:
-    options = RunOptions(**{**_fields(FAST), "call_timeout": 3.0})
+    options = dataclasses.replace(FAST, call_timeout=3.0)
     contexts: list[Any] = []
     overlapped: list[int] = []
 
@@ -163,11 +163,6 @@ def test_tools_of_a_target_are_called_at_once() -> None:
     assert most > 1
 
 
-def _fields(options: RunOptions) -> dict[str, Any]:
-    fields = options.__dataclass_fields__.values()
-    return {f.name: getattr(options, f.name) for f in fields if f.init}
-
-
 def test_concurrency_one_explores_one_tool_at_a_time() -> None:
     inside = 0
     most = 0
@@ -184,7 +179,7 @@ def test_concurrency_one_explores_one_tool_at_a_time() -> None:
                 inside -= 1
             return super().execute(args, ctx)
 
-    options = RunOptions(**{**_fields(FAST), "concurrency": 1})
+    options = dataclasses.replace(FAST, concurrency=1)
     check_tools([Slow(f"slow_{i}") for i in range(3)], select=["TN601"], options=options)
     assert most == 1
 
@@ -194,9 +189,7 @@ def test_the_same_seed_sends_the_same_arguments() -> None:
     # edge values' window would skip the rest of them in one run and not the other,
     # and a call that missed its bound would be made again and the tool explored anew
     # (``_again_without_the_rest``): either run's calls would then shift by some.
-    options = RunOptions(
-        **{**_fields(FAST), "seed": 1234, "search_budget": 60.0, "call_timeout": 30.0}
-    )
+    options = dataclasses.replace(FAST, seed=1234, search_budget=60.0, call_timeout=30.0)
     first, second = Counted(), Counted()
     check_tools(first, select=["TN601"], options=options)  # one stream: its order is total
     check_tools(second, select=["TN601"], options=options)

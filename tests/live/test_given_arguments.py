@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -52,7 +53,7 @@ def test_user_examples_come_first_and_values_are_mixed_in() -> None:
         values={"path": ("secretvalue",)},
     )
     tool = Recorder()
-    options = RunOptions(**{**_fields(OPTIONS), "arguments": {"recorder": given}})
+    options = dataclasses.replace(OPTIONS, arguments={"recorder": given})
     verdicts = {
         v.check.code: v for v in check_tools(tool, select=["TN601", "TN602"], options=options)
     }
@@ -83,8 +84,3 @@ def test_without_user_arguments_nothing_is_given() -> None:
     invalid = explicit_args(SCHEMA, {"path": "a"}, ToolArguments(), invalid=True)
     assert USER_GIVEN not in {i.mutation for i in invalid}  # only the lax values
     assert [i.value for i in invalid] == [{"path": 1}, {"path": "a", "limit": True}]
-
-
-def _fields(options: RunOptions) -> dict[str, Any]:
-    fields = options.__dataclass_fields__.values()
-    return {f.name: getattr(options, f.name) for f in fields if f.init}
