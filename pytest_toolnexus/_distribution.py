@@ -170,21 +170,34 @@ def prefetch_groups(
     concurrency: int,
     measured: dict[str, float] | None = None,
     servers: Mapping[str, Sequence[str]] | None = None,
+    listed_here: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[int, set[int]]:
     """For each subject (by ``id``), the subjects of its unit: what a worker explores at once.
 
     The controller gives a unit whole, so the worker that runs one of its items
     runs them all; exploring the unit's tools together keeps the worker's
-    concurrency and explores no tool another worker will.
+    concurrency and explores no tool another worker will. The servers of an
+    mcp.json that this worker listed (``listed_here``: their tool-name prefixes, by
+    target node name) are one group: the controller gives them to it together
+    (``ToolScheduling._siblings``).
     """
     groups: dict[int, set[int]] = {}
     nodeids = [i.nodeid for i in items]
     cut = units_of(
         nodeids, workers=workers, concurrency=concurrency, measured=measured, servers=servers
     )
+    together = {
+        f"{target}::{prefix}*": target
+        for target, prefixes in (listed_here or {}).items()
+        for prefix in prefixes
+    }
+    merged: dict[str, set[int]] = {}
     for unit in cut:
-        subjects = {id(s) for s in (getattr(items[i], "subject", None) for i in unit.indices) if s}
-        for key in subjects:
+        found = {id(s) for s in (getattr(items[i], "subject", None) for i in unit.indices) if s}
+        # One set for a worker's servers of a file: each of them sees the others'.
+        subjects = merged.setdefault(together[unit.key], set()) if unit.key in together else set()
+        subjects |= found
+        for key in found:
             groups[key] = subjects
     return groups
 
@@ -194,6 +207,7 @@ def worker_prefetch(
     items: Sequence[pytest.Item],
     concurrency: int,
     servers: Mapping[str, Sequence[str]] | None = None,
+    listed_here: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[int, set[int]] | None:
     """The groups a worker explores together, or ``None`` where units are not whole here."""
     workerinput = getattr(config, "workerinput", None)
@@ -206,6 +220,7 @@ def worker_prefetch(
         concurrency=concurrency,
         measured=measured,
         servers=servers,
+        listed_here=listed_here,
     )
 
 

@@ -202,9 +202,32 @@ class ToolScheduling:
             position = 0
         unit = self.queue[position]
         del self.queue[position]
-        self.node2pending[node].extend(unit.indices)
-        self.given.setdefault(node.gateway.id, []).append(unit.key)
-        node.send_runtest_some(unit.indices)
+        units = [unit, *self._siblings(unit, node.gateway.id)]
+        indices = [i for u in units for i in u.indices]
+        self.node2pending[node].extend(indices)
+        self.given.setdefault(node.gateway.id, []).extend(u.key for u in units)
+        node.send_runtest_some(indices)
+
+    def _siblings(self, unit: Unit, me: str) -> list[Unit]:
+        """The other servers of ``unit``'s mcp.json that worker ``me`` listed, taken out
+        of the queue, when ``unit`` is one of them: they go to it together.
+
+        The worker explores every server it listed of one file at once
+        (``prefetch_groups``), as a serial run explores them all; given one at a time,
+        it would explore them one after another, and a worker done with its own
+        would take the next one from its lister and start that server again.
+        """
+        servers = self._server_units(unit.key.split("::", 1)[0])
+        if unit.key not in servers or self._lister(unit) != me:
+            return []
+        found = [u for u in self.queue if u.key in servers and self._lister(u) == me]
+        for sibling in found:
+            self.queue.remove(sibling)
+        return found
+
+    def _server_units(self, target: str) -> set[str]:
+        """The unit keys of an mcp.json's servers, where the run cut it by server."""
+        return {f"{target}::{prefix}*" for prefix in self.servers.get(target, ())}
 
     def _read_listers(self) -> tuple[dict[str, str], dict[str, list[str]]]:
         """Which worker listed each target, and the servers of those cut by server, from

@@ -205,6 +205,8 @@ class ConformanceSession:
         #: The servers' tool-name prefixes of each mcp.json explored by server, by node
         #: name: from the listing every worker reads, so all cut the same units.
         self._servers: dict[str, list[str]] = {}
+        #: Of those, the prefixes of the servers this worker listed (and has running).
+        self._listed_here: dict[str, list[str]] = {}
         self._start_early()
 
     def _explores(self) -> bool:
@@ -428,6 +430,9 @@ class ConformanceSession:
         servers = server_prefixes(spec, data)
         if servers:
             self._servers[f"toolnexus:{spec.label}"] = servers
+            self._listed_here[f"toolnexus:{spec.label}"] = [
+                f"{sanitize(names[i])}_" for i in running
+            ]
         # The whole listing too: a worker that comes late reads it as one.
         with contextlib.suppress(OSError):
             self.shared.write(key, spec.label, data, None, servers)
@@ -755,6 +760,7 @@ class ConformanceSession:
             session.items,
             self.options.concurrency,
             servers=self._servers if self.shared is not None else None,
+            listed_here=self._listed_here,
         )
         self._frozen = freeze_collected()  # until unconfigure (``_heap``)
 

@@ -165,6 +165,55 @@ def test_the_scheduler_gives_each_server_to_the_worker_that_listed_it(
         remove_folder(uid)
 
 
+def test_a_worker_is_given_every_server_it_listed_at_once_and_none_starts_twice(
+    pytestconfig: pytest.Config,
+) -> None:
+    """Given one at a time, a worker done with its own servers took the next from the
+    worker that listed it, and started that server a second time."""
+    pytest.importorskip("xdist")
+    from pytest_toolnexus._scheduler import ToolScheduling
+
+    uid = "test-scheduler-servers-uid"
+    remove_folder(uid)
+    target = "five.json"
+    prefixes = [f"s{n}_" for n in range(5)]
+    collection = [f"toolnexus:{target}::TN851-servers-start"]
+    collection += [f"toolnexus:{target}::{p}tool::TN5{c:02d}-x" for p in prefixes for c in range(3)]
+    # gw0 listed s0, s2 and s4; gw1 s1 and s3 (server i: worker i mod 2).
+    for n, prefix in enumerate(prefixes):
+        claim = SharedListings(run_folder(uid), f"gw{n % 2}").take(f"{target} {prefix}")
+        assert isinstance(claim, Claim)
+        claim.publish(target, b"[]", server=prefix)
+    SharedListings(run_folder(uid), "gw0").write(target, target, b"[]", None, prefixes)
+    try:
+        workerinput = {"testrunuid": uid, SHARED_KEY: True}
+        sched = ToolScheduling(pytestconfig, None, concurrency=4, numnodes=2)
+        nodes = [_Node("gw0", workerinput), _Node("gw1", workerinput)]
+        for node in nodes:
+            sched.add_node(node)
+            sched.add_node_collection(node, collection)
+        sched.schedule()
+        first = {node.gateway.id: list(node.sent) for node in nodes}
+        while sched.has_pending:  # gw1, with fewer, finishes first
+            for node in reversed(nodes):
+                pending = sched.node2pending.get(node)
+                if pending:
+                    sched.mark_test_complete(node, pending[0], 0.1)
+        servers = {
+            node: sorted(u.rsplit("::", 1)[1] for u in units if u.endswith("*"))
+            for node, units in sched.given.items()
+        }
+        assert servers == {"gw0": ["s0_*", "s2_*", "s4_*"], "gw1": ["s1_*", "s3_*"]}
+        # Each worker had all its servers' items from the start.
+        for node in nodes:
+            mine = {p[:-1] for p in servers[node.gateway.id]}
+            wanted = [i for i, n in enumerate(collection) if n.split("::")[1][:3] in mine]
+            assert set(wanted) <= set(first[node.gateway.id])
+        assert sorted(i for node in nodes for i in node.sent) == list(range(len(collection)))
+    finally:
+        remove_folder(uid)
+
+
 def test_an_mcp_json_with_known_servers_is_cut_by_server() -> None:
     from pytest_toolnexus._units import units_of
 
@@ -182,6 +231,35 @@ def test_an_mcp_json_with_known_servers_is_cut_by_server() -> None:
     }
     assert all(u.kind == "target" for u in cut)
     assert sorted(i for u in cut for i in u.indices) == list(range(len(collection)))
+
+
+def test_a_worker_explores_the_servers_it_listed_together_and_no_others() -> None:
+    from types import SimpleNamespace
+
+    from pytest_toolnexus._distribution import prefetch_groups
+
+    target = "toolnexus:five.json"
+    prefixes = [f"s{n}_" for n in range(4)]
+    subjects = {p: object() for p in prefixes}
+    items = [SimpleNamespace(nodeid=f"{target}::TN851-servers-start", subject=None)]
+    items += [
+        SimpleNamespace(nodeid=f"{target}::{p}tool::TN5{c:02d}-x", subject=subjects[p])
+        for p in prefixes
+        for c in range(2)
+    ]
+    cut = {target: prefixes}
+    alone = prefetch_groups(items, workers=2, concurrency=4, servers=cut)  # type: ignore[arg-type]
+    assert alone[id(subjects["s0_"])] == {id(subjects["s0_"])}
+    here = prefetch_groups(
+        items,  # type: ignore[arg-type]
+        workers=2,
+        concurrency=4,
+        servers=cut,
+        listed_here={target: ["s0_", "s2_"]},
+    )
+    mine = {id(subjects["s0_"]), id(subjects["s2_"])}
+    assert here[id(subjects["s0_"])] == here[id(subjects["s2_"])] == mine
+    assert here[id(subjects["s1_"])] == {id(subjects["s1_"])}  # another worker's
 
 
 # -- the listed MCP source ------------------------------------------------------------------
@@ -399,13 +477,9 @@ def test_each_server_of_an_mcp_json_is_listed_once_and_explored_by_server(
     for name, _, worker in started:
         lister.setdefault(name, worker)
     assert lister["a"] == lister["c"] != lister["b"], started
-    # A server starts again only in a worker that had nothing else left and took it
-    # over, for its own tools; never twice in one worker.
-    assert len(started) == len({(name, worker) for name, _, worker in started}), started
-    for name, _, worker in started:
-        if worker != lister[name]:
-            assert name in ran.get(worker, set()), (started, ran)
-    assert len(ran) == 2  # both workers explored servers of the one mcp.json
+    # Each server started once, and explored by the worker that started it.
+    assert len(started) == 3, started
+    assert ran == {lister["a"]: {"a", "c"}, lister["b"]: {"b"}}, (started, ran)
     reports = [json.loads((pytester.path / f"{n}.json").read_text()) for n in ("serial", "n2")]
     assert _outcomes(reports[0]) == _outcomes(reports[1])
     assert reports[1]["complete"]
