@@ -173,11 +173,39 @@ def _own_random() -> None:
         try:
             with deterministic_PRNG():
                 pass
+            _unmanage_own_random()
         except Exception:  # the first search registers it, as before
             pass
         finally:
             if frozen:
                 gc.unfreeze()
+
+
+def _unmanage_own_random() -> None:
+    """Take this thread's generator off the list hypothesis reseeds at every example.
+
+    Hypothesis seeds, and afterwards restores, every registered generator around
+    each example it runs, in whichever thread: with one generator per search thread
+    (a state read and two writes, per thread, per example) that was a sixth of a
+    live run's time on a five-server mcp.json. A thread's generator only draws the seed of a search given none
+    (``hypothesis.core.get_random_for_wrapped_test``), never inside an example, so
+    reseeding it buys nothing; the ``random`` module's own generator, which a tool
+    run in this process may use, stays managed.
+    """
+    try:
+        from hypothesis.core import threadlocal
+        from hypothesis.internal.entropy import RANDOMS_TO_MANAGE
+    except ImportError:
+        return
+    own = getattr(threadlocal, "_hypothesis_global_random", None)
+    if own is None:
+        return
+    try:
+        found = [key for key, managed in list(RANDOMS_TO_MANAGE.items()) if managed is own]
+    except RuntimeError:  # another thread registered one meanwhile: it stays managed
+        return
+    for key in found:
+        RANDOMS_TO_MANAGE.pop(key, None)
 
 
 def _settle(future: asyncio.Future[Any], outcome: tuple[str, Any]) -> None:
