@@ -4,7 +4,7 @@ Listing a server means starting it. Listed whole, an mcp.json's servers all star
 in the one worker that lists the file, and each server the scheduler then gives to
 another worker starts a second time there (five servers over two workers: seven
 starts). Here each worker lists its share of the servers (server ``i`` of the file:
-worker ``i mod n``), publishes each server's listing on its own (``_shared_loads``,
+worker ``i mod n``, or shares balanced by the last run's costs: ``shares``), publishes each server's listing on its own (``_shared_loads``,
 one record per server), and builds the whole target from its own servers, still
 running, and the others' listings; the scheduler gives each server to the worker
 that has it running (``_scheduler``), so no server starts twice.
@@ -23,8 +23,17 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._shared_loads import POLL, Claim, Listing, SharedListings
+from ._units import assign
 
-__all__ = ["NotListed", "Started", "list_by_server", "server_key", "share_of"]
+__all__ = [
+    "NotListed",
+    "Started",
+    "list_by_server",
+    "server_costs",
+    "server_key",
+    "share_of",
+    "shares",
+]
 
 #: How long another worker's servers are left to it with no sign of it on the file.
 GRACE = 3.0
@@ -47,6 +56,44 @@ def share_of(workerinput: Any) -> tuple[int, int]:
     return int(digits or 0) % count, count
 
 
+def shares(costs: Sequence[float | None], count: int) -> list[int]:
+    """The worker index whose share each server is: balanced by cost where every
+    server's is known (longest first to the least loaded), else server ``i`` to worker
+    ``i mod count``.
+
+    Every worker computes this from the same costs (the last run's, sent by the
+    controller), so all agree without talking. A worker is given all the servers it
+    listed at once (``ToolScheduling._siblings``), so its share is its work.
+    """
+    count = max(1, count)
+    if not costs or any(c is None for c in costs):
+        return [i % count for i in range(len(costs))]
+    known = [float(c) for c in costs if c is not None]
+    out = [0] * len(costs)
+    for worker, positions in enumerate(assign(known, min(count, len(known)))):
+        for position in positions:
+            out[position] = worker
+    return out
+
+
+def server_costs(
+    measured: Mapping[str, float], target: str, prefixes: Sequence[str]
+) -> list[float | None]:
+    """Each server's cost as the last run measured it: its tools' (``target::tool``,
+    a tool going to the longest prefix it starts with), ``None`` if none was measured."""
+    ordered = sorted(set(prefixes), key=len, reverse=True)
+    found: dict[str, float] = {}
+    head = f"{target}::"
+    for name, cost in measured.items():
+        if not name.startswith(head):
+            continue
+        tool = name[len(head) :]
+        prefix = next((p for p in ordered if tool.startswith(p)), None)
+        if prefix is not None:
+            found[prefix] = found.get(prefix, 0.0) + cost
+    return [found.get(prefix) for prefix in prefixes]
+
+
 def server_key(key: str, name: str) -> str:
     """The shared key of one server of the target ``key``."""
     return f"{key}\0server\0{name}"
@@ -64,6 +111,7 @@ def list_by_server(
     patience: float,
     limit: float,
     grace: float = GRACE,
+    owners: Sequence[int] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[int, Any]]:
     """Every server's listing entry, in the file's order, and the servers running here.
 
@@ -74,21 +122,23 @@ def list_by_server(
     no sign of it on this file (none of its servers held or listed): it is busy
     elsewhere, listing a target of its own, and may be waiting for this worker's
     share of that one. ``limit``: how long, in all, to wait for a server another
-    worker holds; then ``NotListed``.
+    worker holds; then ``NotListed``. ``owners``: the worker index whose share each
+    server is (``shares``); by default server ``i`` is worker ``i mod n``'s.
     """
     index, count = share
+    owner_of = list(owners) if owners is not None else [i % count for i in range(len(names))]
     keys = [server_key(key, name) for name in names]
     entries: dict[int, dict[str, Any]] = {}
     running: dict[int, Any] = {}
     seen: set[int] = {index}  # the workers known to be listing this file
-    pending = sorted(range(len(names)), key=lambda i: i % count != index)  # own first
+    pending = sorted(range(len(names)), key=lambda i: owner_of[i] != index)  # own first
     begun = time.monotonic()
     end = begun + limit
     while pending:
         claims: dict[int, Claim] = {}
         waiting: list[int] = []
         for i in pending:
-            owner = i % count
+            owner = owner_of[i]
             found: Listing | Claim | None = shared.read(keys[i])
             now = time.monotonic()
             if found is None and (

@@ -48,7 +48,7 @@ from toolnexus_conformance.targets import (
 from . import _arguments
 from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
-from ._distribution import is_xdist_controller, worker_prefetch
+from ._distribution import UNITS_KEY, is_xdist_controller, worker_prefetch
 from ._exit import skip_exit_collection
 from ._heap import freeze_collected, paused, thaw
 from ._interrupts import InterruptGuard
@@ -64,7 +64,14 @@ from ._listed import (
 )
 from ._options import ARGUMENTS, BASELINE, CONFORMANCE, TARGET, Settings, providers_from
 from ._prestart import Prestart, example_database, prestart
-from ._server_listings import NotListed, Started, list_by_server, share_of
+from ._server_listings import (
+    NotListed,
+    Started,
+    list_by_server,
+    server_costs,
+    share_of,
+    shares,
+)
 from ._shared_loads import POLL, Claim, Listing, SharedListings, shared_for
 from ._tool_settings import ignores, read_tables
 
@@ -397,17 +404,23 @@ class ConformanceSession:
             running = dict(zip(positions, source.connections.values(), strict=True))
             return listed, running
 
+        workerinput = getattr(self.config, "workerinput", None)
+        prefixes = [f"{sanitize(name)}_" for name in names]
+        share = share_of(workerinput)
+        measured = workerinput.get(UNITS_KEY) if isinstance(workerinput, dict) else None
+        costs = server_costs(measured or {}, f"toolnexus:{spec.label}", prefixes)
         try:
             entries, running = list_by_server(
                 self.shared,
                 key,
                 spec.label,
                 names,
-                [f"{sanitize(name)}_" for name in names],
-                share=share_of(getattr(self.config, "workerinput", None)),
+                prefixes,
+                share=share,
                 start=start,
                 patience=self._started + limit,
                 limit=2 * limit + 10.0,
+                owners=shares(costs, share[1]),
             )
         except OSError:  # the folder cannot be used: listed whole, as without sharing
             return None
@@ -430,9 +443,7 @@ class ConformanceSession:
         servers = server_prefixes(spec, data)
         if servers:
             self._servers[f"toolnexus:{spec.label}"] = servers
-            self._listed_here[f"toolnexus:{spec.label}"] = [
-                f"{sanitize(names[i])}_" for i in running
-            ]
+            self._listed_here[f"toolnexus:{spec.label}"] = [prefixes[i] for i in running]
         # The whole listing too: a worker that comes late reads it as one.
         with contextlib.suppress(OSError):
             self.shared.write(key, spec.label, data, None, servers)

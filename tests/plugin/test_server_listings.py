@@ -14,8 +14,10 @@ from pytest_toolnexus._server_listings import (
     NotListed,
     Started,
     list_by_server,
+    server_costs,
     server_key,
     share_of,
+    shares,
 )
 from pytest_toolnexus._shared_loads import Claim, SharedListings, listers, remove_folder, run_folder
 
@@ -75,6 +77,41 @@ def test_two_workers_start_each_server_once_and_see_the_same_listing(tmp_path: P
     assert sorted(results[1][1]) == [1, 3]
     assert results[0][0] == results[1][0]
     assert [entry["name"] for entry in results[0][0]] == NAMES
+
+
+def test_shares_measured_by_the_last_run_balance_the_workers_cost(tmp_path: Path) -> None:
+    """A worker explores every server it listed (the scheduler gives them to it at
+    once), so its share is its work: one slow server is a share of its own."""
+    measured = {
+        "toolnexus:mcp.json::alpha_read": 20.0,  # one slow server
+        "toolnexus:mcp.json::beta_read": 2.0,
+        "toolnexus:mcp.json::gamma_read": 1.0,
+        "toolnexus:mcp.json::gamma_write": 1.0,
+        "toolnexus:mcp.json::delta_read": 2.0,
+        "toolnexus:mcp.json::epsilon_read": 2.0,
+        "toolnexus:other.json::alpha_read": 99.0,  # another target's
+    }
+    costs = server_costs(measured, "toolnexus:mcp.json", PREFIXES)
+    assert costs == [20.0, 2.0, 2.0, 2.0, 2.0]
+    owners = shares(costs, 2)
+    assert owners == [0, 1, 1, 1, 1]
+    log: list[tuple[str, str]] = []
+    results: dict[int, tuple[list[dict[str, Any]], dict[int, Any]]] = {}
+
+    def worker(index: int) -> None:
+        results[index] = _list(tmp_path, index, log, owners=owners)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in (0, 1)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results[0][1]) == [0]
+    assert sorted(results[1][1]) == [1, 2, 3, 4]
+    assert results[0][0] == results[1][0]
+    # A server the last run did not measure (new, or renamed): the usual split.
+    assert shares([20.0, None, 2.0, 2.0, 2.0], 2) == [0, 1, 0, 1, 0]
+    assert shares([3.0, 1.0], 4) == [0, 1]
 
 
 def test_the_controller_reads_which_worker_has_each_server() -> None:
