@@ -284,6 +284,33 @@ def test_replays_stop_once_a_fresh_server_exits_with_no_call_in_flight(
     assert "with no call in flight" in blame.unblamed, blame
 
 
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the exit is stamped from a pidfd")
+def test_a_servers_age_at_exit_is_when_it_exited_not_when_a_busy_loop_noticed(
+    loop: BackgroundLoop,
+) -> None:
+    """The culprit search compares ages at exit; on a busy session's loop the exit is
+    noticed seconds late, and a server that exits on its own looked older than the
+    fresh one that showed it."""
+    import time
+
+    async def busy(seconds: float) -> None:
+        time.sleep(seconds)  # the loop does nothing else meanwhile
+
+    source = loop.run(open_stdio([PYTHON, str(SERVERS / "exit_soon.py")], timeout=20), timeout=60)
+    try:
+        [connection] = source.connections.values()
+        loop.run(busy(3.0), timeout=30)  # it exits half a second after it starts
+        for _ in range(200):
+            if exited(connection):
+                break
+            loop.run(asyncio.sleep(0.05), timeout=10)
+        assert exited(connection), connection.status.describe()
+    finally:
+        loop.run(source.close(), timeout=30)
+    assert connection.lived is not None
+    assert connection.lived < 2.0, connection.lived  # noticed after 3 s
+
+
 @pytest.mark.parametrize(
     ("script", "timeout", "said", "exits_alone"),
     [

@@ -12,10 +12,11 @@ the server has answered a ping after it (a handler may end its process just afte
 answering). A fresh server that exits with no call of ours in flight shows that the
 server exits on its own: one that exits before its call is sent, or that, left
 alone once it answered its call and the ping, exits no later than the first server
-did (a later exit shows nothing: an idle server's timeout, or chance; the first
-server's age is when its exit was noticed, late on a busy machine). The replays stop there and no tool is blamed, rather than paying a server
-start per call in flight to learn it again; a fresh server that does not start
-stops them too, and says why. (A call whose effect ends the server later than the
+did (a later exit shows nothing: an idle server's timeout, or chance). A server's
+age at exit is when it exited, stamped off the session's loop on Linux; elsewhere
+when the loop noticed, which on a busy machine is late. The replays stop there and
+no tool is blamed, rather than paying a server start per call in flight to learn
+it again; a fresh server that does not start stops them too, and says why. (A call whose effect ends the server later than the
 ping is not told apart from a server that exits on its own: either way no tool is
 blamed.)
 
@@ -190,9 +191,10 @@ class _Replays:
     def _alone_exited(self) -> Blame | None:
         """Why no call is blamed, once the server left alone exited no later than the
         first server did: a server that exits by that age whatever it is sent (the rule
-        ``Blame.explains`` applies to the exits after it). An age is when the session
-        noticed the exit, so on a busy machine the first server's can be seconds late;
-        an exit later than it shows nothing (an idle server's timeout, or chance)."""
+        ``Blame.explains`` applies to the exits after it). Where an age is when the
+        session noticed the exit (no pidfd), the first server's can be seconds late
+        on a busy machine; an exit later than it shows nothing (an idle server's
+        timeout, or chance)."""
         if self.alone is None:
             return None
         fresh = self.alone[0]

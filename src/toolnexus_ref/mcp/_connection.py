@@ -414,7 +414,9 @@ class ServerConnection:
         if process is None or process.closing:
             return
         if self.lived is None and self._ready_at is not None:
-            self.lived = time.monotonic() - self._ready_at
+            # When it exited, where that was stamped off the loop (a busy loop notices late).
+            ended = min(time.monotonic(), process.exited_at or math.inf)
+            self.lived = max(0.0, ended - self._ready_at)
             self.in_flight_at_exit = tuple(self._in_flight[k] for k in sorted(self._in_flight))
         code = await process.wait_exit(1.0)
         await process.stderr_read()

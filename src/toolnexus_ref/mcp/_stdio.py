@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -93,6 +95,9 @@ class ServerProcess:
     noise: StdoutNoise = field(default_factory=StdoutNoise)
     #: Why the kit stopped reading the server's stdout, when it did (a flood, an endless line).
     fault: str | None = None
+    #: ``time.monotonic()`` when the process exited, stamped off the event loop
+    #: (``_stamp_exit``); ``None`` while it runs, or where the platform cannot tell.
+    exited_at: float | None = None
 
     @property
     def returncode(self) -> int | None:
@@ -192,6 +197,37 @@ async def _end_tree(info: ServerProcess) -> None:
             close()
 
 
+def _stamp_exit(info: ServerProcess) -> None:
+    """Note when the server exits, from a thread that waits on its pidfd.
+
+    The loop notices an exit when it reads the end of the server's stdout, which on
+    a busy session is seconds late; the culprit search compares servers' ages at
+    exit (``toolnexus_conformance.live._crashes``), and a late age made a server
+    that exits on its own look older than it was. Linux only (``os.pidfd_open``);
+    elsewhere the age is when the loop noticed.
+    """
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None or info.pid is None:
+        return
+    try:
+        fd = opener(info.pid)
+    except OSError:  # gone already, or not ours to watch: noticed by the loop
+        return
+
+    def wait() -> None:
+        try:
+            waiter = select.poll()  # not select(): a busy run's fds pass FD_SETSIZE
+            waiter.register(fd, select.POLLIN)
+            waiter.poll()  # readable once the process has exited
+            info.exited_at = time.monotonic()
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    threading.Thread(target=wait, name=f"toolnexus-exit-{info.pid}", daemon=True).start()
+
+
 @contextlib.asynccontextmanager
 async def stdio_transport(
     info: ServerProcess,
@@ -223,6 +259,7 @@ async def stdio_transport(
         )
     info.process = process
     info.pid = process.pid
+    _stamp_exit(info)
     info.stdout_closed = anyio.Event()
     info.stderr_closed = anyio.Event()
     notifications = NotificationRate()
