@@ -127,12 +127,33 @@ def _ids(target: str, tools: int) -> list[str]:
     return ids + [f"toolnexus:{target}::t{t}::TN5{c:02d}-x" for t in range(tools) for c in range(3)]
 
 
+def _two_workers(config: pytest.Config, uid: str, collection: list[str]) -> tuple[Any, list[_Node]]:
+    """A scheduler of two local workers (gw0, gw1) of run ``uid``, given ``collection``."""
+    from pytest_toolnexus._scheduler import ToolScheduling
+
+    workerinput = {"testrunuid": uid, SHARED_KEY: True}
+    sched = ToolScheduling(config, None, concurrency=4, numnodes=2)
+    nodes = [_Node("gw0", workerinput), _Node("gw1", workerinput)]
+    for node in nodes:
+        sched.add_node(node)
+        sched.add_node_collection(node, collection)
+    sched.schedule()
+    return sched, nodes
+
+
+def _run_all(sched: Any, nodes: list[_Node]) -> None:
+    """Each node in turn finishes its next item, until none is left."""
+    while sched.has_pending:
+        for node in nodes:
+            pending = sched.node2pending.get(node)
+            if pending:
+                sched.mark_test_complete(node, pending[0], 0.1)
+
+
 def test_the_scheduler_gives_each_server_to_the_worker_that_listed_it(
     pytestconfig: pytest.Config,
 ) -> None:
     pytest.importorskip("xdist")
-    from pytest_toolnexus._scheduler import ToolScheduling
-
     uid = "test-scheduler-uid"
     remove_folder(uid)
     servers = [f"stdio:python s{n}.py" for n in range(5)]
@@ -143,18 +164,8 @@ def test_the_scheduler_gives_each_server_to_the_worker_that_listed_it(
         assert isinstance(claim, Claim)
         claim.publish(server, b"[]")
     try:
-        workerinput = {"testrunuid": uid, SHARED_KEY: True}
-        sched = ToolScheduling(pytestconfig, None, concurrency=4, numnodes=2)
-        nodes = [_Node("gw0", workerinput), _Node("gw1", workerinput)]
-        for node in nodes:
-            sched.add_node(node)
-            sched.add_node_collection(node, collection)
-        sched.schedule()
-        while sched.has_pending:
-            for node in nodes:
-                pending = sched.node2pending.get(node)
-                if pending:
-                    sched.mark_test_complete(node, pending[0], 0.1)
+        sched, nodes = _two_workers(pytestconfig, uid, collection)
+        _run_all(sched, nodes)
         given = {unit: node for node, units in sched.given.items() for unit in units}
         assert given[f"toolnexus:{servers[2]}"] == "gw0"
         # gw1 listed three: it keeps two, and gw0, out of servers of its own, runs one
@@ -171,8 +182,6 @@ def test_a_worker_is_given_every_server_it_listed_at_once_and_none_starts_twice(
     """Given one at a time, a worker done with its own servers took the next from the
     worker that listed it, and started that server a second time."""
     pytest.importorskip("xdist")
-    from pytest_toolnexus._scheduler import ToolScheduling
-
     uid = "test-scheduler-servers-uid"
     remove_folder(uid)
     target = "five.json"
@@ -186,19 +195,9 @@ def test_a_worker_is_given_every_server_it_listed_at_once_and_none_starts_twice(
         claim.publish(target, b"[]", server=prefix)
     SharedListings(run_folder(uid), "gw0").write(target, target, b"[]", None, prefixes)
     try:
-        workerinput = {"testrunuid": uid, SHARED_KEY: True}
-        sched = ToolScheduling(pytestconfig, None, concurrency=4, numnodes=2)
-        nodes = [_Node("gw0", workerinput), _Node("gw1", workerinput)]
-        for node in nodes:
-            sched.add_node(node)
-            sched.add_node_collection(node, collection)
-        sched.schedule()
+        sched, nodes = _two_workers(pytestconfig, uid, collection)
         first = {node.gateway.id: list(node.sent) for node in nodes}
-        while sched.has_pending:  # gw1, with fewer, finishes first
-            for node in reversed(nodes):
-                pending = sched.node2pending.get(node)
-                if pending:
-                    sched.mark_test_complete(node, pending[0], 0.1)
+        _run_all(sched, nodes[::-1])  # gw1, with fewer, finishes first
         servers = {
             node: sorted(u.rsplit("::", 1)[1] for u in units if u.endswith("*"))
             for node, units in sched.given.items()
