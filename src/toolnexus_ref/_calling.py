@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import inspect
 import queue
 import threading
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
@@ -218,8 +220,28 @@ def _consume(task: asyncio.Future[Any]) -> None:
         task.exception()  # mark retrieved: no "exception was never retrieved" noise
 
 
+#: ``accepts_context`` of each method's function: a method's signature is its
+#: function's, whichever instance it is bound to, and reading it (tens of
+#: microseconds) was paid on every call of a search.
+_METHODS: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
 def accepts_context(execute: Callable[..., Any]) -> bool:
     """Whether ``execute`` takes a second argument (the context) besides ``args``."""
+    function = execute.__func__ if inspect.ismethod(execute) else None
+    if function is not None:
+        try:
+            return _METHODS[function]
+        except (KeyError, TypeError):  # not known yet, or not a key a weak map can hold
+            pass
+    found = _accepts_context(execute)
+    if function is not None:
+        with contextlib.suppress(TypeError):
+            _METHODS[function] = found
+    return found
+
+
+def _accepts_context(execute: Callable[..., Any]) -> bool:
     try:
         params = list(inspect.signature(execute).parameters.values())
     except (TypeError, ValueError):

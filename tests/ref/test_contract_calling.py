@@ -265,3 +265,42 @@ def test_concurrent_calls_are_kept_apart() -> None:
         return list(await asyncio.gather(*(call_tool(tool, {"i": i}) for i in range(20))))
 
     assert [r.output for r in asyncio.run(main())] == [str(i) for i in range(20)]
+
+
+def test_a_methods_context_parameter_is_read_once_and_kept_per_function(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A search calls one tool hundreds of times: its signature is read at the first."""
+    import inspect
+
+    from toolnexus_ref._calling import accepts_context
+
+    class WithCtx:
+        def execute(self, args: Any, ctx: Any = None) -> str:
+            return "with"
+
+    class Without:
+        def execute(self, args: Any) -> str:
+            return "without"
+
+    reads: list[Any] = []
+    real = inspect.signature
+
+    def counted(fn: Any, *rest: Any, **kwargs: Any) -> inspect.Signature:
+        reads.append(fn)
+        return real(fn, *rest, **kwargs)
+
+    monkeypatch.setattr(inspect, "signature", counted)
+    for _ in range(3):
+        assert accepts_context(WithCtx().execute)  # a new bound method each time
+        assert not accepts_context(Without().execute)
+    assert len(reads) == 2
+
+    def replaced(self: Any, args: Any) -> str:
+        return "replaced"
+
+    monkeypatch.setattr(WithCtx, "execute", replaced)  # another function: read anew
+    assert not accepts_context(WithCtx().execute)
+    assert not accepts_context(lambda args: args)  # not a method: read every time
+    assert len(reads) == 4
+    assert asyncio.run(execute_raw(WithCtx(), {})) == "replaced"
