@@ -70,6 +70,8 @@ class ToolScheduling:
         self.listers: dict[str, str] = {}
         #: The tool-name prefix of each server of a target cut by server (``_units``).
         self.servers: dict[str, list[str]] = {}
+        #: Units given to one worker together (``_siblings``): explored at once, timed as one.
+        self.together: list[list[Unit]] = []
 
     # -- the protocol's state ---------------------------------------------------------
     @property
@@ -203,6 +205,8 @@ class ToolScheduling:
         unit = self.queue[position]
         del self.queue[position]
         units = [unit, *self._siblings(unit, node.gateway.id)]
+        if len(units) > 1:
+            self.together.append(units)
         indices = [i for u in units for i in u.indices]
         self.node2pending[node].extend(indices)
         self.given.setdefault(node.gateway.id, []).extend(u.key for u in units)
@@ -299,13 +303,21 @@ class ToolScheduling:
 
         A unit's exploration is timed on whichever of its items asked first, so only
         the unit's total is known; shared evenly, it still tells the next run which
-        tools are slow.
+        tools are slow. Units given together are explored together, so only their
+        total is known too: it is shared over all their tools (else the first
+        server's tools would carry its siblings' time, and the next run's shares,
+        ``_server_listings.shares``, would give that server a worker to itself).
         """
         out: dict[str, float] = {}
-        for unit in self.units:
-            if not unit.tools or any(i not in self.durations for i in unit.indices):
+        grouped = {id(unit) for units in self.together for unit in units}
+        timed = list(self.together)
+        timed += [[unit] for unit in self.units if id(unit) not in grouped]
+        for units in timed:
+            indices = [i for unit in units for i in unit.indices]
+            tools = [tool for unit in units for tool in unit.tools]
+            if not tools or any(i not in self.durations for i in indices):
                 continue
-            share = sum(self.durations[i] for i in unit.indices) / len(unit.tools)
-            for tool in unit.tools:
+            share = sum(self.durations[i] for i in indices) / len(tools)
+            for tool in tools:
                 out[tool] = round(share, 4)
         return out

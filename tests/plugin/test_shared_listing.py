@@ -141,13 +141,17 @@ def _two_workers(config: pytest.Config, uid: str, collection: list[str]) -> tupl
     return sched, nodes
 
 
-def _run_all(sched: Any, nodes: list[_Node]) -> None:
-    """Each node in turn finishes its next item, until none is left."""
+def _run_all(sched: Any, nodes: list[_Node], first: float = 0.1) -> None:
+    """Each node in turn finishes its next item, until none is left; each item takes
+    0.1 s, but a node's first takes ``first`` (it explores what the node was given)."""
+    done: set[str] = set()
     while sched.has_pending:
         for node in nodes:
             pending = sched.node2pending.get(node)
             if pending:
-                sched.mark_test_complete(node, pending[0], 0.1)
+                took = 0.1 if node.gateway.id in done else first
+                done.add(node.gateway.id)
+                sched.mark_test_complete(node, pending[0], took)
 
 
 def test_the_scheduler_gives_each_server_to_the_worker_that_listed_it(
@@ -197,7 +201,7 @@ def test_a_worker_is_given_every_server_it_listed_at_once_and_none_starts_twice(
     try:
         sched, nodes = _two_workers(pytestconfig, uid, collection)
         first = {node.gateway.id: list(node.sent) for node in nodes}
-        _run_all(sched, nodes[::-1])  # gw1, with fewer, finishes first
+        _run_all(sched, nodes[::-1], first=9.0)  # gw1, with fewer, finishes first
         servers = {
             node: sorted(u.rsplit("::", 1)[1] for u in units if u.endswith("*"))
             for node, units in sched.given.items()
@@ -209,6 +213,11 @@ def test_a_worker_is_given_every_server_it_listed_at_once_and_none_starts_twice(
             wanted = [i for i, n in enumerate(collection) if n.split("::")[1][:3] in mine]
             assert set(wanted) <= set(first[node.gateway.id])
         assert sorted(i for node in nodes for i in node.sent) == list(range(len(collection)))
+        # Explored together, timed together: the first server's tools do not carry
+        # its siblings' time into the next run's shares.
+        costs = {tool.split("::")[1][:2]: cost for tool, cost in sched.tool_costs().items()}
+        assert costs["s0"] == costs["s2"] == costs["s4"] == round((9.0 + 8 * 0.1) / 3, 4)
+        assert costs["s1"] == costs["s3"] == round((9.0 + 5 * 0.1) / 2, 4)
     finally:
         remove_folder(uid)
 
