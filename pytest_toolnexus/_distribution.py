@@ -12,7 +12,7 @@ Imports only the standard library and pytest at module level: loaded at configur
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -170,32 +170,26 @@ def prefetch_groups(
     concurrency: int,
     measured: dict[str, float] | None = None,
     servers: Mapping[str, Sequence[str]] | None = None,
-    listed_here: Mapping[str, Sequence[str]] | None = None,
+    listed_here: Collection[str] = (),
 ) -> dict[int, set[int]]:
     """For each subject (by ``id``), the subjects of its unit: what a worker explores at once.
 
     The controller gives a unit whole, so the worker that runs one of its items
     runs them all; exploring the unit's tools together keeps the worker's
-    concurrency and explores no tool another worker will. The servers of an
-    mcp.json that this worker listed (``listed_here``: their tool-name prefixes, by
-    target node name) are one group: the controller gives them to it together
-    (``ToolScheduling._siblings``).
+    concurrency and explores no tool another worker will. The servers and whole
+    targets this worker listed (``listed_here``: their units' keys) are one group:
+    the controller gives them together (``ToolScheduling._siblings``), to this
+    worker, or all to another.
     """
     groups: dict[int, set[int]] = {}
     nodeids = [i.nodeid for i in items]
     cut = units_of(
         nodeids, workers=workers, concurrency=concurrency, measured=measured, servers=servers
     )
-    together = {
-        f"{target}::{prefix}*": target
-        for target, prefixes in (listed_here or {}).items()
-        for prefix in prefixes
-    }
-    merged: dict[str, set[int]] = {}
+    listed: set[int] = set()  # one set: each of them sees the others'
     for unit in cut:
         found = {id(s) for s in (getattr(items[i], "subject", None) for i in unit.indices) if s}
-        # One set for a worker's servers of a file: each of them sees the others'.
-        subjects = merged.setdefault(together[unit.key], set()) if unit.key in together else set()
+        subjects = listed if unit.key in listed_here else set()
         subjects |= found
         for key in found:
             groups[key] = subjects
@@ -207,7 +201,7 @@ def worker_prefetch(
     items: Sequence[pytest.Item],
     concurrency: int,
     servers: Mapping[str, Sequence[str]] | None = None,
-    listed_here: Mapping[str, Sequence[str]] | None = None,
+    listed_here: Collection[str] = (),
 ) -> dict[int, set[int]] | None:
     """The groups a worker explores together, or ``None`` where units are not whole here."""
     workerinput = getattr(config, "workerinput", None)

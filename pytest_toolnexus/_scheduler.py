@@ -204,7 +204,7 @@ class ToolScheduling:
             position = 0
         unit = self.queue[position]
         del self.queue[position]
-        units = [unit, *self._siblings(unit, node.gateway.id)]
+        units = [unit, *self._siblings(unit)]
         if len(units) > 1:
             self.together.append(units)
         indices = [i for u in units for i in u.indices]
@@ -212,26 +212,24 @@ class ToolScheduling:
         self.given.setdefault(node.gateway.id, []).extend(u.key for u in units)
         node.send_runtest_some(indices)
 
-    def _siblings(self, unit: Unit, me: str) -> list[Unit]:
-        """The other servers of ``unit``'s mcp.json that worker ``me`` listed, taken out
-        of the queue, when ``unit`` is one of them: they go to it together.
+    def _siblings(self, unit: Unit) -> list[Unit]:
+        """The other servers and whole targets listed by the worker that listed
+        ``unit`` (one of them), taken out of the queue: they go to one worker together.
 
-        The worker explores every server it listed of one file at once
-        (``prefetch_groups``), as a serial run explores them all; given one at a time,
-        it would explore them one after another, and a worker done with its own
-        would take the next one from its lister and start that server again.
+        Their lister explores all it listed at once (``prefetch_groups``), as a serial
+        run explores every target at once; given one at a time, it explored them one
+        after another, and a worker done with its own took the next from its lister
+        and started that server again. A worker that takes them from their lister (it
+        was given other work first) takes them all, so that no tool of theirs is
+        explored in both.
         """
-        servers = self._server_units(unit.key.split("::", 1)[0])
-        if unit.key not in servers or self._lister(unit) != me:
+        lister = self._lister(unit) if unit.kind == "target" else None
+        if lister is None:
             return []
-        found = [u for u in self.queue if u.key in servers and self._lister(u) == me]
+        found = [u for u in self.queue if u.kind == "target" and self._lister(u) == lister]
         for sibling in found:
             self.queue.remove(sibling)
         return found
-
-    def _server_units(self, target: str) -> set[str]:
-        """The unit keys of an mcp.json's servers, where the run cut it by server."""
-        return {f"{target}::{prefix}*" for prefix in self.servers.get(target, ())}
 
     def _read_listers(self) -> tuple[dict[str, str], dict[str, list[str]]]:
         """Which worker listed each target, and the servers of those cut by server, from

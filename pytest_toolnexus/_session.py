@@ -212,8 +212,9 @@ class ConformanceSession:
         #: The servers' tool-name prefixes of each mcp.json explored by server, by node
         #: name: from the listing every worker reads, so all cut the same units.
         self._servers: dict[str, list[str]] = {}
-        #: Of those, the prefixes of the servers this worker listed (and has running).
-        self._listed_here: dict[str, list[str]] = {}
+        #: The units (``_units``) of the servers and whole targets this worker listed,
+        #: and has running: explored together (``_distribution.prefetch_groups``).
+        self._listed_here: set[str] = set()
         self._start_early()
 
     def _explores(self) -> bool:
@@ -443,7 +444,7 @@ class ConformanceSession:
         servers = server_prefixes(spec, data)
         if servers:
             self._servers[f"toolnexus:{spec.label}"] = servers
-            self._listed_here[f"toolnexus:{spec.label}"] = [prefixes[i] for i in running]
+            self._listed_here.update(f"toolnexus:{spec.label}::{prefixes[i]}*" for i in running)
         # The whole listing too: a worker that comes late reads it as one.
         with contextlib.suppress(OSError):
             self.shared.write(key, spec.label, data, None, servers)
@@ -487,8 +488,11 @@ class ConformanceSession:
             claim.release()  # the others load it themselves: slower, the same verdicts
         else:
             claim.publish(spec.label, data, servers=servers)
+            node = f"toolnexus:{spec.label}"
             if servers:
-                self._servers[f"toolnexus:{spec.label}"] = servers
+                self._servers[node] = servers
+            if spec.kind is not TargetKind.PYTHON:  # its servers run here: units of its own
+                self._listed_here.update([f"{node}::{p}*" for p in servers] or [node])
         return loaded, worker
 
     def _from_listing(

@@ -171,11 +171,62 @@ def test_the_scheduler_gives_each_server_to_the_worker_that_listed_it(
         sched, nodes = _two_workers(pytestconfig, uid, collection)
         _run_all(sched, nodes)
         given = {unit: node for node, units in sched.given.items() for unit in units}
-        assert given[f"toolnexus:{servers[2]}"] == "gw0"
-        # gw1 listed three: it keeps two, and gw0, out of servers of its own, runs one
-        # of them (or the unlisted one) rather than wait.
-        assert sum(given[f"toolnexus:{s}"] == "gw1" for s in servers[:2] + servers[3:4]) >= 2
-        assert sorted(len(units) for units in sched.given.values()) == [2, 3]
+        # gw1 listed three: it is given all three at once, and explores them together;
+        # gw0, out of servers of its own, runs the one nobody listed rather than wait.
+        assert {s: given[f"toolnexus:{s}"] for s in servers} == {
+            servers[0]: "gw1",
+            servers[1]: "gw1",
+            servers[2]: "gw0",
+            servers[3]: "gw1",
+            servers[4]: "gw0",
+        }
+        assert [n.sent for n in nodes][1][:3] == [0, 1, 2]  # gw1's first send held s0...
+        assert sched.together == [
+            [u for u in sched.units if u.key in {f"toolnexus:{s}" for s in servers[:2]}]
+            + [u for u in sched.units if u.key == f"toolnexus:{servers[3]}"]
+        ]
+    finally:
+        remove_folder(uid)
+
+
+def test_a_worker_that_takes_another_workers_servers_takes_them_all(
+    pytestconfig: pytest.Config,
+) -> None:
+    """Their lister would explore them all at once: split between two workers, a
+    tool of theirs would be explored in both."""
+    pytest.importorskip("xdist")
+    from pytest_toolnexus._scheduler import ToolScheduling
+
+    uid = "test-scheduler-thief-uid"
+    remove_folder(uid)
+    servers = [f"stdio:python t{n}.py" for n in range(4)]
+    python = "toolnexus:tools:big"
+    collection = [f"{python}::big::TN5{c:02d}-x" for c in range(3)]
+    collection += [i for s in servers for i in _ids(s, 2)]
+    for n, server in enumerate(servers):  # gw0 listed t0 and t1, gw1 t2 and t3
+        claim = SharedListings(run_folder(uid), f"gw{n // 2}").take(server)
+        assert isinstance(claim, Claim)
+        claim.publish(server, b"[]")
+    try:
+        workerinput = {"testrunuid": uid, SHARED_KEY: True}
+        # The Python tool costs most: it goes first, to gw0, before gw0's own servers.
+        measured = {f"toolnexus:{s}::t{t}": 0.1 for s in servers for t in range(2)}
+        measured[f"{python}::big"] = 100.0
+        sched = ToolScheduling(pytestconfig, None, concurrency=4, numnodes=2, measured=measured)
+        nodes = [_Node("gw0", workerinput), _Node("gw1", workerinput)]
+        for node in nodes:
+            sched.add_node(node)
+            sched.add_node_collection(node, collection)
+        sched.schedule()
+        assert sched.given["gw0"] == [python + "::big"]
+        while sched.node2pending[nodes[1]]:  # gw1 is free first, gw0 still busy
+            sched.mark_test_complete(nodes[1], sched.node2pending[nodes[1]][0], 0.1)
+        _run_all(sched, nodes)
+        assert sched.given["gw1"] == [f"toolnexus:{s}" for s in servers[2:] + servers[:2]]
+        assert [[u.key for u in units] for units in sched.together] == [
+            [f"toolnexus:{s}" for s in servers[2:]],
+            [f"toolnexus:{s}" for s in servers[:2]],
+        ]
     finally:
         remove_folder(uid)
 
@@ -216,7 +267,8 @@ def test_a_worker_is_given_every_server_it_listed_at_once_and_none_starts_twice(
         # Explored together, timed together: the first server's tools do not carry
         # its siblings' time into the next run's shares.
         costs = {tool.split("::")[1][:2]: cost for tool, cost in sched.tool_costs().items()}
-        assert costs["s0"] == costs["s2"] == costs["s4"] == round((9.0 + 8 * 0.1) / 3, 4)
+        # gw0's: three servers' nine items and the file's own (gw0 wrote its listing).
+        assert costs["s0"] == costs["s2"] == costs["s4"] == round((9.0 + 9 * 0.1) / 3, 4)
         assert costs["s1"] == costs["s3"] == round((9.0 + 5 * 0.1) / 2, 4)
     finally:
         remove_folder(uid)
@@ -263,7 +315,7 @@ def test_a_worker_explores_the_servers_it_listed_together_and_no_others() -> Non
         workers=2,
         concurrency=4,
         servers=cut,
-        listed_here={target: ["s0_", "s2_"]},
+        listed_here={f"{target}::s0_*", f"{target}::s2_*"},
     )
     mine = {id(subjects["s0_"]), id(subjects["s2_"])}
     assert here[id(subjects["s0_"])] == here[id(subjects["s2_"])] == mine
