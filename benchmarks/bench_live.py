@@ -29,12 +29,15 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
    listed and closed through the sandbox's launcher, its limits alone, and bare.
 
 8. Scale: serial, ``-n 1`` and ``-n 2`` on the 200-tool target, on 20 one-tool
-   targets (0.5 s per call) and on an mcp.json of five copies of the corpus's stdio
-   server (``conformance/corpus/servers/seeded_bugs.py``; no network): speed-up
+   targets (0.5 s per call), on an mcp.json of five copies of the corpus's stdio
+   server (``conformance/corpus/servers/seeded_bugs.py``; no network) and on the
+   same five servers given as five ``stdio:`` targets: speed-up
    against serial, the machine's busy CPU seconds during each run (run it on a quiet
    machine: the cores a serial run already keeps busy bound what more workers can
    gain), and explorations per tool (each Python tool notes the process
-   calling it; the MCP server notes nothing: n/a). Sandbox off, bytecode cached.
+   calling it; the MCP server notes nothing: n/a), and loads: servers started and
+   targets imported (each server is started once, whatever the workers).
+   Sandbox off, bytecode cached.
    ``--scale-set 20-targets`` (repeatable) runs only the sets named.
 
 Medians of interleaved repeats; no test asserts on these numbers.
@@ -543,7 +546,7 @@ def _explorations(folder: Path) -> float | None:
 
 
 #: The sets of the scale section, by the name ``--scale-set`` gives.
-SCALE_SETS = ("200-tools", "20-targets", "mcp-json")
+SCALE_SETS = ("200-tools", "20-targets", "mcp-json", "stdio-5")
 
 
 def scale(repeat: int, only: Sequence[str] = SCALE_SETS) -> None:
@@ -561,10 +564,17 @@ def scale(repeat: int, only: Sequence[str] = SCALE_SETS) -> None:
         (folder / "five.json").write_text(json.dumps(FIVE_SERVERS))
         (folder / "counted_server.py").write_text(COUNTED_SERVER)
         twenty = [a for i in range(20) for a in ("--toolnexus-target", f"counted_slow_{i}:tools")]
+        server = " ".join(FIVE_SERVERS["mcpServers"]["s0"]["args"])
+        stdio = [  # a trailing word the server ignores makes five targets of one command
+            a
+            for n in range(5)
+            for a in ("--toolnexus-target", f"stdio:{sys.executable} {server} s{n}")
+        ]
         sets = {
             "200-tool target": ["--toolnexus-target", "counted_200:tools"],
             "20 targets (0.5 s/call)": twenty,
             "mcp.json, 5 servers": ["--toolnexus-target", "five.json"],
+            "5 stdio: targets": stdio,
         }
         chosen = {n for n, name in zip(sets, SCALE_SETS, strict=True) if name in only}
         for label, targets in sets.items():
