@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -291,7 +293,6 @@ def test_a_servers_age_at_exit_is_when_it_exited_not_when_a_busy_loop_noticed(
     """The culprit search compares ages at exit; on a busy session's loop the exit is
     noticed seconds late, and a server that exits on its own looked older than the
     fresh one that showed it."""
-    import time
 
     async def busy(seconds: float) -> None:
         time.sleep(seconds)  # the loop does nothing else meanwhile
@@ -309,6 +310,8 @@ def test_a_servers_age_at_exit_is_when_it_exited_not_when_a_busy_loop_noticed(
         loop.run(source.close(), timeout=30)
     assert connection.lived is not None
     assert connection.lived < 2.0, connection.lived  # noticed after 3 s
+    # One thread stamps every server's exit, however many a run starts.
+    assert [t.name for t in threading.enumerate()].count("toolnexus-exits") == 1
 
 
 @pytest.mark.parametrize(

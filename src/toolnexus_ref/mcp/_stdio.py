@@ -198,7 +198,7 @@ async def _end_tree(info: ServerProcess) -> None:
 
 
 def _stamp_exit(info: ServerProcess) -> None:
-    """Note when the server exits, from a thread that waits on its pidfd.
+    """Note when the server exits, off the event loop (``_ExitStamps``).
 
     The loop notices an exit when it reads the end of the server's stdout, which on
     a busy session is seconds late; the culprit search compares servers' ages at
@@ -207,25 +207,67 @@ def _stamp_exit(info: ServerProcess) -> None:
     elsewhere the age is when the loop noticed.
     """
     opener = getattr(os, "pidfd_open", None)
-    if opener is None or info.pid is None:
+    if opener is None or info.pid is None or not hasattr(select, "epoll"):
         return
     try:
         fd = opener(info.pid)
     except OSError:  # gone already, or not ours to watch: noticed by the loop
         return
+    try:
+        _ExitStamps.of_this_process().watch(fd, info)
+    except OSError:
+        os.close(fd)
 
-    def wait() -> None:
+
+class _ExitStamps:
+    """One thread that waits on every server's pidfd (readable once it exited) and
+    stamps ``ServerProcess.exited_at``: one epoll, however many servers a run starts.
+    """
+
+    _current: _ExitStamps | None = None
+    _lock = threading.Lock()
+
+    def __init__(self) -> None:
+        self._pid = os.getpid()
+        self._epoll = select.epoll()
+        self._watched: dict[int, ServerProcess] = {}
+        threading.Thread(target=self._serve, name="toolnexus-exits", daemon=True).start()
+
+    @classmethod
+    def of_this_process(cls) -> _ExitStamps:
+        """The watcher of this process: a forked child has the epoll but not the thread."""
+        with cls._lock:
+            if cls._current is None or cls._current._pid != os.getpid():
+                cls._current = cls()
+            return cls._current
+
+    def watch(self, fd: int, info: ServerProcess) -> None:
+        with self._lock:
+            self._watched[fd] = info
         try:
-            waiter = select.poll()  # not select(): a busy run's fds pass FD_SETSIZE
-            waiter.register(fd, select.POLLIN)
-            waiter.poll()  # readable once the process has exited
-            info.exited_at = time.monotonic()
+            self._epoll.register(fd, select.EPOLLIN)  # epoll_ctl is safe while it waits
         except OSError:
-            pass
-        finally:
-            os.close(fd)
+            with self._lock:
+                self._watched.pop(fd, None)
+            raise
 
-    threading.Thread(target=wait, name=f"toolnexus-exit-{info.pid}", daemon=True).start()
+    def _serve(self) -> None:
+        while True:
+            try:
+                ready = self._epoll.poll()
+            except InterruptedError:
+                continue
+            except OSError:
+                return
+            now = time.monotonic()
+            for fd, _ in ready:
+                with self._lock:
+                    info = self._watched.pop(fd, None)
+                if info is not None:
+                    info.exited_at = now
+                with contextlib.suppress(OSError):
+                    self._epoll.unregister(fd)
+                os.close(fd)
 
 
 @contextlib.asynccontextmanager
