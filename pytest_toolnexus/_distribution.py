@@ -196,6 +196,15 @@ def prefetch_groups(
     return groups
 
 
+def sent_costs(config: pytest.Config) -> dict[str, float] | None:
+    """The tool costs the controller sent this worker (``pytest_configure_node``), or
+    ``None`` where it schedules no whole units (or this is no xdist worker)."""
+    workerinput = getattr(config, "workerinput", None)
+    if not isinstance(workerinput, dict) or UNITS_KEY not in workerinput:
+        return None
+    return dict(workerinput[UNITS_KEY] or {})
+
+
 def worker_prefetch(
     config: pytest.Config,
     items: Sequence[pytest.Item],
@@ -204,10 +213,9 @@ def worker_prefetch(
     listed_here: Collection[str] = (),
 ) -> dict[int, set[int]] | None:
     """The groups a worker explores together, or ``None`` where units are not whole here."""
-    workerinput = getattr(config, "workerinput", None)
-    if workerinput is None or UNITS_KEY not in workerinput:
+    measured = sent_costs(config)
+    if measured is None:
         return None
-    measured = dict(workerinput[UNITS_KEY] or {})
     return prefetch_groups(
         items,
         workers=_worker_count(config),

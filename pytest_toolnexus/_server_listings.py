@@ -4,15 +4,17 @@ Listing a server means starting it. Listed whole, an mcp.json's servers all star
 in the one worker that lists the file, and each server the scheduler then gives to
 another worker starts a second time there (five servers over two workers: seven
 starts). Here each worker lists its share of the servers (server ``i`` of the file:
-worker ``i mod n``, or shares balanced by the last run's costs: ``shares``), publishes each server's listing on its own (``_shared_loads``,
-one record per server), and builds the whole target from its own servers, still
+worker ``i mod n``, or shares balanced by the last run's costs: ``shares``),
+publishes each server's listing on its own (``_shared_loads``, one record per
+server), and builds the whole target from its own servers, still
 running, and the others' listings; the scheduler gives each server to the worker
 that has it running (``_scheduler``), so no server starts twice.
 
 A server whose worker has not listed it by ``patience`` (a worker that died, or
 never began) is listed by whichever worker gets to it first, as a whole target is.
 
-Imports only the standard library: the session brings the SDK's part (``start``).
+Imports only the standard library (and ``_units``, which does too): the session brings
+the SDK's part (``start``).
 """
 
 from __future__ import annotations
@@ -126,7 +128,7 @@ def list_by_server(
     server is (``shares``); by default server ``i`` is worker ``i mod n``'s.
     """
     index, count = share
-    owner_of = list(owners) if owners is not None else [i % count for i in range(len(names))]
+    owner_of = list(owners) if owners is not None else shares([None] * len(names), count)
     keys = [server_key(key, name) for name in names]
     entries: dict[int, dict[str, Any]] = {}
     running: dict[int, Any] = {}

@@ -48,7 +48,7 @@ from toolnexus_conformance.targets import (
 from . import _arguments
 from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
-from ._distribution import UNITS_KEY, is_xdist_controller, worker_prefetch
+from ._distribution import is_xdist_controller, sent_costs, worker_prefetch
 from ._exit import skip_exit_collection
 from ._heap import freeze_collected, paused, thaw
 from ._interrupts import InterruptGuard
@@ -74,6 +74,7 @@ from ._server_listings import (
 )
 from ._shared_loads import POLL, Claim, Listing, SharedListings, shared_for
 from ._tool_settings import ignores, read_tables
+from ._units import server_unit
 
 __all__ = ["ConformanceSession"]
 
@@ -405,11 +406,9 @@ class ConformanceSession:
             running = dict(zip(positions, source.connections.values(), strict=True))
             return listed, running
 
-        workerinput = getattr(self.config, "workerinput", None)
         prefixes = [f"{sanitize(name)}_" for name in names]
-        share = share_of(workerinput)
-        measured = workerinput.get(UNITS_KEY) if isinstance(workerinput, dict) else None
-        costs = server_costs(measured or {}, f"toolnexus:{spec.label}", prefixes)
+        share = share_of(getattr(self.config, "workerinput", None))
+        costs = server_costs(sent_costs(self.config) or {}, f"toolnexus:{spec.label}", prefixes)
         try:
             entries, running = list_by_server(
                 self.shared,
@@ -443,8 +442,9 @@ class ConformanceSession:
         data = json.dumps(entries).encode()
         servers = server_prefixes(spec, data)
         if servers:
-            self._servers[f"toolnexus:{spec.label}"] = servers
-            self._listed_here.update(f"toolnexus:{spec.label}::{prefixes[i]}*" for i in running)
+            node = f"toolnexus:{spec.label}"
+            self._servers[node] = servers
+            self._listed_here.update(server_unit(node, prefixes[i]) for i in running)
         # The whole listing too: a worker that comes late reads it as one.
         with contextlib.suppress(OSError):
             self.shared.write(key, spec.label, data, None, servers)
@@ -492,7 +492,7 @@ class ConformanceSession:
             if servers:
                 self._servers[node] = servers
             if spec.kind is not TargetKind.PYTHON:  # its servers run here: units of its own
-                self._listed_here.update([f"{node}::{p}*" for p in servers] or [node])
+                self._listed_here.update([server_unit(node, p) for p in servers] or [node])
         return loaded, worker
 
     def _from_listing(

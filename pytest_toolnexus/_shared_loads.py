@@ -13,7 +13,8 @@ already has it running (``_scheduler``), and removes the folder at the end.
 Only local workers share (the controller says so in ``workerinput``): a worker
 on another host has its own temporary folder, and loads what it needs itself.
 
-Imports only the standard library: loaded at configure.
+Imports only the standard library (and ``_units``, which does too): loaded at
+configure.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ._units import server_unit
 
 __all__ = [
     "SHARED_KEY",
@@ -233,7 +236,7 @@ def listers(testrunuid: str) -> tuple[dict[str, str], dict[str, list[str]]]:
             record = json.loads(path.read_text("utf-8"))
             name = f"toolnexus:{record['label']}"
             if record.get("server"):
-                found[f"{name}::{record['server']}*"] = str(record["worker"])
+                found[server_unit(name, str(record["server"]))] = str(record["worker"])
                 continue
             found[name] = str(record["worker"])
             if record.get("servers"):

@@ -40,6 +40,7 @@ __all__ = [
     "estimated_cost",
     "even_bundles",
     "rounds",
+    "server_unit",
     "split_nodeid",
     "units_of",
 ]
@@ -249,10 +250,15 @@ def _by_server(
         units.append(Unit(target, sorted(own), [], "target"))
     for prefix, names in by_prefix.items():
         indices = sorted(i for name in names for i in tools[name])
-        key = f"{target}::{prefix}*"
+        key = server_unit(target, prefix)
         units.append(Unit(key, indices, [f"{target}::{name}" for name in names], "target"))
     units.sort(key=lambda u: u.indices[0])
     return units
+
+
+def server_unit(target: str, prefix: str) -> str:
+    """The key of the unit of one server of ``target`` (its tools' name ``prefix``)."""
+    return f"{target}::{prefix}*"
 
 
 def _target_of(tool: str) -> str:

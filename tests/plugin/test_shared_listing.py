@@ -127,12 +127,18 @@ def _ids(target: str, tools: int) -> list[str]:
     return ids + [f"toolnexus:{target}::t{t}::TN5{c:02d}-x" for t in range(tools) for c in range(3)]
 
 
-def _two_workers(config: pytest.Config, uid: str, collection: list[str]) -> tuple[Any, list[_Node]]:
-    """A scheduler of two local workers (gw0, gw1) of run ``uid``, given ``collection``."""
+def _two_workers(
+    config: pytest.Config,
+    uid: str,
+    collection: list[str],
+    measured: dict[str, float] | None = None,
+) -> tuple[Any, list[_Node]]:
+    """A scheduler of two local workers (gw0, gw1) of run ``uid``, given ``collection``
+    and the tools' ``measured`` costs."""
     from pytest_toolnexus._scheduler import ToolScheduling
 
     workerinput = {"testrunuid": uid, SHARED_KEY: True}
-    sched = ToolScheduling(config, None, concurrency=4, numnodes=2)
+    sched = ToolScheduling(config, None, concurrency=4, numnodes=2, measured=measured)
     nodes = [_Node("gw0", workerinput), _Node("gw1", workerinput)]
     for node in nodes:
         sched.add_node(node)
@@ -195,8 +201,6 @@ def test_a_worker_that_takes_another_workers_servers_takes_them_all(
     """Their lister would explore them all at once: split between two workers, a
     tool of theirs would be explored in both."""
     pytest.importorskip("xdist")
-    from pytest_toolnexus._scheduler import ToolScheduling
-
     uid = "test-scheduler-thief-uid"
     remove_folder(uid)
     servers = [f"stdio:python t{n}.py" for n in range(4)]
@@ -208,16 +212,10 @@ def test_a_worker_that_takes_another_workers_servers_takes_them_all(
         assert isinstance(claim, Claim)
         claim.publish(server, b"[]")
     try:
-        workerinput = {"testrunuid": uid, SHARED_KEY: True}
         # The Python tool costs most: it goes first, to gw0, before gw0's own servers.
         measured = {f"toolnexus:{s}::t{t}": 0.1 for s in servers for t in range(2)}
         measured[f"{python}::big"] = 100.0
-        sched = ToolScheduling(pytestconfig, None, concurrency=4, numnodes=2, measured=measured)
-        nodes = [_Node("gw0", workerinput), _Node("gw1", workerinput)]
-        for node in nodes:
-            sched.add_node(node)
-            sched.add_node_collection(node, collection)
-        sched.schedule()
+        sched, nodes = _two_workers(pytestconfig, uid, collection, measured)
         assert sched.given["gw0"] == [python + "::big"]
         while sched.node2pending[nodes[1]]:  # gw1 is free first, gw0 still busy
             sched.mark_test_complete(nodes[1], sched.node2pending[nodes[1]][0], 0.1)

@@ -16,9 +16,9 @@ did (a later exit shows nothing: an idle server's timeout, or chance). A server'
 age at exit is when it exited, stamped off the session's loop on Linux; elsewhere
 when the loop noticed, which on a busy machine is late. The replays stop there and
 no tool is blamed, rather than paying a server start per call in flight to learn
-it again; a fresh server that does not start stops them too, and says why. (A call whose effect ends the server later than the
-ping is not told apart from a server that exits on its own: either way no tool is
-blamed.)
+it again; a fresh server that does not start stops them too, and says why. (A call
+whose effect ends the server later than the ping is not told apart from a server
+that exits on its own: either way no tool is blamed.)
 
 A replayed call that does end its server is blamed only if a server left alone
 survives as long, or the server could be exiting by itself at that age. The server

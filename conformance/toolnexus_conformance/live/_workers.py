@@ -187,10 +187,10 @@ def _unmanage_own_random() -> None:
     Hypothesis seeds, and afterwards restores, every registered generator around
     each example it runs, in whichever thread: with one generator per search thread
     (a state read and two writes, per thread, per example) that was a sixth of a
-    live run's time on a five-server mcp.json. A thread's generator only draws the seed of a search given none
-    (``hypothesis.core.get_random_for_wrapped_test``), never inside an example, so
-    reseeding it buys nothing; the ``random`` module's own generator, which a tool
-    run in this process may use, stays managed.
+    live run's time on a five-server mcp.json. A thread's generator only draws the
+    seed of a search given none (``hypothesis.core.get_random_for_wrapped_test``),
+    never inside an example, so reseeding it buys nothing; the ``random`` module's
+    own generator, which a tool run in this process may use, stays managed.
     """
     try:
         from hypothesis.core import threadlocal
