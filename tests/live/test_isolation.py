@@ -386,3 +386,102 @@ def test_a_closed_worker_starts_no_process(tmp_path: Path) -> None:
     with pytest.raises(WorkerError, match="the worker was closed"):
         worker.load(10.0)
     assert worker._process is None
+
+
+#: A tool that kills its worker once its three neighbours run, and three neighbours whose
+#: replays (each on a worker of its own) meet: each waits for the others' to begin.
+MEETS_IN_REPLAY = """
+import os
+import signal
+import time
+from pathlib import Path
+
+from toolnexus_ref import ToolResult
+
+MARKS = Path({marks!r})
+WAITERS = ("a", "b", "c")
+
+
+def _until(names, seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if all((MARKS / name).exists() for name in names):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+class Kills:
+    name = "kills"
+    description = "Kills the worker (its parent) once its three neighbours are running."
+    source = "custom"
+    input_schema = {{"type": "object", "properties": {{}}, "additionalProperties": False}}
+
+    def execute(self, args, ctx=None):
+        _until([f"first-{{w}}" for w in WAITERS], 30)
+        os.kill(os.getppid(), signal.SIGKILL)
+        time.sleep(5)
+        return ToolResult.ok("unreachable")
+
+
+class Waits:
+    description = "Runs until the worker dies; replayed, waits for the other replays to begin."
+    source = "custom"
+    input_schema = {{"type": "object", "properties": {{}}, "additionalProperties": False}}
+
+    def __init__(self, name):
+        self.name = name
+
+    def execute(self, args, ctx=None):
+        first = MARKS / f"first-{{self.name}}"
+        if not first.exists():
+            first.touch()
+            time.sleep(30)  # killed with the worker long before
+        (MARKS / f"replay-{{self.name}}").touch()
+        if not _until([f"replay-{{w}}" for w in WAITERS], 8):
+            os._exit(3)  # replayed one at a time: the others' never began
+        return ToolResult.ok("met")
+
+
+tools = [Kills(), *(Waits(w) for w in WAITERS)]
+"""
+
+
+def test_tools_running_when_their_worker_died_are_replayed_side_by_side(tmp_path: Path) -> None:
+    """Each replay is alone on a worker of its own, so they need not wait for each other:
+    three that each wait for the others' replays to begin all meet, and the culprit's
+    replay still kills its own worker, and is blamed, alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from toolnexus_conformance.process._forkserver import ForkServer
+    from toolnexus_conformance.process._sandbox import Sandbox
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    (tmp_path / "meeting_tools.py").write_text(MEETS_IN_REPLAY.format(marks=str(marks)))
+    options = RunOptions(execute=ExecuteMode.ALL, examples=2, grace=0.3, call_timeout=40.0)
+    spec = "meeting_tools:tools"
+    # Off: the tools meet in a folder of the test's. Forked from a template, as the
+    # plugin's workers are: a replica is a fork that imports the target, not a warm-up.
+    box = Sandbox(mode="off")
+    template = ForkServer(box, options)
+    template.start()
+    worker = TargetWorker(
+        spec, spec, base_dir=tmp_path, options=options, sandbox=box, forkserver=template
+    )
+    try:
+        assert worker.load(30) == 4
+        names = ["kills", "a", "b", "c"]
+        with ThreadPoolExecutor(4) as pool:
+            judged = list(pool.map(lambda i: worker.explore(i, names[i], ["TN606"]), range(4)))
+    finally:
+        worker.close()
+        template.close()
+    kills, *waiters = judged
+    assert kills.ended is not None, kills
+    assert "killed the worker process that ran it" in kills.ended
+    for name, judgement in zip("abc", waiters, strict=True):
+        assert judgement.error is None, (name, judgement)
+        assert judgement.ended is None, (name, judgement)
+        assert judgement.results["TN606"][0] == "passed", (name, judgement)
+    assert not worker._replicas

@@ -30,9 +30,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -74,6 +73,10 @@ STUCK_SLACK = 2.0
 IDLE_SLACK = 10.0
 #: The most times a worker that died (not a tool's process: the worker itself) is restarted.
 RESTARTS = 3
+#: The most tools of one target replayed at once, each on a worker of its own, after
+#: the worker died while they ran (``TargetWorker._replay``): each replica costs a
+#: worker process and an import of the target, outside the pool's bound.
+REPLAYS = 4
 #: The largest explore request, the user's arguments for the tool included: one
 #: datagram on the control socket, read whole by the worker.
 ARGUMENTS_MAX = CONTROL_MAX - 1024
@@ -217,7 +220,9 @@ class TargetWorker:
         self._blamed = 0
         #: Per worker process that died: how it ended, and the tools' processes then running.
         self._deaths: dict[int, tuple[int | None, int]] = {}
-        self._gate = _Gate()
+        #: Replays of tools that were running when the worker died (``_replay``).
+        self._replays = threading.BoundedSemaphore(REPLAYS)
+        self._replicas: set[TargetWorker] = set()
 
     # -- the worker process --------------------------------------------------------------
     def start(self) -> None:
@@ -572,6 +577,9 @@ class TargetWorker:
                 if not job.exited.is_set():
                     self._kill_tool(job)
             self._stop_process()
+            replicas = list(self._replicas)
+        for replica in replicas:
+            replica.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
 
     # -- one tool -------------------------------------------------------------------------
@@ -587,8 +595,10 @@ class TargetWorker:
 
         A tool that kills the worker (its parent) kills every tool's process running
         in it. The tool whose process alone was running then is the culprit; when
-        several were, each is explored again alone, on a fresh worker, and the one
-        whose run kills it again is.
+        several were, each is explored again alone, on a worker of its own
+        (``_replay``), and the one whose run kills that worker is. Those replays run
+        side by side, and beside this worker's other tools: one at a time, a culprit
+        among slow neighbours made every one of them wait for all the others.
 
         ``arguments`` are the user's for this tool, known only after the worker loaded
         (a conftest hook answers at collection): they travel with the request, and
@@ -596,39 +606,89 @@ class TargetWorker:
         ``settings`` are the user's for this tool (``RunOptions.settings_for``): its
         call timeout bounds its calls here and there, its ``call`` decides there.
         """
-
-        def started() -> ToolJudgement:
-            """Sent again while the worker dies before it starts the tool's process.
-
-            A neighbour that kills the worker (TN606) can do it between this tool's
-            request and its fork: the tool never ran, so neither blame nor a kit
-            failure is due. Bounded by the worker's restarts (``_ensure`` refuses past
-            ``RESTARTS``).
-            """
-            for _ in range(RESTARTS):
-                judgement = self._explore_once(index, name, codes, arguments, settings)
-                if not judgement.unstarted:
-                    return judgement
-            return ToolJudgement(
-                error=f"the worker process died {RESTARTS} times before it started this tool"
-            )
-
-        with self._gate.shared():
-            judgement = started()
+        judgement = self._started(index, name, codes, arguments, settings)
+        output: str | None = None
+        if judgement.worker_died is not None and judgement.running > 1:
+            judgement, output = self._replay(index, name, codes, arguments, settings)
         if judgement.worker_died is None:
             return judgement
-        if judgement.running > 1:
-            with self._gate.exclusive():
-                judgement = started()
-            if judgement.worker_died is None:
-                return judgement
         self._blamed += 1
+        if output is None:
+            output = self._tool_output(index, None)
         return ToolJudgement(
             ended=f"the tool killed the worker process that ran it ({judgement.worker_died}):"
             " a tool's process must never signal its parent; its process was killed with it"
-            f"{self._tool_output(index, None)}",
+            f"{output}",
             last_call=judgement.last_call,
         )
+
+    def _started(
+        self,
+        index: int,
+        name: str,
+        codes: Sequence[str],
+        arguments: ToolArguments | None,
+        settings: ToolSettings | None,
+    ) -> ToolJudgement:
+        """Sent again while the worker dies before it starts the tool's process.
+
+        A neighbour that kills the worker (TN606) can do it between this tool's
+        request and its fork: the tool never ran, so neither blame nor a kit
+        failure is due. Bounded by the worker's restarts (``_ensure`` refuses past
+        ``RESTARTS``).
+        """
+        for _ in range(RESTARTS):
+            judgement = self._explore_once(index, name, codes, arguments, settings)
+            if not judgement.unstarted:
+                return judgement
+        return ToolJudgement(
+            error=f"the worker process died {RESTARTS} times before it started this tool"
+        )
+
+    def _replay(
+        self,
+        index: int,
+        name: str,
+        codes: Sequence[str],
+        arguments: ToolArguments | None,
+        settings: ToolSettings | None,
+    ) -> tuple[ToolJudgement, str | None]:
+        """The tool explored again on a worker of its own, its only tool: its verdict alone.
+
+        The replica is this worker's twin (target, options, sandbox, template), loaded
+        afresh and closed after; at most ``REPLAYS`` at once, each a worker process
+        and an import of the target more. Also returned: the tail of the tool's
+        output there, where a culprit's last words are.
+        """
+        with self._replays:
+            replica = TargetWorker(
+                self.spec,
+                self.label,
+                base_dir=self.base_dir,
+                options=self.options,
+                modules=self.modules,
+                sandbox=self.sandbox,
+                forkserver=self.forkserver,
+            )
+            with self._lock:
+                if self._closed:
+                    replica.close()
+                    return ToolJudgement(error="the worker was closed: the session is ending"), None
+                self._replicas.add(replica)
+            try:
+                try:
+                    replica.load(self._load_timeout)
+                except WorkerError as exc:
+                    return ToolJudgement(
+                        error=f"the worker process that would replay this tool alone cannot"
+                        f" run it: {exc}"
+                    ), None
+                judgement = replica._started(index, name, codes, arguments, settings)
+                return judgement, replica._tool_output(index, None)
+            finally:
+                with self._lock:
+                    self._replicas.discard(replica)
+                replica.close()
 
     def _explore_once(
         self,
@@ -832,40 +892,6 @@ class TargetWorker:
             if text:
                 return f"; its output ends:\n{text}"
         return ""
-
-
-class _Gate:
-    """Many explorations at once, or one alone (a tool replayed to tell a culprit)."""
-
-    def __init__(self) -> None:
-        self._condition = threading.Condition()
-        self._running = 0
-        self._alone = False
-
-    @contextmanager
-    def shared(self) -> Iterator[None]:
-        with self._condition:
-            self._condition.wait_for(lambda: not self._alone)
-            self._running += 1
-        try:
-            yield
-        finally:
-            with self._condition:
-                self._running -= 1
-                self._condition.notify_all()
-
-    @contextmanager
-    def exclusive(self) -> Iterator[None]:
-        with self._condition:
-            self._condition.wait_for(lambda: not self._alone)
-            self._alone = True
-            self._condition.wait_for(lambda: self._running == 0)
-        try:
-            yield
-        finally:
-            with self._condition:
-                self._alone = False
-                self._condition.notify_all()
 
 
 def _sandbox_pid(info: int) -> int:

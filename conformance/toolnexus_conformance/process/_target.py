@@ -29,18 +29,33 @@ def check_target(
     crashes or freezes its process is a TN606 finding, and a target whose import
     does is a TN001 one. The declarations are read there too, and cross as plain data
     (``_declared``): none of the target's code runs in the caller's process.
+
+    The worker is forked from a warm template, as the plugin's are: a tool that
+    kills it has its running neighbours replayed each on a worker of its own, and
+    those are forks too, not a warm-up each.
     """
     from .._registry import CATALOG
     from ..targets import TargetKind, parse_target
+    from ._forkserver import ForkServer
     from ._isolation import IsolatedExplorations, TargetWorker, WorkerError
+    from ._sandbox import Sandbox
 
     options = options or RunOptions()
     target = parse_target(spec, base_dir=base_dir)
     if target.kind is not TargetKind.PYTHON:
         raise ValueError(f"check_target takes package.module:attr targets, not {spec!r}")
     modules = sorted({c.run.__module__ for c in CATALOG if c.info.live})
+    sandbox = Sandbox()
+    template = ForkServer(sandbox, options, modules)
+    template.start()
     worker = TargetWorker(
-        target.value, target.label, base_dir=base_dir, options=options, modules=modules
+        target.value,
+        target.label,
+        base_dir=base_dir,
+        options=options,
+        modules=modules,
+        sandbox=sandbox,
+        forkserver=template,
     )
     try:
         try:
@@ -61,6 +76,7 @@ def check_target(
         )
     finally:
         worker.close()
+        template.close()
 
 
 def _load_failed(
