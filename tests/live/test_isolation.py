@@ -14,11 +14,13 @@ from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._runner import applicable_checks, plan, run_check
 from toolnexus_conformance._subject import read_subjects
+from toolnexus_conformance.process._forkserver import ForkServer
 from toolnexus_conformance.process._isolation import (
     IsolatedExplorations,
     TargetWorker,
     WorkerError,
 )
+from toolnexus_conformance.process._sandbox import Sandbox
 from toolnexus_conformance.process._target import check_target
 from toolnexus_conformance.targets import load_target, parse_target
 
@@ -91,9 +93,36 @@ def test_a_relative_base_directory_is_this_processs(
     assert {v.outcome for v in verdicts} == {Outcome.PASSED}
 
 
-def test_a_worker_that_dies_between_tools_is_started_again() -> None:
+def test_check_target_warms_nothing_unless_a_selected_check_calls_tools(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The warm template costs seconds: a run of declaration checks only imports the target."""
+    started: list[ForkServer] = []
+    start = ForkServer.start
+
+    def counted(self: ForkServer) -> None:
+        started.append(self)
+        start(self)
+
+    monkeypatch.setattr(ForkServer, "start", counted)
     spec = "toolnexus_ref.examples:toolkit"
-    worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS)
+    static = check_target(spec, select=["TN001", "TN101"], options=OPTIONS)
+    assert static
+    assert {v.outcome for v in static} == {Outcome.PASSED}
+    assert started == []
+    live = check_target(spec, select=["TN606"], options=OPTIONS)
+    assert {v.outcome for v in live} == {Outcome.PASSED}
+    assert len(started) == 1
+
+
+def test_a_worker_that_dies_between_tools_is_started_again(
+    template: tuple[Sandbox, ForkServer],
+) -> None:
+    spec = "toolnexus_ref.examples:toolkit"
+    box, server = template
+    worker = TargetWorker(
+        spec, spec, base_dir=None, options=OPTIONS, sandbox=box, forkserver=server
+    )
     try:
         worker.load(60)
         loaded = asyncio.run(load_target(parse_target(spec)))
@@ -105,10 +134,11 @@ def test_a_worker_that_dies_between_tools_is_started_again() -> None:
             plan(isolated, subject, [tn606], group=spec)
         first = run_check(tn606, subjects[0], OPTIONS, explorations=isolated)
         assert first.outcome is Outcome.PASSED
-        process = worker._process
+        process, group = worker._process, worker._group
         assert process is not None
-        os.killpg(process.pid, signal.SIGKILL)  # the worker itself, not a tool's process
-        process.wait(10)
+        assert group is not None  # forked from the template
+        os.killpg(group, signal.SIGKILL)  # the worker itself, not a tool's process
+        process.wait(10)  # the process holding its sandbox ends as the worker did
         later = [run_check(tn606, s, OPTIONS, explorations=isolated) for s in subjects[1:]]
         assert [v.outcome for v in later] == [Outcome.PASSED] * len(later), [
             v.message for v in later
@@ -117,11 +147,29 @@ def test_a_worker_that_dies_between_tools_is_started_again() -> None:
         worker.close()
 
 
+@pytest.fixture(scope="module")
+def template() -> Iterator[tuple[Sandbox, ForkServer]]:
+    """One warm template for the tests whose workers need not warm themselves, as the
+    plugin's do not: each such worker is a fork, not seconds of warm-up."""
+    box = Sandbox()
+    server = ForkServer(box, OPTIONS)
+    server.start()
+    try:
+        yield box, server
+    finally:
+        server.close()
+
+
 @pytest.fixture
-def example_worker() -> Iterator[tuple[TargetWorker, str]]:
-    """The example toolkit's worker, loaded, and the name of its first tool."""
+def example_worker(
+    template: tuple[Sandbox, ForkServer],
+) -> Iterator[tuple[TargetWorker, str]]:
+    """The example toolkit's worker, forked and loaded, and the name of its first tool."""
     spec = "toolnexus_ref.examples:toolkit"
-    worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS)
+    box, server = template
+    worker = TargetWorker(
+        spec, spec, base_dir=None, options=OPTIONS, sandbox=box, forkserver=server
+    )
     try:
         worker.load(60)
         yield worker, asyncio.run(load_target(parse_target(spec))).tools[0].name
@@ -179,12 +227,17 @@ def test_a_request_the_worker_refuses_is_sent_again_not_a_kit_failure(
     assert judged.results["TN606"][0] == "passed"
 
 
-def test_arguments_too_large_for_an_explore_request_are_refused_clearly() -> None:
+def test_arguments_too_large_for_an_explore_request_are_refused_clearly(
+    template: tuple[Sandbox, ForkServer],
+) -> None:
     from toolnexus_conformance._options import ToolArguments
     from toolnexus_conformance.process._isolation import ARGUMENTS_MAX
 
     spec = "toolnexus_ref.examples:toolkit"
-    worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS)
+    box, server = template
+    worker = TargetWorker(
+        spec, spec, base_dir=None, options=OPTIONS, sandbox=box, forkserver=server
+    )
     try:
         worker.load(60)
         name = asyncio.run(load_target(parse_target(spec))).tools[0].name
@@ -219,8 +272,7 @@ def test_workers_are_forked_from_one_warm_template_each_in_its_own_sandbox(
     mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The warm-up runs once, in the template, and never counts against a load timeout."""
-    from toolnexus_conformance.process._forkserver import ForkServer
-    from toolnexus_conformance.process._sandbox import Sandbox, probe
+    from toolnexus_conformance.process._sandbox import probe
 
     if mode == "auto" and not probe().available:
         pytest.skip(probe().why)
@@ -352,7 +404,7 @@ def test_a_frozen_tool_is_killed_in_its_own_sandbox(
 ) -> None:
     """A tool's process is numbered in its sandbox's PID namespace: the same number out
     here is another process (the user's), so the kill must happen in the sandbox."""
-    from toolnexus_conformance.process._sandbox import Sandbox, probe
+    from toolnexus_conformance.process._sandbox import probe
 
     if not Path("/proc/self/stat").exists():
         pytest.skip("needs /proc")
@@ -452,9 +504,6 @@ def test_tools_running_when_their_worker_died_are_replayed_side_by_side(tmp_path
     three that each wait for the others' replays to begin all meet, and the culprit's
     replay still kills its own worker, and is blamed, alone."""
     from concurrent.futures import ThreadPoolExecutor
-
-    from toolnexus_conformance.process._forkserver import ForkServer
-    from toolnexus_conformance.process._sandbox import Sandbox
 
     marks = tmp_path / "marks"
     marks.mkdir()

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .._model import Scope, Verdict
-from .._options import RunOptions
+from .._options import ExecuteMode, RunOptions
 from .._runner import applicable_checks, check_subjects, run_check
 from .._subject import TargetSubject
 
@@ -30,9 +30,10 @@ def check_target(
     does is a TN001 one. The declarations are read there too, and cross as plain data
     (``_declared``): none of the target's code runs in the caller's process.
 
-    The worker is forked from a warm template, as the plugin's are: a tool that
-    kills it has its running neighbours replayed each on a worker of its own, and
-    those are forks too, not a warm-up each.
+    When a selected check calls tools, the worker is forked from a warm template,
+    as the plugin's are: a tool that kills it has its running neighbours replayed
+    each on a worker of its own, and those are forks too, not a warm-up each. When
+    none does, nothing is warmed: the worker only imports the target.
     """
     from .._registry import CATALOG
     from ..targets import TargetKind, parse_target
@@ -46,8 +47,12 @@ def check_target(
         raise ValueError(f"check_target takes package.module:attr targets, not {spec!r}")
     modules = sorted({c.run.__module__ for c in CATALOG if c.info.live})
     sandbox = Sandbox()
-    template = ForkServer(sandbox, options, modules)
-    template.start()
+    explores = options.execute is not ExecuteMode.NONE and any(
+        c.info.live for c in applicable_checks(select, ignore, providers=options.providers)
+    )
+    template = ForkServer(sandbox, options, modules) if explores else None
+    if template is not None:
+        template.start()
     worker = TargetWorker(
         target.value,
         target.label,
@@ -57,6 +62,7 @@ def check_target(
         sandbox=sandbox,
         forkserver=template,
     )
+    worker.prepare = explores
     try:
         try:
             worker.load(load_timeout)
@@ -76,7 +82,8 @@ def check_target(
         )
     finally:
         worker.close()
-        template.close()
+        if template is not None:
+            template.close()
 
 
 def _load_failed(
