@@ -534,3 +534,27 @@ def test_tools_running_when_their_worker_died_are_replayed_side_by_side(tmp_path
         assert judgement.ended is None, (name, judgement)
         assert judgement.results["TN606"][0] == "passed", (name, judgement)
     assert not worker._replicas
+
+
+def test_a_kit_process_keeps_hypothesiss_tables_in_the_kit_cache_not_its_scratch() -> None:
+    """Left to hypothesis, a process started in a scratch folder builds its unicode tables
+    there, seconds of CPU each time, and loses them with the folder: ``None`` (the
+    user's profile, which such a process never loads) keeps them in the kit's cache."""
+    from toolnexus_conformance.process._sandbox import kit_cache
+
+    options = RunOptions(execute=ExecuteMode.ALL, examples=3)
+    assert options.example_database is None
+    template = ForkServer(Sandbox(mode="off"), options)
+    template.start()
+    try:
+        assert template.ready(), template.broken
+        assert not (template.scratch / ".hypothesis").exists()
+        assert list(kit_cache().glob("unicode_data/*/charmap.json.gz"))
+    finally:
+        template.close()
+    spec = "toolnexus_ref.examples:toolkit"
+    worker = TargetWorker(spec, spec, base_dir=None, options=options)
+    try:
+        assert worker.options.example_database is False
+    finally:
+        worker.close()

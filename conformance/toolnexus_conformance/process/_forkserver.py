@@ -45,7 +45,25 @@ from typing import Any
 from ._frames import CONTROL_MAX, kill_group
 from ._sandbox import Sandbox, kit_cache
 
-__all__ = ["JOIN_FAILED", "NAMESPACES", "ForkError", "ForkServer", "main"]
+__all__ = ["JOIN_FAILED", "NAMESPACES", "ForkError", "ForkServer", "main", "scratch_options"]
+
+
+def scratch_options(options: Any) -> Any:
+    """The options as a process the kit starts in a scratch folder must read them.
+
+    ``example_database=None`` leaves hypothesis's files where hypothesis puts them: a
+    ``.hypothesis`` folder in the working directory. A template's or worker's is its
+    scratch, removed with it, so every such process built hypothesis's unicode tables
+    anew (about two seconds of CPU each, in every ``check_target`` call) and kept its
+    examples nowhere. There ``None`` is ``False``: no example database (none survived
+    anyway), and the tables in the kit's user cache, built once per machine.
+    """
+    import dataclasses
+
+    if getattr(options, "example_database", False) is None:
+        return dataclasses.replace(options, example_database=False)
+    return options
+
 
 #: Joined in this order: the user namespace first, which gives the rights to join the rest.
 NAMESPACES = ("user", "mnt", "pid", "net", "ipc", "uts", "cgroup")
@@ -73,7 +91,7 @@ class ForkServer:
         modules: Sequence[str] = (),
     ) -> None:
         self.sandbox = sandbox
-        self.options = options
+        self.options = scratch_options(options)
         self.modules = list(modules)
         self.scratch = Path(tempfile.mkdtemp(prefix="toolnexus-template-"))
         self._process: subprocess.Popen[bytes] | None = None

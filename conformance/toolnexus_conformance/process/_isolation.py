@@ -40,7 +40,14 @@ from .._model import Finding, KitFailure, Skip
 from .._options import RunOptions, ToolArguments, ToolSettings
 from .._subject import ToolSubject
 from ..live._explorations import batch_of
-from ._forkserver import JOIN_FAILED, SPAWN_LIMIT, ForkError, ForkServer, namespaces_of
+from ._forkserver import (
+    JOIN_FAILED,
+    SPAWN_LIMIT,
+    ForkError,
+    ForkServer,
+    namespaces_of,
+    scratch_options,
+)
 from ._frames import CONTROL_MAX, FrameReader, kill_group
 from ._pool import WorkerPool, default_workers
 from ._sandbox import Sandbox
@@ -188,7 +195,7 @@ class TargetWorker:
         self._lifeline: int | None = None
         # The worker runs in a directory of its own: a relative base means this one's.
         self.base_dir = Path(base_dir).resolve() if base_dir is not None else None
-        self.options = options
+        self.options = scratch_options(options)
         self.modules = list(modules)
         self.scratch = Path(tempfile.mkdtemp(prefix="toolnexus-worker-"))
         self.tools = 0
