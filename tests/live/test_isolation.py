@@ -558,3 +558,61 @@ def test_a_kit_process_keeps_hypothesiss_tables_in_the_kit_cache_not_its_scratch
         assert worker.options.example_database is False
     finally:
         worker.close()
+
+
+#: A tool whose call never returns, in a target that reports the machine loaded
+#: (``os.getloadavg``, read by every stretched bound, replaced at import, so in each
+#: tool's process forked from the worker too).
+HANGS_ON_A_LOADED_MACHINE = """
+import os
+import time
+
+from toolnexus_ref import ToolResult
+
+LOAD = {load!r}
+os.getloadavg = lambda: (LOAD * (os.cpu_count() or 1),) * 3
+
+
+class Hang:
+    name = "hang"
+    description = "Sleeps for a minute and ignores its context."
+    source = "custom"
+    input_schema = {{"type": "object", "properties": {{}}, "additionalProperties": False}}
+
+    def execute(self, args, ctx=None):
+        time.sleep(60)
+        return ToolResult.ok("never")
+
+
+tools = [Hang()]
+"""
+
+
+def test_a_hanging_calls_second_chance_on_a_loaded_machine_is_not_a_stuck_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: tuple[Sandbox, ForkServer]
+) -> None:
+    """The call that did not answer is made again with its bound stretched by the load;
+    the session watching the tool's process stretches its own bounds as much, or it
+    killed that second call as a stuck process (a TN606 on a tool that only hangs)."""
+    load = 7.5  # the second call's bound, 0.5 s times this, outlasts the bounds unstretched
+    monkeypatch.setattr(os, "getloadavg", lambda: (load * (os.cpu_count() or 1),) * 3)
+    (tmp_path / "loaded_tools.py").write_text(HANGS_ON_A_LOADED_MACHINE.format(load=load))
+    options = RunOptions(execute=ExecuteMode.ALL, examples=3, grace=0.3, call_timeout=0.5)
+    box, server = template
+    spec = "loaded_tools:tools"
+    worker = TargetWorker(
+        spec, spec, base_dir=tmp_path, options=options, sandbox=box, forkserver=server
+    )
+    try:
+        assert worker.load(30) == 1
+        judged = worker.explore(0, "hang", ["TN606", "TN803"])
+    finally:
+        worker.close()
+    assert judged.ended is None, judged.ended
+    assert judged.error is None, judged.error
+    # What a quiet machine says of it: the hang is TN803, and TN606 is not judged.
+    assert judged.results["TN803"][0] == "failed", judged.results
+    assert judged.results["TN606"][:2] == (
+        "skipped",
+        "not judged: the tool did not answer within 0.5s (TN803)",
+    ), judged.results

@@ -771,39 +771,49 @@ class TargetWorker:
     ) -> ToolJudgement:
         from ..live._calls import UNWIND
         from ..live._explorations import tool_limit
-        from ..live._search import BUILD_LIMIT
+        from ..live._search import BUILD_LIMIT, stretch
         from ..live._workers import WALL_FACTOR
 
         options = self.options
         if settings is not None and settings.call_timeout is not None:
             options = replace(options, call_timeout=settings.call_timeout)
-        silence = options.call_timeout + options.grace + SILENCE_SLACK
-        overdue = options.call_timeout + UNWIND + options.grace + STUCK_SLACK
+        # The tool's process stretches its bounds by the machine's load (a call that
+        # did not answer is asked again with its bound so stretched): these, watching
+        # it from outside, stretch by the most load seen, or a loaded machine would
+        # have a hanging call's second chance killed as a process stuck.
+        base_silence = options.call_timeout + options.grace + SILENCE_SLACK
+        base_overdue = options.call_timeout + UNWIND + options.grace + STUCK_SLACK
         idle = 2 * WALL_FACTOR * BUILD_LIMIT + options.grace + IDLE_SLACK
         started = _monotonic()
         total = tool_limit(options)
         heard = progressed = started
         in_flight: list[float] = []  # when each call still running began, oldest first
         last_call: str | None = None
+        slower = 1.0
         while True:
             if job.gone is not None and job.gone.is_set():
                 return self._worker_gone(job, last_call)
             now = _monotonic()
+            slower = max(slower, stretch())
+            silence, overdue = base_silence * slower, base_overdue * slower
             if now - heard > silence:
                 return self._kill(
                     job,
                     last_call,
-                    f"the tool froze its process: no sign of life for {silence:g}s"
+                    f"the tool froze its process: no sign of life for {silence:.1f}s"
                     " (it holds the GIL, or stopped every thread)",
                 )
             if (in_flight and now - in_flight[0] > overdue) or now - progressed > idle:
                 waited = now - in_flight[0] if in_flight else now - progressed
+                bound = f"{options.call_timeout:g}s" + (
+                    f", {slower:.1f} times that on this loaded machine" if slower > 1 else ""
+                )
                 return self._kill(
                     job,
                     last_call,
                     f"the tool's process stopped making progress: a call"
                     f" still running after {waited:.1f}s, past its bound of"
-                    f" {options.call_timeout:g}s (a replaced clock, such as a frozen"
+                    f" {bound} (a replaced clock, such as a frozen"
                     " time.monotonic, stops every bound of a process)"
                     if in_flight
                     else f"the tool's process made no call for {waited:.1f}s (a replaced clock"
