@@ -39,6 +39,10 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
    targets imported (each server is started once, whatever the workers).
    Sandbox off, bytecode cached.
    ``--scale-set 20-targets`` (repeatable) runs only the sets named.
+9. A culprit among slow neighbours: the plugin's live suite on a target of four
+   tools that take 0.5 s per call, with and without a fifth that kills the worker
+   process once they are running (each of the four is then explored again on a
+   worker of its own, to tell which one did it), against the four alone.
 
 Medians of interleaved repeats; no test asserts on these numbers.
 """
@@ -407,6 +411,64 @@ def many_targets(repeat: int, count: int = 20) -> None:
             print(f"  {name:24} {wall:6.1f} s  ratio {wall / one:5.2f}x one")
 
 
+CULPRIT_TOOLS = """
+import os
+import signal
+import time
+
+from toolnexus_ref import BaseTool, ToolAnnotations
+
+
+def make(index):
+    class Slow(BaseTool):
+        name = f"slow_{index}"
+        description = "Looks a word up slowly (half a second per call, like a remote service)."
+        input_schema = {
+            "type": "object",
+            "properties": {"word": {"type": "string", "maxLength": 20}},
+            "required": ["word"],
+            "additionalProperties": False,
+        }
+        annotations = ToolAnnotations(read_only=True, idempotent=True)
+
+        def run(self, args, ctx):
+            time.sleep(0.5)
+            return {"word": args["word"]}
+
+    return Slow()
+
+
+class KillsItsWorker(BaseTool):
+    name = "kills_its_worker"
+    description = "Signals its parent, the worker process, once its neighbours are running."
+    input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
+
+    def run(self, args, ctx):
+        time.sleep(1.0)
+        os.kill(os.getppid(), signal.SIGKILL)
+        time.sleep(5.0)
+        return {}
+
+
+slow = [make(i) for i in range(4)]
+with_culprit = [*slow, KillsItsWorker()]
+"""
+
+
+def culprit(repeat: int) -> None:
+    print("9. a tool that kills its worker among four slow ones, against the four alone")
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "culprit_tools.py").write_text(CULPRIT_TOOLS)
+        _compare(
+            folder,
+            repeat,
+            {
+                "four slow tools": _live_suite("culprit_tools:slow"),
+                "and the culprit": _live_suite("culprit_tools:with_culprit"),
+            },
+        )
+
+
 def sandbox(repeat: int, count: int = 200) -> None:
     from toolnexus_conformance.process._sandbox import probe
 
@@ -462,7 +524,17 @@ async def _server_starts(repeat: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in walls.items()}
 
 
-SECTIONS = ("calls", "hangs", "hostile", "xdist", "isolation", "targets", "sandbox", "scale")
+SECTIONS = (
+    "calls",
+    "hangs",
+    "hostile",
+    "xdist",
+    "isolation",
+    "targets",
+    "sandbox",
+    "scale",
+    "culprit",
+)
 
 
 #: A tool that notes each call (its process and name) in ``calls.log`` beside it: the
@@ -682,6 +754,8 @@ def main() -> None:
         sandbox(args.repeat)
     if "scale" in wanted:
         scale(max(1, args.repeat // 2), args.scale_set or SCALE_SETS)
+    if "culprit" in wanted:
+        culprit(args.repeat)
 
 
 if __name__ == "__main__":
