@@ -41,12 +41,19 @@ for _name in (
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _user_cache_outside_projects(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def _user_cache_outside_projects(
+    tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config
+) -> Iterator[None]:
     """pytester points ``HOME`` at each test's project; the kit's user cache must not land there.
 
-    One cache for the session, so hypothesis's unicode table is built once, not per run.
+    One cache for the run, so hypothesis's unicode tables (two seconds of CPU) are
+    built once, not per session: under xdist the workers share their controller's
+    base folder (hypothesis writes a table whole, then renames it into place).
     """
-    cache = tmp_path_factory.getbasetemp() / "user-cache"
+    base = tmp_path_factory.getbasetemp()
+    if hasattr(pytestconfig, "workerinput"):  # an xdist worker: its base is the run's/popen-gwN
+        base = base.parent
+    cache = base / "user-cache"
     previous = os.environ.get("XDG_CACHE_HOME")
     os.environ["XDG_CACHE_HOME"] = str(cache)
     yield
