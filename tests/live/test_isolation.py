@@ -187,10 +187,12 @@ def test_a_worker_that_dies_as_a_tool_is_sent_to_it_runs_that_tool_when_started_
     killed: list[int] = []
 
     def dies_first(data: bytes, fds: Sequence[int] = ()) -> None:
-        process = worker._process
+        process, group = worker._process, worker._group
         if not killed and process is not None:
             killed.append(process.pid)
-            os.killpg(process.pid, signal.SIGKILL)
+            # The worker itself: forked from the template, it is the group outside the
+            # process the session holds (which ends as the worker did).
+            os.killpg(group if group is not None else process.pid, signal.SIGKILL)
             process.wait(10)
         send(data, fds)
 
