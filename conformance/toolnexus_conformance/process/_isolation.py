@@ -777,12 +777,13 @@ class TargetWorker:
         options = self.options
         if settings is not None and settings.call_timeout is not None:
             options = replace(options, call_timeout=settings.call_timeout)
-        # The tool's process stretches its bounds by the machine's load (a call that
-        # did not answer is asked again with its bound so stretched): these, watching
-        # it from outside, stretch by the most load seen, or a loaded machine would
-        # have a hanging call's second chance killed as a process stuck.
-        base_silence = options.call_timeout + options.grace + SILENCE_SLACK
-        base_overdue = options.call_timeout + UNWIND + options.grace + STUCK_SLACK
+        silence = options.call_timeout + options.grace + SILENCE_SLACK
+        # A call that did not answer is asked again with its bound stretched by the
+        # machine's load (``stretch``): the call's bound here stretches by the most load
+        # seen, or on a loaded machine that second chance was killed as a process stuck.
+        # Only the bound does: the slack past it is the same, so a frozen clock is found
+        # as soon as a call outlasts what its process may allow it.
+        past_bound = UNWIND + options.grace + STUCK_SLACK
         idle = 2 * WALL_FACTOR * BUILD_LIMIT + options.grace + IDLE_SLACK
         started = _monotonic()
         total = tool_limit(options)
@@ -795,12 +796,12 @@ class TargetWorker:
                 return self._worker_gone(job, last_call)
             now = _monotonic()
             slower = max(slower, stretch())
-            silence, overdue = base_silence * slower, base_overdue * slower
+            overdue = options.call_timeout * slower + past_bound
             if now - heard > silence:
                 return self._kill(
                     job,
                     last_call,
-                    f"the tool froze its process: no sign of life for {silence:.1f}s"
+                    f"the tool froze its process: no sign of life for {silence:g}s"
                     " (it holds the GIL, or stopped every thread)",
                 )
             if (in_flight and now - in_flight[0] > overdue) or now - progressed > idle:
