@@ -4,6 +4,7 @@ client's own timeout error, in process, through respx and on loopback."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import openai
 import pytest
@@ -30,6 +31,11 @@ def test_a_hang_ends_in_the_sdk_timeout(how: str) -> None:
             )
             with pytest.raises(openai.APITimeoutError):
                 client.chat.completions.create(model="m", messages=USER)  # type: ignore[arg-type]
+            # The client gave up after 0.2 s; on a loaded machine the server's thread may
+            # read the request it was sent only later (bounded: one that never arrives fails).
+            end = time.monotonic() + 10
+            while not fake.requests and time.monotonic() < end:
+                time.sleep(0.01)
     fake.verify()  # the planned hang was served
 
 
