@@ -411,31 +411,14 @@ def many_targets(repeat: int, count: int = 20) -> None:
             print(f"  {name:24} {wall:6.1f} s  ratio {wall / one:5.2f}x one")
 
 
+#: The four slow tools are ``SLOW_TOOL``'s, written as ``slow_target_{index}`` beside it.
 CULPRIT_TOOLS = """
+import importlib
 import os
 import signal
 import time
 
-from toolnexus_ref import BaseTool, ToolAnnotations
-
-
-def make(index):
-    class Slow(BaseTool):
-        name = f"slow_{index}"
-        description = "Looks a word up slowly (half a second per call, like a remote service)."
-        input_schema = {
-            "type": "object",
-            "properties": {"word": {"type": "string", "maxLength": 20}},
-            "required": ["word"],
-            "additionalProperties": False,
-        }
-        annotations = ToolAnnotations(read_only=True, idempotent=True)
-
-        def run(self, args, ctx):
-            time.sleep(0.5)
-            return {"word": args["word"]}
-
-    return Slow()
+from toolnexus_ref import BaseTool
 
 
 class KillsItsWorker(BaseTool):
@@ -450,7 +433,7 @@ class KillsItsWorker(BaseTool):
         return {}
 
 
-slow = [make(i) for i in range(4)]
+slow = [importlib.import_module(f"slow_target_{index}").tools[0] for index in range(4)]
 with_culprit = [*slow, KillsItsWorker()]
 """
 
@@ -458,6 +441,9 @@ with_culprit = [*slow, KillsItsWorker()]
 def culprit(repeat: int) -> None:
     print("9. a tool that kills its worker among four slow ones, against the four alone")
     with tempfile.TemporaryDirectory() as folder:
+        for index in range(4):
+            text = SLOW_TOOL.replace("{index}", str(index))
+            (Path(folder) / f"slow_target_{index}.py").write_text(text)
         (Path(folder) / "culprit_tools.py").write_text(CULPRIT_TOOLS)
         _compare(
             folder,

@@ -26,7 +26,7 @@ from toolnexus_conformance._model import Finding, KitFailure, Scope, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import Check
 from toolnexus_conformance._report import LiveReport, Records
-from toolnexus_conformance._runner import applicable_checks, applies, plan, run_check
+from toolnexus_conformance._runner import applicable_checks, applies, calls_tools, plan, run_check
 from toolnexus_conformance._safety import may_execute
 from toolnexus_conformance._subject import TargetSubject, ToolSubject, read_subjects
 from toolnexus_conformance.live._explorations import Explorations, Judges
@@ -220,12 +220,7 @@ class ConformanceSession:
 
     def _explores(self) -> bool:
         """Whether any selected check calls tools: if none does, no worker is warmed."""
-        if self.options.execute == ExecuteMode.NONE:
-            return False
-        selected = applicable_checks(
-            self.settings.select, self.settings.ignore, providers=self.options.providers
-        )
-        return any(c.info.live for c in selected)
+        return calls_tools(self.settings.select, self.settings.ignore, self.options)
 
     def _unit_of_asking(self) -> set[int]:
         """The tools this xdist worker explores at once: those of the running item's unit.

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Any, TypeGuard
 
 from ._model import Fail, Finding, KitFailure, NotCalled, Outcome, Scope, Skip, Verdict
-from ._options import RunOptions
+from ._options import ExecuteMode, RunOptions
 from ._registry import Check, load_catalog, selected, with_providers
 from ._safety import may_execute
 from ._subject import TargetSubject, ToolSubject, read_subjects
@@ -28,6 +28,7 @@ __all__ = [
     "applicable_checks",
     "applies",
     "as_tool_list",
+    "calls_tools",
     "check_subjects",
     "check_tools",
     "plan",
@@ -51,6 +52,14 @@ def applicable_checks(
         for c in with_providers(load_catalog(), providers)
         if selected(c.info, select, ignore) and (scope is None or c.info.scope is scope)
     ]
+
+
+def calls_tools(select: Sequence[str], ignore: Sequence[str], options: RunOptions) -> bool:
+    """Whether any selected check calls tools: if none does, nothing is warmed for calls."""
+    if options.execute is ExecuteMode.NONE:
+        return False
+    selected = applicable_checks(select, ignore, providers=options.providers)
+    return any(c.info.live for c in selected)
 
 
 def applies(check: Check, subject: ToolSubject | TargetSubject) -> bool:

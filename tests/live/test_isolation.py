@@ -118,11 +118,8 @@ def test_check_target_warms_nothing_unless_a_selected_check_calls_tools(
 def test_a_worker_that_dies_between_tools_is_started_again(
     template: tuple[Sandbox, ForkServer],
 ) -> None:
-    spec = "toolnexus_ref.examples:toolkit"
-    box, server = template
-    worker = TargetWorker(
-        spec, spec, base_dir=None, options=OPTIONS, sandbox=box, forkserver=server
-    )
+    spec = EXAMPLE
+    worker = _forked_example(template)
     try:
         worker.load(60)
         loaded = asyncio.run(load_target(parse_target(spec)))
@@ -160,16 +157,24 @@ def template() -> Iterator[tuple[Sandbox, ForkServer]]:
         server.close()
 
 
+EXAMPLE = "toolnexus_ref.examples:toolkit"
+
+
+def _forked_example(template: tuple[Sandbox, ForkServer]) -> TargetWorker:
+    """The example toolkit's worker, forked from the module's template (not loaded yet)."""
+    box, server = template
+    return TargetWorker(
+        EXAMPLE, EXAMPLE, base_dir=None, options=OPTIONS, sandbox=box, forkserver=server
+    )
+
+
 @pytest.fixture
 def example_worker(
     template: tuple[Sandbox, ForkServer],
 ) -> Iterator[tuple[TargetWorker, str]]:
     """The example toolkit's worker, forked and loaded, and the name of its first tool."""
-    spec = "toolnexus_ref.examples:toolkit"
-    box, server = template
-    worker = TargetWorker(
-        spec, spec, base_dir=None, options=OPTIONS, sandbox=box, forkserver=server
-    )
+    spec = EXAMPLE
+    worker = _forked_example(template)
     try:
         worker.load(60)
         yield worker, asyncio.run(load_target(parse_target(spec))).tools[0].name
@@ -235,11 +240,8 @@ def test_arguments_too_large_for_an_explore_request_are_refused_clearly(
     from toolnexus_conformance._options import ToolArguments
     from toolnexus_conformance.process._isolation import ARGUMENTS_MAX
 
-    spec = "toolnexus_ref.examples:toolkit"
-    box, server = template
-    worker = TargetWorker(
-        spec, spec, base_dir=None, options=OPTIONS, sandbox=box, forkserver=server
-    )
+    spec = EXAMPLE
+    worker = _forked_example(template)
     try:
         worker.load(60)
         name = asyncio.run(load_target(parse_target(spec))).tools[0].name

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .._model import Scope, Verdict
-from .._options import ExecuteMode, RunOptions
-from .._runner import applicable_checks, check_subjects, run_check
+from .._options import RunOptions
+from .._runner import applicable_checks, calls_tools, check_subjects, run_check
 from .._subject import TargetSubject
 
 __all__ = ["check_target"]
@@ -47,9 +47,7 @@ def check_target(
         raise ValueError(f"check_target takes package.module:attr targets, not {spec!r}")
     modules = sorted({c.run.__module__ for c in CATALOG if c.info.live})
     sandbox = Sandbox()
-    explores = options.execute is not ExecuteMode.NONE and any(
-        c.info.live for c in applicable_checks(select, ignore, providers=options.providers)
-    )
+    explores = calls_tools(select, ignore, options)
     template = ForkServer(sandbox, options, modules) if explores else None
     if template is not None:
         template.start()
