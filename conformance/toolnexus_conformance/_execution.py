@@ -27,14 +27,19 @@ def execute_is_async(tool: Any) -> bool:
 def code_on_loop(tool: Any, source: Any, *, execute_async: bool | None = None) -> bool:
     """Whether the tool's own code runs on the event loop, where it could block it.
 
-    MCP tools only wait for their server; sync code runs in threads. Only an
-    in-process ``async def`` can stop the loop (``time.sleep`` inside it). A tool
-    that cannot say is taken to run there: it then merely takes turns.
+    MCP tools only wait for their server, and a tool saying ``_code_on_loop`` (the
+    reference http and A2A tools over httpx's own transport) only for its endpoint;
+    sync code runs in threads. Only an in-process ``async def`` can stop the loop
+    (``time.sleep`` inside it). A tool that cannot say is taken to run there: it then
+    merely takes turns.
     ``execute_async``, when the caller already knows it, saves reading ``execute`` again.
     """
     if source == "mcp":
         return False
     try:
+        said = getattr(tool, "_code_on_loop", None)
+        if isinstance(said, bool):
+            return said
         marker = getattr(tool, "_is_async", None)
         if isinstance(marker, bool):
             return marker

@@ -66,6 +66,22 @@ async def test_one_tool_per_skill_named_agent_then_skill(busy_agent: LoopbackAge
     assert add.annotations.read_only is True  # the skill is tagged read-only
 
 
+async def test_only_a_skill_over_a_custom_transport_makes_the_exploration_take_turns(
+    busy_agent: LoopbackAgent,
+) -> None:
+    """Over httpx's own transport a call only awaits the agent: its tools are explored at once."""
+    import httpx
+    from toolnexus_conformance._subject import read_subjects
+    from toolnexus_conformance.live._explorer import runs_on_loop
+
+    networked = (await open_agent(busy_agent.url)).tools[0]
+    mocked = A2ATool(
+        networked.reading, transport=httpx.MockTransport(lambda r: httpx.Response(500))
+    )
+    subjects = read_subjects([networked, mocked], busy_agent.target)
+    assert [runs_on_loop(s) for s in subjects] == [False, True]
+
+
 def test_a_card_without_skills_is_one_tool_and_says_nothing_is_safe() -> None:
     reading = reading_of(
         {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import threading
 import time
@@ -16,6 +17,7 @@ from toolnexus_conformance._runner import applicable_checks, check_tools, plan
 from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.arguments import edge_args_for
 from toolnexus_conformance.live._explorations import Explorations
+from toolnexus_conformance.live._explorer import runs_on_loop
 from toolnexus_conformance.live._loop import BackgroundLoop
 
 from toolnexus_ref import ToolAnnotations, ToolResult
@@ -318,3 +320,67 @@ def test_a_tool_called_only_because_its_sandbox_holds_is_not_judged_on_its_error
         assert "--toolnexus-allow fetch" in verdict.message
     else:  # called by the user's choice (execute all), outside a sandbox: judged
         assert verdict.outcome is Outcome.FAILED
+
+
+def test_http_tools_over_the_network_are_explored_at_once_and_a_mocked_one_takes_turns() -> None:
+    """Over httpx's own transport a call only awaits its endpoint, as an MCP call does."""
+    import http.server
+
+    from toolnexus_ref.http import HttpTool
+
+    inside: collections.Counter[str] = collections.Counter()
+    most = 0  # the most tools with a call in flight at once
+    lock = threading.Lock()
+
+    class Slow(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            nonlocal most
+            tool = self.path.split("/")[1]
+            with lock:
+                inside[tool] += 1
+                most = max(most, sum(1 for n in inside.values() if n))
+            time.sleep(0.02)
+            with lock:
+                inside[tool] -= 1
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}"
+        tools = [
+            HttpTool(name=n, description="Reads a page.", method="GET", url=f"{url}/{n}/{{page}}")
+            for n in ("left", "right")
+        ]
+        verdicts = check_tools(tools, select=["TN601"], options=FAST)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert {v.outcome for v in verdicts} == {Outcome.PASSED}, verdicts
+    assert most == 2
+    subjects = read_subjects([*tools[:1], _mocked(url)], "t")
+    assert [runs_on_loop(s) for s in subjects] == [False, True]
+
+
+def _mocked(url: str) -> Any:
+    import httpx
+
+    from toolnexus_ref.http import HttpTool
+
+    def answer(request: httpx.Request) -> httpx.Response:  # runs on the event loop
+        return httpx.Response(200, text="ok")
+
+    return HttpTool(
+        name="mocked",
+        description="Reads a page.",
+        method="GET",
+        url=url + "/{page}",
+        transport=httpx.MockTransport(answer),
+    )

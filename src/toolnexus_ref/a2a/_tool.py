@@ -176,6 +176,16 @@ class A2ATool:
     def __repr__(self) -> str:
         return f"<A2ATool {self.name!r} agent={self.agent_name!r} skill={self.skill_id!r}>"
 
+    @property
+    def _code_on_loop(self) -> bool:
+        """Whether a call may run code other than the SDK's client on the event loop.
+
+        Over httpx's own transport a call only awaits the agent, as an MCP call awaits
+        its server, so the exploration need not make it take turns with other tools.
+        A custom transport (a mock's handler) or an overridden call may block the loop.
+        """
+        return self._transport is not None or type(self).execute is not A2ATool.execute
+
     def conformance_extra(self) -> dict[str, Any]:
         """What the A2A checks read beside the declaration."""
         skills = self.reading.raw.get("skills")

@@ -105,6 +105,21 @@ class HttpTool(BaseTool):
         return f"<HttpTool {self.name!r} {self.method} {self.url}>"
 
     @property
+    def _code_on_loop(self) -> bool:
+        """Whether a call may run code other than httpx's on the event loop.
+
+        Over httpx's own transport a call only awaits the endpoint, as an MCP call
+        awaits its server, so the exploration need not make it take turns with other
+        tools. A custom transport (a mock's handler) or an overridden call may block it.
+        """
+        cls = type(self)
+        return (
+            self._transport is not None
+            or cls.execute is not HttpTool.execute
+            or cls.run is not HttpTool.run
+        )
+
+    @property
     def header_names(self) -> tuple[str, ...]:
         """The headers sent, by name only."""
         return tuple(self._headers)
