@@ -207,6 +207,35 @@ def test_the_server_a_tool_ended_is_called_no_more_and_the_tool_is_named(
     assert len(dead_calls) <= AFTER_EXIT * len(subjects), dead_calls
 
 
+def test_a_kit_failure_while_finding_the_culprit_is_the_kits_not_the_exit(
+    loop: BackgroundLoop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each tool's exploration stopped at the exit, to be made again: if the kit fails
+    before it is, its checks fail as the kit's, never skip saying "the server exited"."""
+    from toolnexus_conformance.live import _explorations
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("simulated kit bug")
+
+    monkeypatch.setattr(_explorations, "find_culprit", broken)
+    source = loop.run(open_stdio([PYTHON, str(SERVERS / "crash_on_input.py")]), timeout=60)
+    try:
+        subjects = read_subjects(source.tools, "t", [source.tool_extra(t) for t in source.tools])
+        verdicts = check_subjects(
+            subjects,
+            "t",
+            select=["TN651"],
+            loop=loop,
+            options=RunOptions(examples=6, seed=0),
+            target_extra=source.conformance_extra(),
+        )
+    finally:
+        loop.run(source.close(), timeout=30)
+    shown = [(v.tool, v.outcome.value, v.kit_failure, v.message) for v in verdicts]
+    assert len(verdicts) == len(subjects), shown
+    assert all(v.kit_failure and "simulated kit bug" in v.message for v in verdicts), shown
+
+
 class _Status:
     def __init__(self, reason: str) -> None:
         self.state, self.reason = "failed", reason

@@ -180,6 +180,11 @@ class Explorations:
             except Exception as exc:  # our own failure: say so, never blame a tool...
                 ran_out = exhaustion(exc)  # ...unless the tools used up the process
                 for plan in pending:
+                    found = self._done.get(id(plan.subject))
+                    if found is not None and found.interrupted:
+                        # Stopped at its server's exit, and never made again: the
+                        # "server exited" it says is not why it was not judged.
+                        del self._done[id(plan.subject)]
                     self._done.setdefault(
                         id(plan.subject),
                         Observation(plan.subject, exhausted=f"exploring the tool, {ran_out}")

@@ -101,6 +101,7 @@ async def explore_tool(
         observation.error = skip.reason
     except Gone as gone:
         observation.error = f"not judged: {gone}"
+        observation.interrupted = True
     finally:
         observation.elapsed = time.monotonic() - started
     return observation

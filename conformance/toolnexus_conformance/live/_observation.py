@@ -129,6 +129,9 @@ class Observation:
     error: str | None = None
     #: ``error`` is the kit's failure (``KitFailure``: the run does not pass), not a limit.
     kit_failed: bool = False
+    #: The exploration stopped at its server's exit; it is made again on the restarted
+    #: server, unless the kit fails first (then the skip it says is the kit's failure).
+    interrupted: bool = False
     #: The exploration ran out of memory, threads or processes: the tool's doing.
     exhausted: str | None = None
     #: MCP: a call of this tool ends its server, reproduced on a fresh one (TN606).
