@@ -455,6 +455,68 @@ def culprit(repeat: int) -> None:
         )
 
 
+def remote(repeat: int, count: int = 8, pause: float = 0.1) -> None:
+    print(f"10. {count} http tools, {pause:g}s per request on loopback: at once against in turns")
+    import dataclasses
+    import http.server
+    import threading
+
+    from toolnexus_ref.http import HttpTool
+
+    requests = [0]
+
+    class Slow(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            requests[0] += 1
+            time.sleep(pause)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    class Quiet(http.server.ThreadingHTTPServer):
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            pass  # a cancelled call hangs up on its request: that is the probe, not an error
+
+    server = Quiet(("127.0.0.1", 0), Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}"
+    # The tools themselves, unwrapped: what the exploration reads from them decides.
+    tools = [
+        HttpTool(name=f"page_{i}", description="Reads a page.", method="GET", url=url + "/{page}")
+        for i in range(count)
+    ]
+    options = RunOptions()
+    variants = {
+        "in turns (concurrency=1)": dataclasses.replace(options, concurrency=1),
+        f"at once (concurrency={options.concurrency})": options,
+    }
+    walls: dict[str, list[float]] = {name: [] for name in variants}
+    calls: dict[str, list[int]] = {name: [] for name in variants}
+    try:
+        for _ in range(repeat):
+            for name, chosen in variants.items():
+                before = requests[0]
+                started = time.perf_counter()
+                verdicts = check_tools(tools, select=LIVE, options=chosen)
+                walls[name].append(time.perf_counter() - started)
+                calls[name].append(requests[0] - before)
+                failed = [v for v in verdicts if v.is_failure]
+                assert not failed, f"{name}: {failed}"
+    finally:
+        server.shutdown()
+        server.server_close()
+    first = statistics.median(next(iter(walls.values())))
+    for name in variants:
+        wall = statistics.median(walls[name])
+        made = statistics.median(calls[name])
+        print(f"   {name:28} {wall:6.2f}s  {made:5.0f} requests  {first / wall:4.2f}x")
+
+
 def sandbox(repeat: int, count: int = 200) -> None:
     from toolnexus_conformance.process._sandbox import probe
 
@@ -520,6 +582,7 @@ SECTIONS = (
     "sandbox",
     "scale",
     "culprit",
+    "remote",
 )
 
 
@@ -742,6 +805,8 @@ def main() -> None:
         scale(max(1, args.repeat // 2), args.scale_set or SCALE_SETS)
     if "culprit" in wanted:
         culprit(args.repeat)
+    if "remote" in wanted:
+        remote(args.repeat)
 
 
 if __name__ == "__main__":
