@@ -12,6 +12,11 @@ from toolnexus_conformance.corpus import Entry
 from toolnexus_ref import ToolAnnotations, ToolResult
 
 _EMPTY: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+#: How long a tool works before it answers: past the latest a cancel "a moment in"
+#: lands (0.05 s, stretched up to tenfold by a busy machine's load), so the cancel
+#: always finds it working. A shorter window let it finish first under load, and a
+#: check it is here to trip then passed.
+WORK = 1.0
 
 
 class _Duck:
@@ -39,7 +44,7 @@ class SlowCleanupOnCancel(_Duck):
     def execute(self, args: Any, ctx: Any = None) -> Any:
         if (refused := self.refuse(args)) is not None:
             return refused
-        if ctx is not None and ctx.wait(0.3):
+        if ctx is not None and ctx.wait(WORK):
             time.sleep(2.0)  # "cleanup" that ignores the grace period
             return ToolResult.error("Cancelled")
         return ToolResult.ok("done")
@@ -64,7 +69,7 @@ class FinishesAnywayOnCancel(_Duck):
     def execute(self, args: Any, ctx: Any = None) -> Any:
         if (refused := self.refuse(args)) is not None:
             return refused
-        if ctx is not None and ctx.wait(0.3):
+        if ctx is not None and ctx.wait(WORK):
             return ToolResult.ok("partial results")  # success although it was cancelled
         return ToolResult.ok("done")
 
