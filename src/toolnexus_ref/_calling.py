@@ -16,6 +16,7 @@ from ._context import ToolContext
 from ._result import ToolResult, coerce_result
 
 __all__ = [
+    "awaits_only",
     "call_tool",
     "cancelled_result",
     "execute_raw",
@@ -28,6 +29,19 @@ T = TypeVar("T")
 
 #: How long a cancelled async tool may take to unwind before we stop waiting for it.
 UNWIND_GRACE = 0.5
+
+
+def awaits_only(tool: object, owner: type, transport: object, *calls: str) -> bool:
+    """Whether a call of ``tool``, an ``owner`` of ours, only awaits its endpoint.
+
+    So it is over httpx's own transport with ``owner``'s own ``calls``: then no code
+    but ours and httpx's runs on the event loop, as for an MCP call awaiting its
+    server, and an exploration need not make it take turns with other tools. A
+    custom transport (a mock's handler runs on the loop) or an overridden call may
+    block the loop.
+    """
+    kind = type(tool)
+    return transport is None and all(getattr(kind, c) is getattr(owner, c) for c in calls)
 
 
 def cancelled_result(ctx: ToolContext | None) -> ToolResult:

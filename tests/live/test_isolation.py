@@ -118,17 +118,16 @@ def test_check_target_warms_nothing_unless_a_selected_check_calls_tools(
 def test_a_worker_that_dies_between_tools_is_started_again(
     template: tuple[Sandbox, ForkServer],
 ) -> None:
-    spec = EXAMPLE
     worker = _forked_example(template)
     try:
         worker.load(60)
-        loaded = asyncio.run(load_target(parse_target(spec)))
-        subjects = read_subjects(loaded.tools, spec)
+        loaded = asyncio.run(load_target(parse_target(EXAMPLE)))
+        subjects = read_subjects(loaded.tools, EXAMPLE)
         isolated = IsolatedExplorations(OPTIONS, prefetch=False)
-        isolated.add(spec, worker, subjects)
+        isolated.add(EXAMPLE, worker, subjects)
         [tn606] = [c for c in applicable_checks(select=["TN606"])]
         for subject in subjects:
-            plan(isolated, subject, [tn606], group=spec)
+            plan(isolated, subject, [tn606], group=EXAMPLE)
         first = run_check(tn606, subjects[0], OPTIONS, explorations=isolated)
         assert first.outcome is Outcome.PASSED
         process, group = worker._process, worker._group
@@ -173,11 +172,10 @@ def example_worker(
     template: tuple[Sandbox, ForkServer],
 ) -> Iterator[tuple[TargetWorker, str]]:
     """The example toolkit's worker, forked and loaded, and the name of its first tool."""
-    spec = EXAMPLE
     worker = _forked_example(template)
     try:
         worker.load(60)
-        yield worker, asyncio.run(load_target(parse_target(spec))).tools[0].name
+        yield worker, asyncio.run(load_target(parse_target(EXAMPLE))).tools[0].name
     finally:
         worker.close()
 
@@ -240,11 +238,10 @@ def test_arguments_too_large_for_an_explore_request_are_refused_clearly(
     from toolnexus_conformance._options import ToolArguments
     from toolnexus_conformance.process._isolation import ARGUMENTS_MAX
 
-    spec = EXAMPLE
     worker = _forked_example(template)
     try:
         worker.load(60)
-        name = asyncio.run(load_target(parse_target(spec))).tools[0].name
+        name = asyncio.run(load_target(parse_target(EXAMPLE))).tools[0].name
         small = ToolArguments(({"x": "y"},))
         judged = worker.explore(0, name, ["TN606"], small)
         assert judged.error is None

@@ -181,19 +181,18 @@ class Explorations:
                 ran_out = exhaustion(exc)  # ...unless the tools used up the process
                 for plan in pending:
                     found = self._done.get(id(plan.subject))
-                    if found is not None and found.interrupted:
-                        # Stopped at its server's exit, and never made again: the
-                        # "server exited" it says is not why it was not judged.
-                        del self._done[id(plan.subject)]
-                    self._done.setdefault(
-                        id(plan.subject),
+                    # One stopped at its server's exit and never made again is not done:
+                    # the "server exited" it says is not why it was not judged.
+                    if found is not None and not found.interrupted:
+                        continue
+                    self._done[id(plan.subject)] = (
                         Observation(plan.subject, exhausted=f"exploring the tool, {ran_out}")
                         if ran_out is not None
                         else Observation(
                             plan.subject,
                             error=f"the exploration failed: {type(exc).__name__}: {exc}",
                             kit_failed=True,
-                        ),
+                        )
                     )
             pending = [p for p in pending if id(p.subject) not in self._done]
 

@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._calling import cancelled_result, exception_result
+from .._calling import awaits_only, cancelled_result, exception_result
 from .._context import ToolContext
 from .._naming import Source, sanitize
 from .._result import ToolResult
@@ -178,13 +178,8 @@ class A2ATool:
 
     @property
     def _code_on_loop(self) -> bool:
-        """Whether a call may run code other than the SDK's client on the event loop.
-
-        Over httpx's own transport a call only awaits the agent, as an MCP call awaits
-        its server, so the exploration need not make it take turns with other tools.
-        A custom transport (a mock's handler) or an overridden call may block the loop.
-        """
-        return self._transport is not None or type(self).execute is not A2ATool.execute
+        """Whether a call may run code other than the SDK client's on the event loop."""
+        return not awaits_only(self, A2ATool, self._transport, "execute")
 
     def conformance_extra(self) -> dict[str, Any]:
         """What the A2A checks read beside the declaration."""

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 from urllib.parse import quote
 
+from toolnexus_ref._calling import awaits_only
 from toolnexus_ref._context import ToolContext
 from toolnexus_ref._naming import Source
 from toolnexus_ref._result import ToolResult
@@ -106,18 +107,8 @@ class HttpTool(BaseTool):
 
     @property
     def _code_on_loop(self) -> bool:
-        """Whether a call may run code other than httpx's on the event loop.
-
-        Over httpx's own transport a call only awaits the endpoint, as an MCP call
-        awaits its server, so the exploration need not make it take turns with other
-        tools. A custom transport (a mock's handler) or an overridden call may block it.
-        """
-        cls = type(self)
-        return (
-            self._transport is not None
-            or cls.execute is not HttpTool.execute
-            or cls.run is not HttpTool.run
-        )
+        """Whether a call may run code other than ours and httpx's on the event loop."""
+        return not awaits_only(self, HttpTool, self._transport, "execute", "run")
 
     @property
     def header_names(self) -> tuple[str, ...]:
