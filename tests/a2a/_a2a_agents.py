@@ -21,8 +21,12 @@ def good_tools() -> list[Any]:
 
     @tool(annotations=READ_ONLY)
     async def ponder(message: str) -> str:
-        """Think about the message for a moment, then say how long it is."""
-        await asyncio.sleep(0.3)  # long enough that a cancel (0.05 s in) arrives while it works
+        """Think about an empty message for a moment, then say how long the message is."""
+        if not message:
+            # The cancel probes send the simplest arguments (an empty message): long
+            # enough that a cancel 0.05 s in lands while it works. Only that call is
+            # slow, so the search's seventy-odd edge values do not each wait 0.3 s.
+            await asyncio.sleep(0.3)
         return f"{len(message)} characters"
 
     return [echo, ponder]
@@ -58,8 +62,9 @@ def more_tools() -> list[Any]:
 def _slow_tool() -> Any:
     @tool(annotations=READ_ONLY)
     async def work(message: str) -> str:
-        """Work on the message for a second, then say it is done."""
-        await asyncio.sleep(1.0)
+        """Work on an empty message for a second, then say it is done."""
+        if not message:  # what the cancel probe sends; the search's other calls are quick
+            await asyncio.sleep(1.0)
         return "done"
 
     return work

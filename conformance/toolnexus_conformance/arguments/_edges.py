@@ -336,10 +336,12 @@ def edge_args(
                     offer({**base, name: values[index]})
     extra = schema.get("additionalProperties", True)
     if extra is not False and not schema.get("patternProperties"):
-        values = property_edges(extra)[:3] if isinstance(extra, Mapping) else ["x", 0]
-        for key in EDGE_KEYS:
-            for value in values or ["x"]:
-                if key not in base:
-                    offer({**base, "extra": value, key: value})
-                    offer({**base, key: value})
+        # One plain unknown key (the name a model invents), then each odd key once, the
+        # values taking turns: what breaks a tool is the key (a dot, an empty name,
+        # ``__proto__``) or the value's type, seldom the two together, so the cross
+        # product (forty calls for one property) would spend a slow tool's window.
+        values = (property_edges(extra)[:3] if isinstance(extra, Mapping) else ["x", 0]) or ["x"]
+        for index, key in enumerate(("extra", *EDGE_KEYS)):
+            if key not in base:
+                offer({**base, key: values[index % len(values)]})
     return list(out.values())
