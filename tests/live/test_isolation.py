@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -16,8 +17,10 @@ from toolnexus_conformance._runner import applicable_checks, plan, run_check
 from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.process._forkserver import ForkServer
 from toolnexus_conformance.process._isolation import (
+    REPLAYS,
     IsolatedExplorations,
     TargetWorker,
+    ToolJudgement,
     WorkerError,
 )
 from toolnexus_conformance.process._sandbox import Sandbox
@@ -535,6 +538,52 @@ def test_tools_running_when_their_worker_died_are_replayed_side_by_side(tmp_path
         assert judgement.ended is None, (name, judgement)
         assert judgement.results["TN606"][0] == "passed", (name, judgement)
     assert not worker._replicas
+
+
+def test_replicas_of_every_target_share_one_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each replica is a worker process and an import of its target, outside the pool's
+    bound: three targets whose workers died with four tools running each still have at
+    most ``REPLAYS`` replicas alive at once, not four each. (No process is started: the
+    replica's load and run are stood in for, so only the bound is measured.)"""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    alive, most = [0], [0]
+    count = threading.Lock()
+    close = TargetWorker.close
+
+    def load(self: TargetWorker, timeout: float | None = None) -> int:
+        with count:
+            alive[0] += 1
+            most[0] = max(most[0], alive[0])
+        time.sleep(0.05)  # long enough for every thread to be waiting on a slot
+        return 4
+
+    def closed(self: TargetWorker) -> None:  # only replicas: the targets' own close below
+        with count:
+            alive[0] -= 1
+        close(self)
+
+    monkeypatch.setattr(TargetWorker, "load", load)
+    monkeypatch.setattr(TargetWorker, "_started", lambda self, *args: ToolJudgement())
+    monkeypatch.setattr(TargetWorker, "_tool_output", lambda self, index, since: None)
+    monkeypatch.setattr(TargetWorker, "close", closed)
+    workers = [
+        TargetWorker(f"target_{n}:tools", f"target {n}", base_dir=None, options=OPTIONS)
+        for n in range(3)
+    ]
+    jobs = [(worker, index) for worker in workers for index in range(4)]
+    try:
+        with ThreadPoolExecutor(len(jobs)) as pool:
+            replayed = list(
+                pool.map(lambda job: job[0]._replay(job[1], "t", ["TN606"], None, None), jobs)
+            )
+    finally:
+        for worker in workers:
+            close(worker)
+    assert all(judgement.error is None for judgement, _ in replayed), replayed
+    assert alive[0] == 0
+    assert most[0] == REPLAYS
 
 
 def test_a_kit_process_keeps_hypothesiss_tables_in_the_kit_cache_not_its_scratch() -> None:

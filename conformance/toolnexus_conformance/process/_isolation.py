@@ -80,10 +80,14 @@ STUCK_SLACK = 2.0
 IDLE_SLACK = 10.0
 #: The most times a worker that died (not a tool's process: the worker itself) is restarted.
 RESTARTS = 3
-#: The most tools of one target replayed at once, each on a worker of its own, after
-#: the worker died while they ran (``TargetWorker._replay``): each replica costs a
-#: worker process and an import of the target, outside the pool's bound.
+#: The most tools replayed at once in this process, across all targets, each on a
+#: worker of its own, after their worker died while they ran (``TargetWorker._replay``):
+#: each replica costs a worker process and an import of its target, outside the pool's
+#: bound, so twenty targets whose workers die together must not start eighty.
 REPLAYS = 4
+#: The replicas' slots. A replica never replays in turn (it calls ``_started``, not
+#: ``explore``), so a holder never waits for another slot: one bound cannot deadlock.
+_REPLAY_SLOTS = threading.BoundedSemaphore(REPLAYS)
 #: The largest explore request, the user's arguments for the tool included: one
 #: datagram on the control socket, read whole by the worker.
 ARGUMENTS_MAX = CONTROL_MAX - 1024
@@ -227,8 +231,7 @@ class TargetWorker:
         self._blamed = 0
         #: Per worker process that died: how it ended, and the tools' processes then running.
         self._deaths: dict[int, tuple[int | None, int]] = {}
-        #: Replays of tools that were running when the worker died (``_replay``).
-        self._replays = threading.BoundedSemaphore(REPLAYS)
+        #: Replicas replaying tools that were running when the worker died (``_replay``).
         self._replicas: set[TargetWorker] = set()
 
     # -- the worker process --------------------------------------------------------------
@@ -663,11 +666,11 @@ class TargetWorker:
         """The tool explored again on a worker of its own, its only tool: its verdict alone.
 
         The replica is this worker's twin (target, options, sandbox, template), loaded
-        afresh and closed after; at most ``REPLAYS`` at once, each a worker process
-        and an import of the target more. Also returned: the tail of the tool's
-        output there, where a culprit's last words are.
+        afresh and closed after; at most ``REPLAYS`` at once across the process's
+        targets, each a worker process and an import of the target more. Also
+        returned: the tail of the tool's output there, where a culprit's last words are.
         """
-        with self._replays:
+        with _REPLAY_SLOTS:
             replica = TargetWorker(
                 self.spec,
                 self.label,
