@@ -434,6 +434,27 @@ def test_a_frozen_tool_is_killed_in_its_own_sandbox(
         worker.close()
 
 
+def test_a_suspended_worker_leaves_no_scratch_and_starts_again_with_a_new_one() -> None:
+    """A worker stopped to free its pool slot (or because its target has nothing left to
+    explore) keeps no folder: a session killed outright could not remove it."""
+    worker = TargetWorker(EXAMPLE, EXAMPLE, base_dir=None, options=OPTIONS)
+    try:
+        assert worker.load(30) == 4
+        first = worker.scratch
+        assert (first / "declarations.pickle").exists()
+        worker.suspend()
+        assert not first.exists()
+        name = asyncio.run(load_target(parse_target(EXAMPLE))).tools[0].name
+        judged = worker.explore(0, name, ["TN601"])  # its next use starts it again
+        assert judged.error is None, judged
+        assert judged.results["TN601"][0] == "passed", judged
+        assert worker.scratch != first
+        assert worker.scratch.is_dir()
+    finally:
+        worker.close()
+    assert not worker.scratch.exists()
+
+
 def test_a_closed_worker_starts_no_process(tmp_path: Path) -> None:
     """A load or restart that comes after the session closed the worker starts nothing
     (nothing would stop it, nor end its sandbox)."""

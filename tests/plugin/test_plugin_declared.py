@@ -354,7 +354,9 @@ def test_pytest_killed_mid_run_leaves_an_incomplete_report_of_what_it_judged(
         several="from toolnexus_ref.examples import toolkit\ntools = toolkit.tools\n"
     )
     ready = pytester.path / "ready"
-    env = dict(os.environ, TOOLNEXUS_READY=str(ready))
+    tmp = pytester.path / "tmp"  # where the session's scratch folders go
+    tmp.mkdir()
+    env = dict(os.environ, TOOLNEXUS_READY=str(ready), TMPDIR=str(tmp))
     out = (pytester.path / "out.txt").open("wb")
     process = subprocess.Popen(
         [
@@ -391,6 +393,12 @@ def test_pytest_killed_mid_run_leaves_an_incomplete_report_of_what_it_judged(
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
+    # The kit's processes outlive the session's group: each finds its session gone and
+    # removes its scratch; a worker stopped once its target was read has none left.
+    end = time.monotonic() + 10
+    while list(tmp.glob("toolnexus-*")) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert list(tmp.glob("toolnexus-*")) == []
     report = json.loads((pytester.path / "report.json").read_text())
     assert report["complete"] is False
     assert "did not finish" in report["interrupted"]

@@ -238,6 +238,8 @@ class TargetWorker:
     def start(self) -> None:
         if self._closed:  # a late load or restart: nothing would stop this process
             raise WorkerError("the worker was closed: the session is ending")
+        if not self.scratch.is_dir():  # removed when the worker was suspended
+            self.scratch = Path(tempfile.mkdtemp(prefix="toolnexus-worker-"))
         server = self.forkserver
         if server is not None and server.broken is None:
             try:
@@ -536,7 +538,13 @@ class TargetWorker:
             self.load(self._load_timeout)
 
     def suspend(self) -> None:
-        """Stop the worker process to free its slot in the pool; its next use starts it again."""
+        """Stop the worker process to free its slot in the pool; its next use starts it again.
+
+        Its scratch goes with it, made afresh at the next start: nothing reads a stopped
+        worker's files, and a session killed outright (SIGKILL) could not remove them
+        (a running worker removes its own when it finds its session gone). A run of
+        many targets would otherwise keep one folder per target until it ends.
+        """
         with self._lock:
             if self._closed or self._process is None:
                 return
@@ -546,6 +554,7 @@ class TargetWorker:
             except WorkerError:
                 pass
             self._stop_process()
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
     def _stop_process(self) -> int | None:
         process, self._process = self._process, None
