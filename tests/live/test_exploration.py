@@ -186,6 +186,38 @@ def test_concurrency_one_explores_one_tool_at_a_time() -> None:
     assert most == 1
 
 
+def test_concurrency_one_asks_silent_tools_again_one_at_a_time() -> None:
+    """A call that missed its bound is made again once the batch is done; under
+    ``concurrency=1`` (tools that must not run together) those calls take turns too."""
+    inside = 0
+    most = 0
+    lock = threading.Lock()
+
+    class SilentOnce(Counted):
+        def execute(self, args: Any, ctx: Any = None) -> Any:
+            nonlocal inside, most
+            if not self.calls:  # the first call outlasts its bound, until it is cancelled
+                self.calls.append(args)
+                end = time.monotonic() + 20
+                while not (ctx is not None and ctx.is_cancelled()) and time.monotonic() < end:
+                    time.sleep(0.01)
+                return ToolResult.ok("late")
+            if len(self.calls) == 1:  # asked again: long enough to meet the others' asks
+                with lock:
+                    inside += 1
+                    most = max(most, inside)
+                time.sleep(0.1)
+                with lock:
+                    inside -= 1
+            return super().execute(args, ctx)
+
+    options = dataclasses.replace(FAST, concurrency=1, call_timeout=0.3)
+    tools = [SilentOnce(f"silent_{i}") for i in range(3)]
+    check_tools(tools, select=["TN601"], options=options)
+    assert all(len(tool.calls) > 2 for tool in tools)  # asked again, then explored again
+    assert most == 1
+
+
 def test_the_same_seed_sends_the_same_arguments() -> None:
     # A budget and a call timeout no stall spends: on a busy machine a stall in the
     # edge values' window would skip the rest of them in one run and not the other,

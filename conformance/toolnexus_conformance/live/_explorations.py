@@ -230,7 +230,7 @@ class Explorations:
 
         await asyncio.gather(*(one(plan) for plan in batch))
         await self._again_after_crashes(batch, one)
-        await self._again_without_the_rest(batch, one)
+        await self._again_without_the_rest(batch, one, slots)
         for plan in batch:  # alone now: a late verdict must be the tool's, not contention's
             observation = self._done.get(id(plan.subject))
             if observation is not None and observation.recheck is not None:
@@ -339,7 +339,10 @@ class Explorations:
         return rest
 
     async def _again_without_the_rest(
-        self, batch: list[_Plan], one: Callable[[_Plan], Awaitable[None]]
+        self,
+        batch: list[_Plan],
+        one: Callable[[_Plan], Awaitable[None]],
+        slots: asyncio.Semaphore,
     ) -> None:
         """Tools that did not answer, asked again once the rest of the batch is done.
 
@@ -350,7 +353,9 @@ class Explorations:
         So the call that hung is made again with only the other silent tools' in
         flight, its bound stretched by the load as the budgets are (``stretch``); a
         tool that answers it is explored again, and one that does not keeps its
-        verdict, at the cost of one more call timeout in all, not one each.
+        verdict, at the cost of one more call timeout in all, not one each. These
+        calls take the exploration's ``slots`` too: under ``concurrency=1`` (tools that
+        must not run together) they are made one after another.
         """
         silent: list[tuple[_Plan, Any]] = []
         for plan in batch:
@@ -364,11 +369,12 @@ class Explorations:
         async def answers(plan: _Plan, args: Any) -> bool:
             timeout = self._options(plan).call_timeout * stretch()
             if not runs_on_loop(plan.subject):
-                outcome = await call_once(
-                    plan.subject.tool, args, ToolContext(), timeout=timeout, scratch=False
-                )
+                async with slots:
+                    outcome = await call_once(
+                        plan.subject.tool, args, ToolContext(), timeout=timeout, scratch=False
+                    )
                 return not outcome.timed_out
-            async with turns:
+            async with turns, slots:
                 self._on_loop_now = id(plan.subject)
                 try:
                     outcome = await call_once(
