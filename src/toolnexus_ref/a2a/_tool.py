@@ -98,8 +98,13 @@ async def open_client(
     import httpx
     from a2a.client import ClientConfig, ClientFactory
 
+    from .._tls import tls_context
+
     async with httpx.AsyncClient(
-        transport=transport, headers=dict(headers or {}), timeout=httpx.Timeout(None)
+        transport=transport,
+        headers=dict(headers or {}),
+        timeout=httpx.Timeout(None),
+        verify=tls_context(),
     ) as http:
         config = ClientConfig(httpx_client=http, streaming=streaming, polling=polling)
         client = ClientFactory(config).create(reading.card)

@@ -153,6 +153,8 @@ class HttpTool(BaseTool):
     async def run(self, args: Mapping[str, Any], ctx: ToolContext | None) -> ToolResult:
         import httpx
 
+        from .._tls import tls_context
+
         try:
             headers, secrets = self._expanded_headers()
         except _MissingVariable as missing:
@@ -170,7 +172,9 @@ class HttpTool(BaseTool):
             send["json" if self.body == "json" else "data"] = payload
         try:
             async with httpx.AsyncClient(
-                transport=self._transport, timeout=min(limits) if limits else None
+                transport=self._transport,
+                timeout=min(limits) if limits else None,
+                verify=tls_context(),
             ) as client:
                 response = await client.request(self.method, url, **send)
         except httpx.TimeoutException as exc:
