@@ -181,7 +181,10 @@ def test_concurrency_one_explores_one_tool_at_a_time() -> None:
                 inside -= 1
             return super().execute(args, ctx)
 
-    options = dataclasses.replace(FAST, concurrency=1)
+    # A bound no call misses, even on a loaded machine: a call that overran it would run
+    # on in its thread beside the next tool's (a thread cannot be stopped), and the
+    # calls asked again after it are the next test's.
+    options = dataclasses.replace(FAST, concurrency=1, call_timeout=10.0)
     check_tools([Slow(f"slow_{i}") for i in range(3)], select=["TN601"], options=options)
     assert most == 1
 
