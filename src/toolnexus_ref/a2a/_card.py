@@ -100,9 +100,11 @@ async def read_card(base: str, *, client: httpx.AsyncClient | None = None) -> Ca
     """Fetch and judge the card of the agent at ``base``; raises ``CardError`` only."""
     import httpx
 
+    from .._tls import tls_context
+
     url = card_url(base)
     own = client is None
-    http = client or httpx.AsyncClient(timeout=30.0)
+    http = client or httpx.AsyncClient(timeout=30.0, verify=tls_context())
     try:
         response = await http.get(url)
         response.raise_for_status()

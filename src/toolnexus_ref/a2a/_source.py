@@ -41,8 +41,10 @@ async def open_agent(
     """
     import httpx
 
+    from .._tls import tls_context
+
     async with httpx.AsyncClient(
-        transport=transport, headers=dict(headers or {}), timeout=30.0
+        transport=transport, headers=dict(headers or {}), timeout=30.0, verify=tls_context()
     ) as http:
         reading = await read_card(url, client=http)
     skills = list(reading.card.skills) or [None]
