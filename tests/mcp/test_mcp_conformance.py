@@ -63,9 +63,10 @@ def test_defective_server_through_the_plugin(pytester: pytest.Pytester, tmp_path
         stdio_target("defective.py", "--marker", str(marker)),
         "--toolnexus-select",
         ",".join([*MCP_CODES, "TN1"]),
-        # ``stall`` blocks its server 2.5 s from the call's start; TN751 sees it if the
-        # server is still blocked once the cancel (0.1 s in, up to tenfold on a busy
-        # machine) and the grace have passed: half a second leaves room for the load.
+        # ``stall`` blocks its server 5 s from the start of a call that asks for
+        # progress (the cancel probe's); TN751 sees it if the server is still blocked
+        # once the cancel (0.1 s in, up to tenfold on a busy machine) and the grace
+        # have passed: half a second leaves room for the load.
         "--toolnexus-grace",
         "0.5",
         "--toolnexus-report",
