@@ -2,9 +2,10 @@
 
 Those tools open a client per call, so that no tool is bound to the event loop of its
 first call and nothing stays open between calls. But httpx builds a TLS context for
-each client it makes, loading the whole CA bundle: 10-40 ms of CPU per call, more than
-a call to a loopback endpoint costs, and most of an exploration's CPU on a fast
-service. The context is the same every time, so it is built once per process.
+each client it makes, loading the whole CA bundle: about 40 ms of CPU per call, ten
+times what the rest of a call to a loopback endpoint costs, and most of an
+exploration's CPU on a fast service. The context is the same every time, so it is
+built once per process.
 """
 
 from __future__ import annotations
