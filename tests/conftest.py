@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from _sessions import UNUSED_PLUGINS
@@ -61,6 +62,22 @@ def _user_cache_outside_projects(
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = previous
+
+
+@pytest.fixture
+def tls_contexts_built(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every TLS context built from now on (``ssl.create_default_context``), by anyone."""
+    import ssl
+
+    built: list[object] = []
+    real = ssl.create_default_context
+
+    def counted(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        built.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ssl, "create_default_context", counted)
+    return built
 
 
 @pytest.fixture

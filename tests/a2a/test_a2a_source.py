@@ -50,24 +50,14 @@ async def _tools(agent: LoopbackAgent) -> dict[str, A2ATool]:
 
 
 async def test_calls_share_one_tls_context_not_one_each(
-    busy_agent: LoopbackAgent, monkeypatch: pytest.MonkeyPatch
+    busy_agent: LoopbackAgent, tls_contexts_built: list[object]
 ) -> None:
     """Each call opens a client; building its TLS context cost more CPU than the call."""
-    import ssl
-
     refuse = (await _tools(busy_agent))["refuse"]
-    built: list[object] = []
-    real = ssl.create_default_context
-
-    def counted(*args: object, **kwargs: object) -> ssl.SSLContext:
-        built.append(args)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(ssl, "create_default_context", counted)
     for index in range(3):
         result = await refuse.execute({"message": f"job {index}"}, ToolContext())
         assert f"cannot do 'job {index}'" in result.output  # the agent's own answer
-    assert len(built) <= 1  # none when an earlier test of this process built it
+    assert len(tls_contexts_built) <= 1  # none when an earlier test of this process built it
 
 
 async def test_one_tool_per_skill_named_agent_then_skill(busy_agent: LoopbackAgent) -> None:

@@ -144,41 +144,43 @@ def test_hanging_tools_are_waited_out_together() -> None:
     assert max(overlapped) >= 1
 
 
+class InsideAtOnce:
+    """The most calls inside the tools sharing it at one time."""
+
+    def __init__(self) -> None:
+        self.most = 0
+        self._inside = 0
+        self._lock = threading.Lock()
+
+    def stay(self, seconds: float) -> None:
+        """Be inside for ``seconds``, counted with every other call inside now."""
+        with self._lock:
+            self._inside += 1
+            self.most = max(self.most, self._inside)
+        time.sleep(seconds)
+        with self._lock:
+            self._inside -= 1
+
+
 def test_tools_of_a_target_are_called_at_once() -> None:
-    inside = 0
-    most = 0
-    lock = threading.Lock()
+    inside = InsideAtOnce()
 
     class Slow(Counted):
         def execute(self, args: Any, ctx: Any = None) -> Any:
-            nonlocal inside, most
-            with lock:
-                inside += 1
-                most = max(most, inside)
-            time.sleep(0.02)
-            with lock:
-                inside -= 1
+            inside.stay(0.02)
             return super().execute(args, ctx)
 
     tools = [Slow(f"slow_{i}") for i in range(4)]
     check_tools(tools, select=["TN601"], options=FAST)
-    assert most > 1
+    assert inside.most > 1
 
 
 def test_concurrency_one_explores_one_tool_at_a_time() -> None:
-    inside = 0
-    most = 0
-    lock = threading.Lock()
+    inside = InsideAtOnce()
 
     class Slow(Counted):
         def execute(self, args: Any, ctx: Any = None) -> Any:
-            nonlocal inside, most
-            with lock:
-                inside += 1
-                most = max(most, inside)
-            time.sleep(0.01)
-            with lock:
-                inside -= 1
+            inside.stay(0.01)
             return super().execute(args, ctx)
 
     # A bound no call misses, even on a loaded machine: a call that overran it would run
@@ -186,19 +188,16 @@ def test_concurrency_one_explores_one_tool_at_a_time() -> None:
     # calls asked again after it are the next test's.
     options = dataclasses.replace(FAST, concurrency=1, call_timeout=10.0)
     check_tools([Slow(f"slow_{i}") for i in range(3)], select=["TN601"], options=options)
-    assert most == 1
+    assert inside.most == 1
 
 
 def test_concurrency_one_asks_silent_tools_again_one_at_a_time() -> None:
     """A call that missed its bound is made again once the batch is done; under
     ``concurrency=1`` (tools that must not run together) those calls take turns too."""
-    inside = 0
-    most = 0
-    lock = threading.Lock()
+    inside = InsideAtOnce()
 
     class SilentOnce(Counted):
         def execute(self, args: Any, ctx: Any = None) -> Any:
-            nonlocal inside, most
             if not self.calls:  # the first call outlasts its bound, until it is cancelled
                 self.calls.append(args)
                 end = time.monotonic() + 20
@@ -206,19 +205,14 @@ def test_concurrency_one_asks_silent_tools_again_one_at_a_time() -> None:
                     time.sleep(0.01)
                 return ToolResult.ok("late")
             if len(self.calls) == 1:  # asked again: long enough to meet the others' asks
-                with lock:
-                    inside += 1
-                    most = max(most, inside)
-                time.sleep(0.1)
-                with lock:
-                    inside -= 1
+                inside.stay(0.1)
             return super().execute(args, ctx)
 
     options = dataclasses.replace(FAST, concurrency=1, call_timeout=0.3)
     tools = [SilentOnce(f"silent_{i}") for i in range(3)]
     check_tools(tools, select=["TN601"], options=options)
     assert all(len(tool.calls) > 2 for tool in tools)  # asked again, then explored again
-    assert most == 1
+    assert inside.most == 1
 
 
 def test_the_same_seed_sends_the_same_arguments() -> None:

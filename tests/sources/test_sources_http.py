@@ -102,25 +102,15 @@ async def test_deadlines_and_cancels_end_the_call_with_error_results(base: str) 
 
 @pytest.mark.anyio
 async def test_calls_share_one_tls_context_not_one_each(
-    base: str, monkeypatch: pytest.MonkeyPatch
+    base: str, tls_contexts_built: list[object]
 ) -> None:
     """Each call opens a client; building its TLS context (the CA bundle read and parsed)
     cost more CPU than a loopback call, so the context is built once per process."""
-    import ssl
-
-    built: list[object] = []
-    real = ssl.create_default_context
-
-    def counted(*args: object, **kwargs: object) -> ssl.SSLContext:
-        built.append(args)
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(ssl, "create_default_context", counted)
     item = http_tool(name="get_item", description="Get an item.", url=f"{base}/items/{{id}}")
     for index in range(3):
         result = await item.execute({"id": str(index)})
         assert not result.is_error, result.output
-    assert len(built) <= 1  # none when an earlier test of this process built it
+    assert len(tls_contexts_built) <= 1  # none when an earlier test of this process built it
 
 
 @pytest.mark.anyio

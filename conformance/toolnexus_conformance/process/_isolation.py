@@ -110,6 +110,11 @@ _HOLDER = (
 _monotonic = time.monotonic  # the session's clock: no tool runs in this process
 
 
+def _new_scratch() -> Path:
+    """A worker's scratch folder: made with the worker, and again when it restarts."""
+    return Path(tempfile.mkdtemp(prefix="toolnexus-worker-"))
+
+
 class WorkerError(Exception):
     """The worker could not load the target or start; the message says why."""
 
@@ -201,7 +206,7 @@ class TargetWorker:
         self.base_dir = Path(base_dir).resolve() if base_dir is not None else None
         self.options = scratch_options(options)
         self.modules = list(modules)
-        self.scratch = Path(tempfile.mkdtemp(prefix="toolnexus-worker-"))
+        self.scratch = _new_scratch()
         self.tools = 0
         #: Each tool's declaration as the worker read it (``_declared``), and the target's info.
         self.declared: list[dict[str, Any]] = []
@@ -239,7 +244,7 @@ class TargetWorker:
         if self._closed:  # a late load or restart: nothing would stop this process
             raise WorkerError("the worker was closed: the session is ending")
         if not self.scratch.is_dir():  # removed when the worker was suspended
-            self.scratch = Path(tempfile.mkdtemp(prefix="toolnexus-worker-"))
+            self.scratch = _new_scratch()
         server = self.forkserver
         if server is not None and server.broken is None:
             try:

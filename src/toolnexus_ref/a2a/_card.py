@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._tls import tls_context
+
 if TYPE_CHECKING:
     import httpx
     from a2a.types import AgentCard
@@ -99,8 +101,6 @@ def card_problems(raw: Mapping[str, Any]) -> tuple[str, list[str]]:
 async def read_card(base: str, *, client: httpx.AsyncClient | None = None) -> CardReading:
     """Fetch and judge the card of the agent at ``base``; raises ``CardError`` only."""
     import httpx
-
-    from .._tls import tls_context
 
     url = card_url(base)
     own = client is None

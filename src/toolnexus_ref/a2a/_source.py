@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._tls import tls_context
 from ._card import CardReading, read_card
 from ._tool import A2ATool
 
@@ -40,8 +41,6 @@ async def open_agent(
     Raises ``CardError`` when the card cannot be fetched or read at all.
     """
     import httpx
-
-    from .._tls import tls_context
 
     async with httpx.AsyncClient(
         transport=transport, headers=dict(headers or {}), timeout=30.0, verify=tls_context()

@@ -18,6 +18,7 @@ from .._calling import awaits_only, cancelled_result, exception_result
 from .._context import ToolContext
 from .._naming import Source, sanitize
 from .._result import ToolResult
+from .._tls import tls_context
 from .._tool import ToolAnnotations
 from .._validation import argument_errors, validator_for
 from ._reply import FINAL, Conversation, state_name
@@ -97,8 +98,6 @@ async def open_client(
     to an event loop, and nothing stays open between calls."""
     import httpx
     from a2a.client import ClientConfig, ClientFactory
-
-    from .._tls import tls_context
 
     async with httpx.AsyncClient(
         transport=transport,

@@ -21,6 +21,7 @@ from toolnexus_ref._calling import awaits_only
 from toolnexus_ref._context import ToolContext
 from toolnexus_ref._naming import Source
 from toolnexus_ref._result import ToolResult
+from toolnexus_ref._tls import tls_context
 from toolnexus_ref._tool import BaseTool, ToolAnnotations
 
 __all__ = ["HttpTool", "http_tool"]
@@ -152,8 +153,6 @@ class HttpTool(BaseTool):
 
     async def run(self, args: Mapping[str, Any], ctx: ToolContext | None) -> ToolResult:
         import httpx
-
-        from .._tls import tls_context
 
         try:
             headers, secrets = self._expanded_headers()

@@ -98,13 +98,6 @@ async def list_tools(
     return types.ListToolsResult(tools=TOOLS)
 
 
-def _progress_token(params: Any) -> Any:
-    meta = getattr(params, "meta", None)
-    if isinstance(meta, dict):
-        return meta.get("progress_token", meta.get("progressToken"))
-    return getattr(meta, "progress_token", None)
-
-
 async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
     args = params.arguments or {}
     name = params.name
@@ -120,7 +113,8 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
         # its cancel): 5 s, so the server is still blocked when the kit asks after the
         # cancel, however late a busy machine makes both (2.5 s was outlasted once, at
         # a load of 4 per core).
-        time.sleep(5.0 if _progress_token(params) is not None else 2.5)
+        watched = (params.meta or {}).get("progress_token") is not None
+        time.sleep(5.0 if watched else 2.5)
         return text("done thinking")
     if name == "count_items":
         return types.CallToolResult(
