@@ -23,11 +23,10 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
    interleaved. Targets load and are explored at once, so 20 should cost about
    one plus the start-up of each worker (which takes CPU: on few cores, more), as
    long as the slow tools fit in the concurrency (16 by default: 20 slow tools do not).
-6. The sandbox: the plugin's live suite on the example toolkit and on the 200-tool
+7. The sandbox: the plugin's live suite on the example toolkit and on the 200-tool
    target with ``--toolnexus-sandbox auto`` (bubblewrap) and ``off``, interleaved;
    and an MCP stdio server (``toolnexus-mcp-serve`` of the example toolkit) started,
    listed and closed through the sandbox's launcher, its limits alone, and bare.
-
 8. Scale: serial, ``-n 1`` and ``-n 2`` on the 200-tool target, on 20 one-tool
    targets (0.5 s per call), on an mcp.json of five copies of the corpus's stdio
    server (``conformance/corpus/servers/seeded_bugs.py``; no network) and on the
@@ -43,6 +42,13 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
    tools that take 0.5 s per call, with and without a fifth that kills the worker
    process once they are running (each of the four is then explored again on a
    worker of its own, to tell which one did it), against the four alone.
+10. Remote tools at once: 8 http tools whose loopback server takes 0.1 s per
+    request, explored with concurrency=1 against the default concurrency.
+11. TLS contexts: the CPU of one ``HttpTool`` call and one ``A2ATool`` call to a
+    loopback endpoint in the same process (client and server together), with the
+    one TLS context every call shares (``toolnexus_ref._tls``) against a context
+    built per call (httpx's default, which reads and parses the whole CA bundle even
+    for ``http://``); rounds interleaved, medians per call.
 
 Medians of interleaved repeats; no test asserts on these numbers.
 """
@@ -68,7 +74,7 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT / "conformance")]
 from toolnexus_conformance._options import ExecuteMode, RunOptions  # noqa: E402
 from toolnexus_conformance._runner import check_tools  # noqa: E402
 
-from toolnexus_ref import BaseTool, ToolAnnotations, ToolContext  # noqa: E402
+from toolnexus_ref import BaseTool, ToolAnnotations, ToolContext, ToolResult  # noqa: E402
 
 LIVE = ("TN5", "TN6", "TN7", "TN8", "TN9")
 
@@ -517,6 +523,90 @@ def remote(repeat: int, count: int = 8, pause: float = 0.1) -> None:
         print(f"   {name:28} {wall:6.2f}s  {made:5.0f} requests  {first / wall:4.2f}x")
 
 
+def tls_contexts(repeat: int, http_calls: int = 100, a2a_calls: int = 40) -> None:
+    print("11. CPU per call to a loopback endpoint: one shared TLS context against one per call")
+    import http.server
+    import importlib
+    import threading
+
+    from toolnexus_ref import tool
+    from toolnexus_ref._tls import tls_context as shared
+    from toolnexus_ref.a2a import open_agent, serve_loopback
+    from toolnexus_ref.http import HttpTool
+
+    class Ok(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.0"
+
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    @tool
+    def refuse(message: str) -> ToolResult:
+        """Always refuse: this agent cannot do that."""
+        return ToolResult.error(f"cannot do {message!r}")
+
+    async def calls(chosen: Any, count: int) -> None:
+        for _ in range(count):
+            result = await chosen.execute(
+                {"page": "x"} if isinstance(chosen, HttpTool) else {"message": "x"}, ToolContext()
+            )
+            assert result.is_error == (chosen is not page), result
+
+    # The modules that open clients hold the name; the old way is restored in each.
+    users = [
+        importlib.import_module(f"toolnexus_ref.{name}")
+        for name in ("http._tool", "a2a._tool", "a2a._source", "a2a._card")
+    ]
+
+    def use(context: Any) -> None:
+        for module in users:
+            module.tls_context = context
+
+    ways = {"one context per call (httpx's default)": lambda: True, "one shared context": shared}
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Ok)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    page = HttpTool(
+        name="page",
+        description="Reads a page.",
+        method="GET",
+        url=f"http://127.0.0.1:{server.server_port}/{{page}}",
+    )
+    try:
+        with serve_loopback([refuse], name="refusing.agent") as agent:
+            (skill,) = asyncio.run(open_agent(agent.url)).tools
+            for label, chosen, count in (
+                ("HttpTool GET", page, http_calls),
+                ("A2ATool", skill, a2a_calls),
+            ):
+                cpu: dict[str, list[float]] = {way: [] for way in ways}
+                wall: dict[str, list[float]] = {way: [] for way in ways}
+                for _ in range(repeat):
+                    for way, context in ways.items():
+                        use(context)
+                        started, clock = time.process_time(), time.perf_counter()
+                        asyncio.run(calls(chosen, count))
+                        cpu[way].append((time.process_time() - started) * 1000 / count)
+                        wall[way].append((time.perf_counter() - clock) * 1000 / count)
+                base = statistics.median(cpu[next(iter(ways))])
+                print(f"   {label} ({count} calls a round)")
+                for way in ways:
+                    mine = statistics.median(cpu[way])
+                    print(
+                        f"     {way:40} cpu {mine:6.1f} ms/call  wall "
+                        f"{statistics.median(wall[way]):6.1f} ms/call  {base / mine:5.1f}x"
+                    )
+    finally:
+        use(shared)
+        server.shutdown()
+        server.server_close()
+
+
 def sandbox(repeat: int, count: int = 200) -> None:
     from toolnexus_conformance.process._sandbox import probe
 
@@ -583,6 +673,7 @@ SECTIONS = (
     "scale",
     "culprit",
     "remote",
+    "tls",
 )
 
 
@@ -672,7 +763,7 @@ SCALE_SETS = ("200-tools", "20-targets", "mcp-json", "stdio-5")
 
 def scale(repeat: int, only: Sequence[str] = SCALE_SETS) -> None:
     """``-n 1`` and ``-n 2`` against serial on a 200-tool target, 20 targets and 5 servers."""
-    print("7. scale: serial, -n 1 and -n 2 (whole tools and servers to each worker)")
+    print("8. scale: serial, -n 1 and -n 2 (whole tools and servers to each worker)")
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         (folder / "counted_200.py").write_text(
@@ -807,6 +898,8 @@ def main() -> None:
         culprit(args.repeat)
     if "remote" in wanted:
         remote(args.repeat)
+    if "tls" in wanted:
+        tls_contexts(args.repeat)
 
 
 if __name__ == "__main__":
