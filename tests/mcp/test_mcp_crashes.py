@@ -170,10 +170,10 @@ def test_a_server_that_exits_on_its_own_blames_no_tool(
     shown = [(v.tool, v.check.code, v.outcome.value, v.message) for v in verdicts]
     assert not [v for v in verdicts if v.outcome is Outcome.FAILED], shown
     assert any("exited" in v.message for v in verdicts if v.outcome is Outcome.SKIPPED), shown
-    # The first start, one restart, and at most two replays: once a fresh server exits
-    # with no call in flight, neither the other calls in flight nor a second round's
-    # are replayed, and a server given up is not restarted.
-    assert len(starts) <= 4, "\n".join(  # as text: pytest cuts a list short
+    # The first start, one restart, and at most three replays (the first two start at
+    # once): once a fresh server exits with no call in flight, neither the other calls
+    # in flight nor a second round's are replayed, and a server given up is not restarted.
+    assert len(starts) <= 5, "\n".join(  # as text: pytest cuts a list short
         f"{s.status.phase or '-'}: {s.lived}: {s.status.describe()}" for s in starts
     )
     # Each tool's exploration stopped once the server had exited, in both rounds.
@@ -309,8 +309,9 @@ def test_replays_stop_once_a_fresh_server_exits_with_no_call_in_flight(
         blame = loop.run(find_culprit(connection, suspects, 10.0, lived=connection.lived), 120)
     finally:
         loop.run(source.close(), timeout=30)
-    # Each replay would start the server again, to see it exit by itself again.
-    assert len(starts) <= 2, [s.status.describe() for s in starts]
+    # Each replay would start the server again, to see it exit by itself again: the first
+    # two start at once, and the one left alone shows it during the third's start at most.
+    assert len(starts) <= 3, [s.status.describe() for s in starts]
     assert blame.crash is None
     assert "with no call in flight" in blame.unblamed, blame
 
@@ -362,7 +363,8 @@ def test_replays_stop_at_a_fresh_server_that_does_not_start(
     connection = ServerConnection(ServerConfig("again", "stdio", command=command, timeout=timeout))
     suspects = [("count", {"to": n}) for n in range(3)]
     blame = loop.run(find_culprit(connection, suspects, 10.0, lived=1.0), timeout=60)
-    assert len(starts) == 1, [s.status.describe() for s in starts]
+    # The first replay and, beside it, the second; never the third.
+    assert len(starts) == 2, [s.status.describe() for s in starts]
     assert blame.crash is None
     assert said in blame.unblamed, blame
     # A server that exits on its own before it is ready explains its later exits, at any
@@ -382,8 +384,9 @@ def test_a_tool_that_ends_its_server_whatever_it_is_given_is_reported_with_no_ar
     assert blame.crash is not None, blame
     assert blame.crash.args == {}, blame.crash.describe()
     assert blame.crash.exit_code == 3
-    # The replay, then one with no arguments; the server had lived long: no control.
-    assert len(starts) == 2, [s.status.describe() for s in starts]
+    # The replay, then one with no arguments and, beside it, one with the first key made
+    # simpler; the server had lived long: no control.
+    assert len(starts) == 3, [s.status.describe() for s in starts]
 
 
 class _Process:
@@ -444,3 +447,34 @@ def test_a_server_left_alone_that_exits_during_the_next_replay_ends_the_search(
     assert blame.crash is None
     assert "with no call in flight" in blame.unblamed, blame
     assert blame.explains(lived)
+
+
+def test_replays_start_two_at_once_until_a_server_is_left_alone() -> None:
+    """A server start is most of a replay: the first two replays start together, as do
+    the culprit's bare call and its first simplification; once a fresh server survived
+    its call and is left alone, the replays take turns (its exit may end the search)."""
+    started: list[_Process] = []
+    at_once: list[int] = []
+    inside = [0]
+
+    class Slow(_Process):
+        async def start(self) -> Any:
+            inside[0] += 1
+            at_once.append(inside[0])
+            await asyncio.sleep(0.05)
+            inside[0] -= 1
+            return self.status
+
+    def fresh() -> _Process:
+        process = Slow(started)
+        if len(started) == 4:  # the fourth call in flight ends its server
+            process.on_call = lambda: process.exit(0.1)
+        return process
+
+    connection = SimpleNamespace(fresh=fresh, config=SimpleNamespace(name="slow"))
+    suspects = [("echo", {"text": word}) for word in ("one", "two", "three", "four")]
+    blame = asyncio.run(find_culprit(connection, suspects, 10.0, lived=30.0))
+    assert blame.crash is not None, blame
+    assert (blame.crash.tool, blame.crash.args) == ("echo", {"text": "four"})
+    # Two replays, then two in turn, then the bare call and {"text": ""} together.
+    assert at_once == [1, 2, 1, 1, 1, 2]

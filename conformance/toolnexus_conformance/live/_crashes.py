@@ -3,9 +3,13 @@
 Tools of one stdio server share its process, so one tool that ends it (``os._exit``,
 a segfault, an unhandled error in a handler that takes the process down) leaves
 every other tool's calls failing with the same exit. The calls that were in flight
-when it exited are replayed one at a time, each on a fresh process of the server,
-until one ends it too: that call's tool is the culprit, with the exact arguments
-and what the server wrote on stderr during that replayed call alone.
+when it exited are replayed in turn, each on a fresh process of the server, until
+one ends it too: that call's tool is the culprit, with the exact arguments and what
+the server wrote on stderr during that replayed call alone. Until a fresh server has
+survived its call (and is left alone, below), the next replay starts beside the one
+under way: a server start is most of a replay's time, and there is no exit yet to
+wait for; after that they go one at a time, so that a server seen exiting on its own
+costs at most one start more than it shows.
 
 An exit counts as the replayed call's doing from the moment the call is sent until
 the server has answered a ping after it (a handler may end its process just after
@@ -30,15 +34,18 @@ longer than that is not one that exits on its own at that age.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
 from ._calls import describe
+
+T = TypeVar("T")
 
 __all__ = ["Blame", "ServerCrash", "connection_of", "exit_check", "exited", "find_culprit"]
 
@@ -170,23 +177,32 @@ class _Replays:
         self.alone: tuple[Any, float] | None = None
 
     async def search(self, suspects: Iterable[tuple[str, Any]]) -> Blame:
-        seen: set[str] = set()
-        for tool, args in suspects:
-            key = tool + "\0" + json.dumps(args, sort_keys=True, default=repr)
-            if key in seen:
-                continue
-            seen.add(key)
-            if len(seen) > MAX_REPLAYS:
-                break
-            found = self._alone_exited() or await self._replay(tool, args, searching=True)
-            if isinstance(found, Blame):
-                return found
-            if found is not None:
-                margin = slack()
-                outlived = self.lived is not None and self.lived > found.after + margin
-                alone = None if outlived else await self._control(found.after + margin)
-                return alone or Blame(await self._shrink(found))
-        return self._alone_exited() or Blame()
+        calls = _distinct(suspects)[:MAX_REPLAYS]
+        ahead: asyncio.Task[ServerCrash | Blame | None] | None = None
+        try:
+            for index, call in enumerate(calls):
+                found: ServerCrash | Blame | None = self._alone_exited()
+                if found is None:
+                    replay, ahead = ahead or self._replay_soon(call), None
+                    if self.alone is None and index + 1 < len(calls):
+                        # No server is left alone yet, whose exit the next replay could
+                        # show: it need not wait for this one's answer.
+                        ahead = self._replay_soon(calls[index + 1])
+                    found = await replay
+                if isinstance(found, Blame):
+                    return found
+                if found is not None:
+                    if ahead is not None:
+                        await _cancelled(ahead)
+                        ahead = None
+                    margin = slack()
+                    outlived = self.lived is not None and self.lived > found.after + margin
+                    alone = None if outlived else await self._control(found.after + margin)
+                    return alone or Blame(await self._shrink(found))
+            return self._alone_exited() or Blame()
+        finally:
+            if ahead is not None:
+                await _cancelled(ahead)
 
     def _alone_exited(self) -> Blame | None:
         """Why no call is blamed, once the server left alone exited no later than the
@@ -210,12 +226,17 @@ class _Replays:
         exited as the first did (while ``fresh`` served its call): that exit is the
         evidence the search stops at, and is not swapped for a server that shows nothing
         yet."""
-        if self.alone is not None:
-            if not exited(self.alone[0]) or self._alone_exited() is not None:
-                return False
-            await self.alone[0].close()
-        self.alone = (fresh, ready)
+        before = self.alone
+        if before is not None and (not exited(before[0]) or self._alone_exited() is not None):
+            return False
+        self.alone = (fresh, ready)  # before any await: two replays may finish at once
+        if before is not None:
+            await before[0].close()
         return True
+
+    def _replay_soon(self, call: tuple[str, Any]) -> asyncio.Task[ServerCrash | Blame | None]:
+        """The search's replay of ``call``, started now."""
+        return asyncio.ensure_future(self._replay(*call, searching=True))
 
     async def _replay(self, tool: str, args: Any, *, searching: bool) -> ServerCrash | Blame | None:
         """The call's crash on a fresh server, or ``None`` when the call did not end it.
@@ -292,19 +313,23 @@ class _Replays:
         """
         if not isinstance(crash.args, dict) or not crash.args:
             return crash
-        again = await self._replay(crash.tool, {}, searching=False)
-        if isinstance(again, ServerCrash):
-            return again
-        tries = 1
-        for key in list(crash.args):
-            value = crash.args[key]
-            simpler = _simpler(value)
-            if simpler == value and type(simpler) is type(value):
-                continue
-            if tries >= MAX_SHRINKS:
-                break
-            tries += 1
-            again = await self._replay(crash.tool, {**crash.args, key: simpler}, searching=False)
+        keys = [key for key in crash.args if not _simplest(crash.args[key])][: MAX_SHRINKS - 1]
+        # No arguments, and the first key made simpler, at once: that key is tried on the
+        # same arguments whatever the bare call shows, unless it ends the server too.
+        tries = [self._replay(crash.tool, {}, searching=False)]
+        if keys:
+            tries.append(
+                self._replay(crash.tool, _simplified(crash.args, keys[0]), searching=False)
+            )
+        bare, *first = await _together(*tries)
+        if isinstance(bare, ServerCrash):
+            return bare
+        for index, key in enumerate(keys):
+            again = (
+                first[0]
+                if index == 0
+                else await self._replay(crash.tool, _simplified(crash.args, key), searching=False)
+            )
             if isinstance(again, ServerCrash):
                 crash = again
         return crash
@@ -357,3 +382,39 @@ def _simpler(value: Any) -> Any:
     if isinstance(value, dict):
         return {}
     return value
+
+
+def _simplest(value: Any) -> bool:
+    simpler = _simpler(value)
+    return bool(simpler == value and type(simpler) is type(value))
+
+
+def _simplified(args: dict[str, Any], key: str) -> dict[str, Any]:
+    return {**args, key: _simpler(args[key])}
+
+
+def _distinct(suspects: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The calls in flight, each once (the same tool and arguments replay alike)."""
+    seen: dict[str, tuple[str, Any]] = {}
+    for tool, args in suspects:
+        seen.setdefault(tool + "\0" + json.dumps(args, sort_keys=True, default=repr), (tool, args))
+    return list(seen.values())
+
+
+async def _cancelled(task: asyncio.Task[Any]) -> None:
+    """``task`` ended: cancelled if still running (its fresh server is closed as it ends)."""
+    task.cancel()
+    await asyncio.wait({task})
+    if not task.cancelled():
+        task.exception()  # retrieved: a replay cut short says nothing
+
+
+async def _together(*steps: Awaitable[T]) -> list[T]:
+    """The steps' results, run at once; if one raises, the others are cancelled."""
+    tasks = [asyncio.ensure_future(step) for step in steps]
+    try:
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for task in tasks:
+            if not task.done():
+                await _cancelled(task)
