@@ -3,7 +3,8 @@
 Each is made with the simplest valid arguments. For an MCP tool the call cancelled
 mid-way is also watched: is the server still answering, and does progress stop?
 A verdict that other calls in flight could have caused (contention) is made again
-alone at the end of the batch (``recheck``), and only that quiet result counts.
+alone at the end of the batch (``recheck``), and only that quiet result counts; a
+success that raced the cancel or the deadline is made twice alone, and both must show it.
 """
 
 from __future__ import annotations
@@ -125,15 +126,53 @@ async def recheck(env: Env, planned: list[Phase]) -> bool:
             await mcp[0].probe(env.options.call_timeout)
         try:
             await make_probes(env, again)
+            raced = _raced(observation)
+            if raced:
+                halfway = None
+                if Phase.CANCEL_DURING in raced and observation.cancel_during is not None:
+                    halfway = observation.cancel_during.call.outcome.elapsed / 2
+                    if Phase.MCP_AFTER_CANCEL in planned:
+                        raced.append(Phase.MCP_AFTER_CANCEL)
+                await make_probes(env, raced, cancel_at=halfway)
         except Gone:  # the server exited and was given up: the first verdicts stand
             return False
         return True
     return False
 
 
+def _raced(observation: Observation) -> list[Phase]:
+    """The probes whose finding is a race the tool may lose only to a busy machine:
+    a success after the cancel fired, or past the deadline. A tool that polls for the
+    cancel and has just finished its work when it fires answers with success if its
+    thread was not run in between; a tool that ignores the cancel does so every time.
+    Each is made once more, alone, and the finding stands only if that shows it too;
+    the cancel then comes halfway through the time the call took, not "a moment in"
+    stretched by the load (which on a busy machine can be the end of the tool's work
+    every time)."""
+    raced = []
+    during = observation.cancel_during
+    if (
+        during is not None
+        and during.fired is not None
+        and parts(during.call.outcome.value)[2] is False
+    ):
+        raced.append(Phase.CANCEL_DURING)
+    deadline = observation.deadline
+    if (
+        deadline is not None
+        and deadline.outcome.elapsed >= DEADLINE
+        and parts(deadline.outcome.value)[2] is False
+    ):
+        raced.append(Phase.DEADLINE)
+    return raced
+
+
 # -- timing probes -------------------------------------------------------------------
-async def make_probes(env: Env, phases: list[Phase], *, together: bool = False) -> None:
-    """The single-call probes, with the simplest valid arguments."""
+async def make_probes(
+    env: Env, phases: list[Phase], *, together: bool = False, cancel_at: float | None = None
+) -> None:
+    """The single-call probes, with the simplest valid arguments; ``cancel_at``: when
+    the cancel comes during the call, instead of a moment in."""
     if not phases or env.observation.simplest_skip is not None:
         return
     # Begun only when made: a probe after one that raised (``Gone``) is never begun.
@@ -142,7 +181,7 @@ async def make_probes(env: Env, phases: list[Phase], *, together: bool = False) 
         probes.append(lambda: _cancel_before(env))
     if Phase.CANCEL_DURING in phases or Phase.MCP_AFTER_CANCEL in phases:
         watch = Phase.MCP_AFTER_CANCEL in phases
-        probes.append(lambda: _cancel_during(env, watch=watch))
+        probes.append(lambda: _cancel_during(env, watch=watch, at=cancel_at))
     if Phase.DEADLINE in phases:
         probes.append(lambda: _deadline(env))
     if Phase.TASK_CANCEL in phases and is_async(env.subject):
@@ -203,13 +242,15 @@ def mcp_declared(subject: ToolSubject) -> tuple[Any, Any] | None:
     return None
 
 
-async def _cancel_during(env: Env, *, watch: bool) -> None:
-    """Call, cancel from another thread a moment in; for MCP, watch the server after."""
+async def _cancel_during(env: Env, *, watch: bool, at: float | None = None) -> None:
+    """Call, cancel from another thread a moment in (or ``at`` seconds, never sooner);
+    for MCP, watch the server after."""
     options, args = env.options, env.observation.simplest
     mcp = mcp_declared(env.subject) if env.subject.source == "mcp" else None
+    soonest = MCP_CANCEL_AFTER if mcp is not None else CANCEL_AFTER
     # "A moment in" is later on a busy machine (``stretch``): a tool that answers at
     # once on a quiet one may not have begun by then, and would answer after the cancel.
-    after = (MCP_CANCEL_AFTER if mcp is not None else CANCEL_AFTER) * stretch()
+    after = soonest * stretch() if at is None else max(soonest, at)
     ctx = ToolContext()
     fired: list[float] = []
 
