@@ -128,6 +128,9 @@ class Explorations:
         self._unexplained: dict[int, Blame] = {}
         #: Servers (by ``id``) that exited and were not explored again.
         self._given_up: set[int] = set()
+        #: Tools (by ``id`` of the subject) whose server exited under them, until they
+        #: are explored again: what they observed is the exit's, not theirs.
+        self._to_remake: set[int] = set()
 
     def plan(
         self, subject: ToolSubject, phases: Iterable[Any], codes: Iterable[str], *, group: str
@@ -181,9 +184,14 @@ class Explorations:
                 ran_out = exhaustion(exc)  # ...unless the tools used up the process
                 for plan in pending:
                     found = self._done.get(id(plan.subject))
-                    # One stopped at its server's exit and never made again is not done:
-                    # the "server exited" it says is not why it was not judged.
-                    if found is not None and not found.interrupted:
+                    # One whose server exited under it and that was never made again is
+                    # not done: the "server exited" it says (or the call that exit ended,
+                    # in flight as its exploration ended) is not why it was not judged.
+                    remake = found is not None and (
+                        found.interrupted
+                        or (id(plan.subject) in self._to_remake and found.crashed is None)
+                    )
+                    if found is not None and not remake:
                         continue
                     self._done[id(plan.subject)] = (
                         Observation(plan.subject, exhausted=f"exploring the tool, {ran_out}")
@@ -267,12 +275,17 @@ class Explorations:
                     servers.setdefault(id(connection), (connection, []))[1].append(plan)
             again: list[_Plan] = []
             for connection, plans in servers.values():
-                again += await self._after_crash(connection, plans)
+                under = {id(plan.subject) for plan in plans}
+                self._to_remake |= under
+                made = await self._after_crash(connection, plans)
+                self._to_remake -= under - {id(plan.subject) for plan in made}
+                again += made
             if not again:
                 return
             for plan in again:
                 self._done.pop(id(plan.subject), None)
             await asyncio.gather(*(one(plan) for plan in again))
+            self._to_remake.difference_update(id(plan.subject) for plan in again)
 
     async def _after_crash(self, connection: Any, plans: list[_Plan]) -> list[_Plan]:
         """Blame the call that ended the server, restart it; the plans to explore again.
