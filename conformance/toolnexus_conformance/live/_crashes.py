@@ -324,12 +324,10 @@ class _Replays:
         bare, *first = await _together(*tries)
         if isinstance(bare, ServerCrash):
             return bare
-        for index, key in enumerate(keys):
-            again = (
-                first[0]
-                if index == 0
-                else await self._replay(crash.tool, _simplified(crash.args, key), searching=False)
-            )
+        if first and isinstance(first[0], ServerCrash):
+            crash = first[0]
+        for key in keys[1:]:
+            again = await self._replay(crash.tool, _simplified(crash.args, key), searching=False)
             if isinstance(again, ServerCrash):
                 crash = again
         return crash

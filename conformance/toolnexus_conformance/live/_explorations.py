@@ -187,11 +187,10 @@ class Explorations:
                     # One whose server exited under it and that was never made again is
                     # not done: the "server exited" it says (or the call that exit ended,
                     # in flight as its exploration ended) is not why it was not judged.
-                    remake = found is not None and (
-                        found.interrupted
-                        or (id(plan.subject) in self._to_remake and found.crashed is None)
-                    )
-                    if found is not None and not remake:
+                    if found is not None and not (
+                        found.crashed is None
+                        and (found.interrupted or id(plan.subject) in self._to_remake)
+                    ):
                         continue
                     self._done[id(plan.subject)] = (
                         Observation(plan.subject, exhausted=f"exploring the tool, {ran_out}")

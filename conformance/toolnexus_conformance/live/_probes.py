@@ -87,12 +87,23 @@ class Env:
 
 def _late(call: Call | None, limit: float) -> bool:
     """A probe whose verdict could be contention's doing: it ended late, or succeeded late."""
-    if call is None:
-        return False
-    outcome = call.outcome
-    if outcome.timed_out:
-        return True
-    return outcome.elapsed >= limit and parts(outcome.value)[2] is False
+    return call is not None and (call.outcome.timed_out or _succeeded_late(call, limit))
+
+
+def _succeeded_late(call: Call | None, limit: float) -> bool:
+    """The call answered with success ``limit`` seconds in or later."""
+    return (
+        call is not None and call.outcome.elapsed >= limit and parts(call.outcome.value)[2] is False
+    )
+
+
+def _succeeded_after_cancel(during: CancelDuring | None) -> bool:
+    """The call answered with success after its cancel fired."""
+    return (
+        during is not None
+        and during.fired is not None
+        and parts(during.call.outcome.value)[2] is False
+    )
 
 
 async def recheck(env: Env, planned: list[Phase]) -> bool:
@@ -108,7 +119,7 @@ async def recheck(env: Env, planned: list[Phase]) -> bool:
     during = observation.cancel_during
     if during is not None and (
         during.call.outcome.timed_out
-        or (during.fired is not None and parts(during.call.outcome.value)[2] is False)
+        or _succeeded_after_cancel(during)
         or during.server_problem is not None  # another tool may have kept the server busy
         or during.late_progress
     ):
@@ -150,19 +161,9 @@ def _raced(observation: Observation) -> list[Phase]:
     stretched by the load (which on a busy machine can be the end of the tool's work
     every time)."""
     raced = []
-    during = observation.cancel_during
-    if (
-        during is not None
-        and during.fired is not None
-        and parts(during.call.outcome.value)[2] is False
-    ):
+    if _succeeded_after_cancel(observation.cancel_during):
         raced.append(Phase.CANCEL_DURING)
-    deadline = observation.deadline
-    if (
-        deadline is not None
-        and deadline.outcome.elapsed >= DEADLINE
-        and parts(deadline.outcome.value)[2] is False
-    ):
+    if _succeeded_late(observation.deadline, DEADLINE):
         raced.append(Phase.DEADLINE)
     return raced
 
