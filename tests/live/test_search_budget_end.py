@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -78,3 +79,42 @@ def test_hypothesis_explains_nothing_the_report_would_not_show() -> None:
     assert Phase.shrink in settings.phases
     only = _search._settings(RunOptions(), phases=[Phase.generate, Phase.explain])
     assert list(only.phases) == [Phase.generate]
+
+
+class PassesSlowly:
+    """Never fails; each call takes ``CALL``: a search that only its budget can end."""
+
+    name = "passes_slowly"
+    description = "Counts items."
+    source = "custom"
+    input_schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "required": ["n"],
+    }
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        time.sleep(CALL)
+        return ToolResult.ok("counted")
+
+
+def test_the_example_a_search_stopped_on_is_not_saved_to_be_replayed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Hypothesis saves the example whose test raised a non-``Exception``, as the search's
+    stop is: under load the budget ran out mid-shrink, and the passing candidate then
+    under way (``{'n': 500}``) was replayed before the stored failure (``{'n': 1001}``)."""
+    monkeypatch.setattr(_search, "stretch", lambda: 1.0)
+    options = RunOptions(
+        execute=ExecuteMode.ALL,
+        examples=1000,  # more than the budget buys: the budget ends the search
+        grace=0.3,
+        call_timeout=2.0,
+        search_budget=0.5,
+        example_database=tmp_path,  # unseeded: a seeded search saves no example
+    )
+    (verdict,) = check_tools(PassesSlowly(), select=["TN601"], options=options)
+    assert verdict.outcome is Outcome.PASSED, verdict.message
+    examples = tmp_path / "examples"
+    saved = [p for p in examples.rglob("*") if p.is_file()] if examples.exists() else []
+    assert saved == []

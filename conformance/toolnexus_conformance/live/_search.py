@@ -7,7 +7,7 @@ own exception type, so hypothesis tracks the properties as distinct bugs and
 shrinks each to its smallest arguments, within the search's budget (once it is
 spent the search ends, each failure as far as it was shrunk); the example
 database still replays a failure first next time, under a key per tool and
-stream. Calls are remembered by their arguments, so shrinking replays for free
+stream (and only a failure: not the example the search stopped on, ``_database``). Calls are remembered by their arguments, so shrinking replays for free
 what was already called.
 
 Hypothesis is synchronous and tools are called on the run's event loop: the search
@@ -37,7 +37,7 @@ from collections.abc import Callable, Coroutine, MutableMapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .._model import Finding, Skip, exhaustion
 from .._options import RunOptions
@@ -384,7 +384,13 @@ def warm_search(options: RunOptions) -> None:
             pass
 
 
-def _settings(options: RunOptions, **overrides: Any) -> Any:
+def _settings(
+    options: RunOptions, *, stopping: threading.Event | None = None, **overrides: Any
+) -> Any:
+    """Hypothesis's settings for a search: the user's profile, with the run's database.
+
+    ``stopping``: once set, nothing more is saved to the database (``_database``).
+    """
     from hypothesis import HealthCheck, Phase, settings
 
     _keep_storage(options)
@@ -407,6 +413,11 @@ def _settings(options: RunOptions, **overrides: Any) -> Any:
         extra["database"] = DirectoryBasedExampleDatabase(
             str(Path(options.example_database) / "examples")
         )
+    database = extra.get("database", current.database)
+    if stopping is not None and database is not None and "database" not in overrides:
+        from ._database import SavesUntilStopped
+
+        extra["database"] = SavesUntilStopped(database, stopping)
     return settings(
         current,
         deadline=None,
@@ -504,6 +515,13 @@ async def search(
 
     recorded: list[set[str]] = [set() for _ in lanes]  # keys each result's calls hold
     ended: list[str] = []  # why the tool can no longer be called, once ``gone`` said so
+    #: Set as the search stops for want of budget or of a tool to call: the example
+    #: under way then is no failure to replay next time (``_database``).
+    stopping = threading.Event()
+
+    def stop() -> NoReturn:
+        stopping.set()
+        raise _Stop
 
     def start(
         index: int, lane: Lane, args: Any, mutation: str | None
@@ -527,7 +545,7 @@ async def search(
         why_gone = gone() if gone is not None else None
         if why_gone is not None:
             ended.append(why_gone)
-            raise _Stop
+            stop()
         now = time.monotonic()
         # A call is begun only if one as long as the tool's calls take would end within
         # the budget: a tool whose calls take ten seconds is not called again two
@@ -550,7 +568,7 @@ async def search(
             # shrink's candidates would all pass uncalled, and cost as much to draw as
             # the search did: half the draws of a server with fifteen bugs). The
             # failures found are reported as far as they were shrunk (``seen``).
-            raise _Stop
+            stop()
         if not in_explicit[0]:
             made_calls[0] += 1
         at_once = _enter()
@@ -601,7 +619,7 @@ async def search(
 
     def unpack(drawn: Any) -> tuple[Any, str | None]:
         if stopped.is_set():
-            raise _Stop
+            stop()
         return (drawn.value, str(drawn.mutation)) if invalid else (drawn, None)
 
     def body(drawn: Any) -> None:
@@ -699,7 +717,8 @@ async def search(
         test = hypothesis.given(strategy)(body)
         if first is not None:
             test = hypothesis.example(first)(test)
-        test = _settings(options, max_examples=max(1, examples) + options.depth)(test)
+        most = max(1, examples) + options.depth
+        test = _settings(options, stopping=stopping, max_examples=most)(test)
         if options.seed is not None:
             test = hypothesis.seed(options.seed)(test)
         try:
