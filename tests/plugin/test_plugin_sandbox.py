@@ -394,11 +394,15 @@ def _described(pids: list[int]) -> str:
                 f"{k}: {fields.get(k, '?').strip()}" for k in ("State", "PPid", "NSpid")
             )
             parent = fields.get("PPid", "?").strip()
+            own = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
             above = Path(f"/proc/{parent}/cmdline").read_bytes().replace(b"\0", b" ")
         except OSError as exc:
             lines.append(f"{pid}: {exc}")
             continue
-        lines.append(f"{pid}: {kept}; parent: {above.decode(errors='replace')[:200]}")
+        lines.append(
+            f"{pid}: {own.decode(errors='replace')[:200]}; {kept};"
+            f" parent: {above.decode(errors='replace')[:200]}"
+        )
     return "\n".join(lines)
 
 
@@ -511,7 +515,8 @@ def test_an_mcp_stdio_server(sandboxed: Sandboxed, mode: str) -> None:
         assert run.report["not_called"] == {}
         assert sandboxed.written() == []
         assert sandboxed.listener.accepted == 0
-        assert sandboxed.processes() == []
+        left = sandboxed.processes()
+        assert left == [], _described(left)
 
 
 # -- the option and what the run says ------------------------------------------------------
