@@ -140,8 +140,12 @@ def _sleep_seconds(mark: str) -> str:
 
 
 #: How long the processes a contained run started may take to go: the sandbox's are
-#: killed with it and reaped a moment later.
-SETTLE = 5.0
+#: killed with it and reaped a moment later. On a busy machine that moment can be long
+#: (a process of a contained server was seen 5 s after its run, at a load of 9 on two
+#: cores); a process that escaped sleeps for minutes, so a longer wait still tells the
+#: two apart, and ``_described`` says which it was. A run that left nothing is
+#: answered at the first look.
+SETTLE = 30.0
 
 
 def _processes(mark: str, settle: float = SETTLE) -> list[int]:
