@@ -6,7 +6,8 @@ collections, triggered as the run's reports pile up, walked all of them again
 each time (nine seconds of a forty-five-second run, four times what plain pytest
 spends in the collector). Frozen (``gc.freeze``) once collection is over, they
 are left out of those passes; they are still freed by reference counting, and
-any cycle among them is collected once ``thaw`` gives them back at the end.
+any cycle among them is collected once ``thaw`` gives them back at the end (after
+the unconfigure hooks, where pytest runs a full collection of its own).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def freeze_collected() -> bool:
     return True
 
 
-def thaw(frozen: bool) -> None:
+def thaw(frozen: bool = True) -> None:
     """Give the objects ``freeze_collected`` froze back to the collector."""
     if frozen:
         gc.unfreeze()

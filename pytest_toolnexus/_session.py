@@ -146,8 +146,6 @@ class ConformanceSession:
         self._closing = threading.Lock()
         self._ended = False
         self._is_worker = hasattr(config, "workerinput")
-        #: Whether what collection made is frozen out of the collector's passes (``_heap``).
-        self._frozen = False
         #: The verdict records: kept (JSON-encoded) only where a report will read them.
         self.records = Records(keep=self._reads_records())
         #: xdist's controller: it schedules and reports, and loads and explores nothing.
@@ -772,7 +770,11 @@ class ConformanceSession:
             servers=self._servers if self.shared is not None else None,
             listed_here=self._listed_here,
         )
-        self._frozen = freeze_collected()  # until unconfigure (``_heap``)
+        if freeze_collected():  # until the session's end (``_heap``)
+            # Given back after the last unconfigure hook, not in ours: pytest's own
+            # (unraisableexception) runs a full collection, which then walks only what
+            # the run made since collection, not the million objects a big one holds.
+            self.config.add_cleanup(thaw)
 
     def _target_nodes(
         self,
@@ -1076,8 +1078,6 @@ class ConformanceSession:
             # Only a run of the kit's own items: a project's tests and fixtures, which
             # may count on their objects being finalised at exit, are not in it.
             skip_exit_collection()
-        thaw(self._frozen)
-        self._frozen = False
 
 
 class _Refused:
