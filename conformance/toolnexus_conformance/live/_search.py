@@ -7,8 +7,9 @@ own exception type, so hypothesis tracks the properties as distinct bugs and
 shrinks each to its smallest arguments, within the search's budget (once it is
 spent the search ends, each failure as far as it was shrunk); the example
 database still replays a failure first next time, under a key per tool and
-stream (and only a failure: not the example the search stopped on, ``_database``). Calls are remembered by their arguments, so shrinking replays for free
-what was already called.
+stream (and only a failure: never the example the search stopped on,
+``_database``). Calls are remembered by their arguments, so shrinking replays for
+free what was already called.
 
 Hypothesis is synchronous and tools are called on the run's event loop: the search
 runs on a long-lived worker thread (``_workers``) and sends each call back to the
@@ -182,7 +183,8 @@ class _Falsified(Exception):
 
 
 class _Stop(BaseException):
-    """Not an ``Exception``: hypothesis lets it through at once, without shrinking."""
+    """Not an ``Exception``: hypothesis lets it through at once, without shrinking (and
+    saves the example under way, unless ``stop`` raised it: ``_database``)."""
 
 
 class Gone(Exception):
