@@ -45,7 +45,7 @@ def freeze_collected() -> bool:
     return True
 
 
-def thaw(frozen: bool = True) -> None:
-    """Give the objects ``freeze_collected`` froze back to the collector."""
-    if frozen:
-        gc.unfreeze()
+def thaw() -> None:
+    """Give the objects ``freeze_collected`` froze back to the collector (call it only
+    where that returned ``True``)."""
+    gc.unfreeze()

@@ -416,7 +416,7 @@ def _settings(
             str(Path(options.example_database) / "examples")
         )
     database = extra.get("database", current.database)
-    if stopping is not None and database is not None and "database" not in overrides:
+    if stopping is not None and database is not None:  # an override still wins, below
         from ._database import SavesUntilStopped
 
         extra["database"] = SavesUntilStopped(database, stopping)
