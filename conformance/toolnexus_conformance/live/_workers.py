@@ -1,24 +1,24 @@
 """Long-lived daemon threads for the hypothesis searches of a run.
 
-Hypothesis is synchronous, and registering its random generator on a new thread
-runs a full ``gc.collect()`` and ``gc.get_referrers()``, whose cost grows with the
-heap of the user's test process: a second or more each in a test session that
-imported a few agent frameworks. A thread per search paid that for every search;
-these workers pay it once each, and with the heap frozen out of the collector's
-reach for that moment (``_own_random``), almost nothing. They are daemons, so a search wedged by a tool (one that holds the GIL, or a
-call that never comes back) cannot keep the interpreter alive; the pool then grows
-by one so the run goes on.
+Hypothesis is synchronous, and the first search on a new thread registers a random
+generator of its own for that thread, with a ``gc.collect()`` and a
+``gc.get_referrers()`` whose cost grows with the heap of the user's test process: a
+second or more each in a test session that imported a few agent frameworks. A
+thread per search paid that for every search; these workers are kept, and each is
+given its generator without the walks (``_own_random``). They are daemons, so a
+search wedged by a tool (one that holds the GIL, or a call that never comes back)
+cannot keep the interpreter alive; the pool then grows by one so the run goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-import gc
 import queue
 import threading
 import time
 from collections.abc import Callable
+from random import Random
 from typing import Any, TypeVar
 
 #: How many times its CPU bound a job may take in wall-clock time on a busy machine.
@@ -147,65 +147,32 @@ class SearchWorkers:
                 self._idle += 1
 
 
-#: One thread at a time freezes the heap: another's ``unfreeze`` would end it early.
-_freezing = threading.Lock()
-
-
 def _own_random() -> None:
-    """Give this thread hypothesis's per-thread random generator now, cheaply.
+    """Give this thread hypothesis's per-thread random generator now, unregistered.
 
-    Hypothesis makes it at a thread's first search and registers it, checking that
-    something refers to it: ``gc.collect()`` then ``gc.get_referrers()``, each a walk
-    of every object in the process. With the heap frozen for that moment they walk
-    only what was made since, which holds the new generator's referrer. Done as
-    hypothesis would at the first search, so the search itself finds it made; where
-    something else froze objects already (the plugin, once collection is over) the
-    walks are short anyway and that freeze is not ours to undo.
-    """
-    try:
-        from hypothesis.internal.entropy import deterministic_PRNG
-    except ImportError:  # hypothesis moved it: the first search registers as before
-        return
-    with _freezing:
-        frozen = gc.isenabled() and not gc.get_freeze_count()
-        if frozen:
-            gc.freeze()
-        try:
-            with deterministic_PRNG():
-                pass
-            _unmanage_own_random()
-        except Exception:  # the first search registers it, as before
-            pass
-        finally:
-            if frozen:
-                gc.unfreeze()
-
-
-def _unmanage_own_random() -> None:
-    """Take this thread's generator off the list hypothesis reseeds at every example.
-
-    Hypothesis seeds, and afterwards restores, every registered generator around
-    each example it runs, in whichever thread: with one generator per search thread
-    (a state read and two writes, per thread, per example) that was a sixth of a
-    live run's time on a five-server mcp.json. A thread's generator only draws the
-    seed of a search given none (``hypothesis.core.get_random_for_wrapped_test``),
-    never inside an example, so reseeding it buys nothing; the ``random`` module's
-    own generator, which a tool run in this process may use, stays managed.
+    Hypothesis makes it at a thread's first search (``deterministic_PRNG``) and
+    registers it among the generators it seeds and restores around every example,
+    in whichever thread. Registering checks that something refers to it:
+    ``gc.collect()`` then ``gc.get_referrers()``, each a walk of the heap, which grows
+    with the user's test process (a second or more once a few agent frameworks are
+    imported; 18-26 ms of CPU a thread, 41 threads, on one seeded MCP server). And
+    once registered, reseeding one generator per search thread around every example
+    was a sixth of a live run on a five-server mcp.json. A thread's generator only
+    draws the seed of a search given none (``get_random_for_wrapped_test`` makes it
+    the same way, unregistered), never inside an example, so reseeding it buys
+    nothing: the thread gets one of its own and hypothesis, finding it made, never
+    registers it. The ``random`` module's own generator, which a tool run in this
+    process may use, stays managed.
     """
     try:
         from hypothesis.core import threadlocal
-        from hypothesis.internal.entropy import RANDOMS_TO_MANAGE
-    except ImportError:
-        return
-    own = getattr(threadlocal, "_hypothesis_global_random", None)
-    if own is None:
+    except ImportError:  # hypothesis moved it: the first search makes and registers one
         return
     try:
-        found = [key for key, managed in list(RANDOMS_TO_MANAGE.items()) if managed is own]
-    except RuntimeError:  # another thread registered one meanwhile: it stays managed
+        if threadlocal._hypothesis_global_random is None:
+            threadlocal._hypothesis_global_random = Random()
+    except AttributeError:  # no longer hypothesis's name for it: as above
         return
-    for key in found:
-        RANDOMS_TO_MANAGE.pop(key, None)
 
 
 def _settle(future: asyncio.Future[Any], outcome: tuple[str, Any]) -> None:
