@@ -50,7 +50,7 @@ from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
 from ._distribution import is_xdist_controller, sent_costs, worker_prefetch
 from ._exit import skip_exit_collection
-from ._heap import freeze_collected, paused, thaw
+from ._heap import HeapFreeze, paused
 from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
 from ._listed import (
@@ -99,6 +99,10 @@ class ConformanceSession:
         install()  # before the loader and warm-up threads start parsing (CPython < 3.13)
         self.config = config
         self.settings = settings
+        #: What collection made, frozen until the very end (``_heap``): the thaw is
+        #: registered now, before pytest's own cleanups, so it runs after them.
+        self._heap = HeapFreeze()
+        config.add_cleanup(self._heap.thaw)
         arguments = _file_arguments(config, settings)  # a bad file stops the run before it starts
         #: The arguments file's keys: those that match no tool are its own error.
         self._argument_keys = list(arguments)
@@ -770,11 +774,7 @@ class ConformanceSession:
             servers=self._servers if self.shared is not None else None,
             listed_here=self._listed_here,
         )
-        if freeze_collected():  # until the session's end (``_heap``)
-            # Given back after the last unconfigure hook, not in ours: pytest's own
-            # (unraisableexception) runs a full collection, which then walks only what
-            # the run made since collection, not the million objects a big one holds.
-            self.config.add_cleanup(thaw)
+        self._heap.freeze()  # until the very end (``_heap``)
 
     def _target_nodes(
         self,

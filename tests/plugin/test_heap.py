@@ -44,9 +44,21 @@ def test_a_freeze_is_undone_by_its_thaw_and_another_freeze_is_left_alone() -> No
     assert gc.get_freeze_count() == 0
 
 
-def test_a_session_freezes_after_collection_and_thaws_by_its_end(
-    tools_module: pytest.Pytester,
+def test_a_session_freezes_after_collection_and_thaws_after_pytests_own_collections(
+    tools_module: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from _pytest import unraisableexception
+
+    # pytest collects in full twice as a session ends: in its unconfigure hook and in
+    # the cleanup its configure hook registered. Both must find the heap still frozen.
+    walks: list[bool] = []
+    real = unraisableexception.gc_collect_harder
+
+    def spy(iterations: int) -> None:
+        walks.append(gc.get_freeze_count() > 0)
+        real(iterations)
+
+    monkeypatch.setattr(unraisableexception, "gc_collect_harder", spy)
     tools_module.makeconftest(FROZEN_PROBE)
     result = tools_module.runpytest(
         "-p",
@@ -63,5 +75,5 @@ def test_a_session_freezes_after_collection_and_thaws_by_its_end(
     result.stdout.fnmatch_lines(
         ["frozen after collection: True", "frozen at the last unconfigure: True"]
     )
-    assert gc.get_freeze_count() == 0  # the in-process session thawed what it froze
+    assert walks == [True, True], "a full collection walked the whole heap"
     assert gc.get_freeze_count() == 0  # the in-process session gave everything back
