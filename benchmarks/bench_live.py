@@ -797,12 +797,13 @@ def scale(repeat: int, only: Sequence[str] = SCALE_SETS) -> None:
             variants = {"serial": base, "-n 1": [*base, "-n", "1"], "-n 2": [*base, "-n", "2"]}
             walls: dict[str, list[float]] = {v: [] for v in variants}
             cpus: dict[str, list[float]] = {v: [] for v in variants}
+            stolen: dict[str, list[float]] = {v: [] for v in variants}
             explored: dict[str, float | None] = {}
             loads: dict[str, int] = {}
             load_average: dict[str, float] = {}
             for _ in range(repeat):
                 for variant, command in variants.items():
-                    before = _busy_cpu()
+                    before, steal_before = _busy_cpu()
                     started = time.perf_counter()
                     subprocess.run(
                         command,
@@ -813,7 +814,9 @@ def scale(repeat: int, only: Sequence[str] = SCALE_SETS) -> None:
                         env=_bench_env(),
                     )
                     walls[variant].append(time.perf_counter() - started)
-                    cpus[variant].append(_busy_cpu() - before)
+                    busy, steal = _busy_cpu()
+                    cpus[variant].append(busy - before)
+                    stolen[variant].append(steal - steal_before)
                     explored[variant] = _explorations(folder)
                     loads[variant] = _loads(folder)
                     load_average[variant] = os.getloadavg()[0]
@@ -828,7 +831,8 @@ def scale(repeat: int, only: Sequence[str] = SCALE_SETS) -> None:
                     f"    {variant:8} {wall:6.1f} s  {cpu:6.1f} s CPU ({cpu / wall:3.1f} cores)"
                     f"  speed-up {serial / wall:4.2f}x"
                     f"  explorations per tool {shown}  loads {loads.get(variant, 0):3d}"
-                    f"  (load average {load_average.get(variant, 0.0):.1f})"
+                    f"  (load average {load_average.get(variant, 0.0):.1f}"
+                    f", steal {statistics.median(stolen[variant]):.1f} s)"
                 )
             # A serial run that already keeps u cores busy (its tools' processes, the
             # servers) can be sped up at most cores / u times by more workers.
@@ -840,23 +844,30 @@ def scale(repeat: int, only: Sequence[str] = SCALE_SETS) -> None:
             )
 
 
-def _busy_cpu() -> float:
+def _busy_cpu() -> tuple[float, float]:
     """Busy CPU seconds of the whole machine so far (``/proc/stat``), else of the children
-    waited for. The machine's: a run's worker and tool processes are not all waited for
-    by the process this starts (a SIGKILLed worker's tools are reaped by nobody it
-    counts), so their time is missing from its own; on a quiet machine the machine's
-    busy time is the run's."""
+    waited for, and the seconds the hypervisor took from this machine's CPUs (steal).
+
+    The machine's: a run's worker and tool processes are not all waited for by the
+    process this starts (a SIGKILLed worker's tools are reaped by nobody it counts),
+    so their time is missing from its own; on a quiet machine the machine's busy time
+    is the run's. Steal is apart: on a virtual machine whose host is busy, the same
+    run takes longer on the clock without doing more work, and a set measured then is
+    slower for the host's reasons, not the run's (it is printed beside the figures).
+    """
     try:
         with open("/proc/stat") as stat:
             fields = stat.readline().split()[1:]
         ticks = [int(f) for f in fields]
         idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle and iowait
-        return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+        steal = ticks[7] if len(ticks) > 7 else 0
+        tick = os.sysconf("SC_CLK_TCK")
+        return (sum(ticks[:8]) - idle - steal) / tick, steal / tick
     except (OSError, ValueError, IndexError):
         import resource
 
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        return usage.ru_utime + usage.ru_stime
+        return usage.ru_utime + usage.ru_stime, 0.0
 
 
 def _bench_env() -> dict[str, str]:
