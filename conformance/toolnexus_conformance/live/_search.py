@@ -115,6 +115,48 @@ def stretch() -> float:
     return min(MAX_STRETCH, max(1.0, load))
 
 
+#: Linux's pressure stall information for the CPUs (``search_stretch``).
+CPU_PRESSURE = Path("/proc/pressure/cpu")
+
+
+def search_stretch() -> float:
+    """``stretch``, capped by how much the CPUs are contended now: the search budgets'.
+
+    The load average remembers a minute: right after a busy run it still says the
+    machine is loaded while nothing else runs, and a search stretched by it makes more
+    calls than it would on a quiet machine (a five-server mcp.json run right after a
+    200-tool one took 82 s of CPU instead of 48, with nothing else running). Linux's
+    pressure stall information says which share of the last ten seconds a runnable
+    task spent waiting for a CPU (``some avg10``); where none waited, nothing slows
+    a search down, whatever the load average remembers, and where they waited a
+    share ``w`` of the time the budgets stretch by at most ``1 / (1 - w)``. Where the
+    file cannot be read (not Linux, pressure accounting off), the load average alone.
+    """
+    load = stretch()
+    if load <= 1.0:
+        return load
+    waited = cpu_waited()
+    if waited is None:
+        return load
+    return min(load, 1.0 / max(1.0 - waited, 1.0 / MAX_STRETCH))
+
+
+def cpu_waited(path: Path = CPU_PRESSURE) -> float | None:
+    """The share (0 to 1) of the last ten seconds in which a runnable task waited for
+    a CPU, from ``some avg10`` of ``path``; ``None`` where it cannot be read."""
+    try:
+        with open(path) as pressure:
+            for line in pressure:
+                kind, *fields = line.split()
+                if kind != "some":
+                    continue
+                values = dict(field.split("=", 1) for field in fields)
+                return min(1.0, max(0.0, float(values["avg10"]) / 100))
+    except (OSError, ValueError, KeyError):
+        return None
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Call:
     """One call the exploration made: what was sent and what came back."""
@@ -505,7 +547,7 @@ async def search(
     results = [SearchResult() for _ in lanes]
     stopped = threading.Event()
     budget_ends: list[float] = []  # set at the first real call, so set-up is free
-    slower = stretch()  # the machine's load now: the budgets buy the same calls
+    slower = search_stretch()  # the machine's load now: the budgets buy the same calls
     budget = options.search_budget * slower
     made_calls = [0]  # calls this search began (remembered ones are free)
     fastest = [float("inf")]  # the quickest call so far (its share): how fast the tool is
