@@ -9,8 +9,8 @@ are left out of those passes; they are still freed by reference counting, and
 any cycle among them is collected once ``HeapFreeze.thaw`` gives them back at the
 very end. pytest runs a full collection twice as a session ends (unraisableexception:
 in its unconfigure hook and in the cleanup its configure hook registered); the thaw
-comes after both, or they walk the whole heap again (1.5 s of a 6 s run of twenty
-tools), so it is registered as a cleanup before pytest's: cleanups run last first.
+comes after both, or the cleanup's walks the whole heap again, so it is registered
+as a cleanup before pytest's: cleanups run last first.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["HeapFreeze", "freeze_collected", "paused", "thaw"]
+__all__ = ["HeapFreeze", "paused"]
 
 
 @contextmanager
@@ -39,21 +39,6 @@ def paused() -> Iterator[None]:
         gc.enable()
 
 
-def freeze_collected() -> bool:
-    """Freeze every object alive now; ``False`` (nothing done) when the collector is off
-    or something else has frozen objects already, whose freeze is not ours to undo."""
-    if not gc.isenabled() or gc.get_freeze_count():
-        return False
-    gc.freeze()
-    return True
-
-
-def thaw() -> None:
-    """Give the objects ``freeze_collected`` froze back to the collector (call it only
-    where that returned ``True``)."""
-    gc.unfreeze()
-
-
 class HeapFreeze:
     """One session's freeze: made once collection is over, given back at the very end.
 
@@ -66,12 +51,16 @@ class HeapFreeze:
         self._frozen = False
 
     def freeze(self) -> bool:
-        """``freeze_collected``, remembered for ``thaw``."""
-        self._frozen = self._frozen or freeze_collected()
+        """Freeze every object alive now; ``False`` (nothing done) when the collector is
+        off or something else has frozen objects already, whose freeze is not ours to
+        undo."""
+        if not self._frozen and gc.isenabled() and not gc.get_freeze_count():
+            gc.freeze()
+            self._frozen = True
         return self._frozen
 
     def thaw(self) -> None:
         """Give back what ``freeze`` froze, if it did; nothing otherwise."""
         if self._frozen:
             self._frozen = False
-            thaw()
+            gc.unfreeze()

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from pytest_toolnexus._heap import freeze_collected, thaw
+from pytest_toolnexus._heap import HeapFreeze
 
 FROZEN_PROBE = """
 import gc
@@ -27,18 +27,19 @@ def pytest_unconfigure(config):
 
 def test_a_freeze_is_undone_by_its_thaw_and_another_freeze_is_left_alone() -> None:
     assert gc.get_freeze_count() == 0
-    frozen = freeze_collected()
+    heap, another = HeapFreeze(), HeapFreeze()
     try:
-        assert frozen
+        assert heap.freeze()
         assert gc.get_freeze_count() > 0
-        assert not freeze_collected()  # already frozen: not ours to undo
+        assert not another.freeze()  # already frozen: not ours to undo
+        another.thaw()
+        assert gc.get_freeze_count() > 0
     finally:
-        if frozen:
-            thaw()
+        heap.thaw()
     assert gc.get_freeze_count() == 0
     gc.disable()
     try:
-        assert not freeze_collected()
+        assert not HeapFreeze().freeze()
     finally:
         gc.enable()
     assert gc.get_freeze_count() == 0
