@@ -355,6 +355,58 @@ def test_a_fresh_worker_says_loaded_before_it_warms(
         worker.close()
 
 
+#: A tool whose name takes 3 s to read, in a bounded read (the kit's reader thread),
+#: in any process but the one that loaded it.
+SLOW_ELSEWHERE = """
+import os
+import threading
+import time
+
+from toolnexus_ref import ToolResult
+
+READ_IN = {os.getpid()}
+
+
+class Lookup:
+    description = "Answer ok."
+    source = "custom"
+    input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
+
+    @property
+    def name(self):
+        bounded = threading.current_thread().name == "toolnexus-read"
+        if bounded and os.getpid() not in READ_IN:  # as a starved fork would read it
+            READ_IN.add(os.getpid())
+            time.sleep(3)
+        return "lookup"
+
+    def execute(self, args, ctx=None):
+        return ToolResult.ok("ok")
+
+
+tools = [Lookup()]
+"""
+
+
+def test_a_tools_process_judges_the_declaration_its_worker_read_at_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read again in the tool's process, forked on a busy machine, a plain attribute
+    once missed the one-second bound (a load of 4 per core): the tool was "tool[0]"
+    there and the exploration failed as if the target gave other tools each time."""
+    (tmp_path / "slow_elsewhere.py").write_text(SLOW_ELSEWHERE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = "slow_elsewhere:tools"
+    worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS)
+    try:
+        assert worker.load(20) == 1
+        judged = worker.explore(0, "lookup", ["TN601"])
+        assert judged.error is None, judged
+        assert judged.results["TN601"][0] == "passed", judged
+    finally:
+        worker.close()
+
+
 STOPS_ITSELF = """
 import os
 import signal

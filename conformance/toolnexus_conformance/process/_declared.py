@@ -217,9 +217,12 @@ def declare(
     extras: Sequence[Mapping[str, Any] | None] | None,
     *,
     limit: float | None = None,
+    subjects: Sequence[ToolSubject] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every tool's declaration as plain data, read in bounded time (in the worker)."""
-    subjects = read_subjects(tools, label, extras, limit=limit)
+    """Every tool's declaration as plain data, read in bounded time (in the worker);
+    ``subjects``: the tools' ``read_subjects`` when the caller has read them already."""
+    if subjects is None:
+        subjects = read_subjects(tools, label, extras, limit=limit)
     steps = [(f"tool.{name}", _tool_attribute(name)) for name in TOOL_ATTRIBUTES]
     steps.append(("position", _position))
     rows = read_bounded(tools, steps, limit=limit)

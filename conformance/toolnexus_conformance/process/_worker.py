@@ -59,6 +59,8 @@ class _Worker:
         self.children: dict[int, int] = {}  # pid -> job
         self.tools: list[Any] = []
         self.extras: list[Any] = []
+        #: Each tool's declaration as read at load (``ToolSubject``): its process uses it.
+        self.subjects: list[Any] = []
         self.label = ""
         self.options: Any = None
         self.scratch = Path.cwd()
@@ -186,10 +188,13 @@ class _Worker:
 
         A file, not a control message: a target's schemas can outgrow a datagram.
         """
+        from .._subject import read_subjects
         from ._declared import declare, dumps
 
+        limit = options.attribute_limit
+        self.subjects = read_subjects(self.tools, self.label, self.extras or None, limit=limit)
         declared = declare(
-            self.tools, self.label, self.extras or None, limit=options.attribute_limit
+            self.tools, self.label, self.extras or None, limit=limit, subjects=self.subjects
         )
         path = self.scratch / "declarations.pickle"
         path.write_bytes(dumps(declared, info))
@@ -370,14 +375,19 @@ def _judge(
     _watch_escapes(worker)
     _calls.IN_WORKER = True
     _calls.ON_CALL = _watcher(channel)
-    extra = worker.extras[index] if index < len(worker.extras) else None
-    subject = read_subject(
-        worker.tools[index],
-        worker.label,
-        index=index,
-        extra=extra,
-        limit=worker.options.attribute_limit,
-    )
+    if index < len(worker.subjects):
+        # As read at load, in bounded time: read again in a process just forked on a
+        # busy machine, a plain attribute could miss the bound and pass for hung.
+        subject = worker.subjects[index]
+    else:
+        extra = worker.extras[index] if index < len(worker.extras) else None
+        subject = read_subject(
+            worker.tools[index],
+            worker.label,
+            index=index,
+            extra=extra,
+            limit=worker.options.attribute_limit,
+        )
     if subject.display_name != name.split("#")[0] and not name.startswith("tool["):
         raise RuntimeError(
             f"tool {index} of the target is {subject.display_name!r} in the worker process but"
