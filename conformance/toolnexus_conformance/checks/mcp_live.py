@@ -192,7 +192,7 @@ def mcp_progress_after_cancel(observation: Observation, options: RunOptions) -> 
     if gone is not None:
         return [Finding(gone, sent=during.call.args)]
     if not during.watched:
-        raise Skip(f"the call finished within {during.after:g}s, before it could be cancelled")
+        raise Skip(f"the call finished within {during.after:.2g}s, before it could be cancelled")
     late = during.late_progress
     if not late:  # includes a tool that sends no progress at all: nothing to judge
         return []

@@ -83,6 +83,8 @@ class CancelDuring:
     call: Call
     #: ``time.monotonic()`` when the cancel fired, or ``None`` if the call ended first.
     fired: float | None
+    #: Seconds into the call the cancel came, or was due when the call ended first; for
+    #: a watched MCP call, when it came (once the server had the call) or the call ended.
     after: float
     #: MCP: what went wrong when the server was asked to list its tools afterwards.
     server_problem: str | None = None

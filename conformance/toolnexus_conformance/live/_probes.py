@@ -245,7 +245,8 @@ def mcp_declared(subject: ToolSubject) -> tuple[Any, Any] | None:
 
 async def _cancel_during(env: Env, *, watch: bool, at: float | None = None) -> None:
     """Call, cancel from another thread a moment in (or ``at`` seconds, never sooner);
-    for MCP, watch the server after."""
+    for MCP, cancel once the server has the call (``_cancel_once_received``) and watch
+    the server after."""
     options, args = env.options, env.observation.simplest
     mcp = mcp_declared(env.subject) if env.subject.source == "mcp" else None
     soonest = MCP_CANCEL_AFTER if mcp is not None else CANCEL_AFTER
@@ -259,10 +260,10 @@ async def _cancel_during(env: Env, *, watch: bool, at: float | None = None) -> N
         fired.append(time.monotonic())
         ctx.cancel("conformance: cancelled during the call")
 
-    timer = threading.Timer(after, cancel)
-    timer.daemon = True
     bound = after + options.grace + SLACK
     if mcp is None or not watch:
+        timer = threading.Timer(after, cancel)
+        timer.daemon = True
         timer.start()
         try:
             outcome = await env.call(args, ctx, bound)
@@ -275,12 +276,16 @@ async def _cancel_during(env: Env, *, watch: bool, at: float | None = None) -> N
     connection, declared = mcp
     with connection.progress_log() as log:
         watched = _WatchedCall(connection, declared, log, options.call_timeout)
-        timer.start()
+        canceller = asyncio.ensure_future(_cancel_once_received(connection, after, options, cancel))
+        started = time.monotonic()
         try:
             env.observation.calls += 1
-            outcome = await call_once(watched, args, ctx, timeout=bound, scratch=False)
+            # The wait for the server to show it has the call may take the grace too.
+            outcome = await call_once(
+                watched, args, ctx, timeout=bound + options.grace, scratch=False
+            )
         finally:
-            timer.cancel()
+            canceller.cancel()
         moment = _fired(fired, outcome)
         if moment is not None:
             await asyncio.sleep(max(options.grace, 2 * IN_FLIGHT))  # the window we watch
@@ -290,12 +295,30 @@ async def _cancel_during(env: Env, *, watch: bool, at: float | None = None) -> N
     env.observation.cancel_during = CancelDuring(
         Call(args, outcome),
         moment,
-        after,
+        # When the cancel came, or the call ended first: either can be past ``after``.
+        (moment if moment is not None else outcome.ended or started) - started,
         server_problem=problem,
         late_progress=late,
         progress_total=total,
         watched=moment is not None,
     )
+
+
+async def _cancel_once_received(
+    connection: Any, after: float, options: RunOptions, cancel: Callable[[], None]
+) -> None:
+    """Cancel ``after`` seconds in, once the server has answered a request sent since.
+
+    A server reads its messages in order: one busy when the call was sent (another
+    tool's call blocking its loop a moment) reads the call and its cancel together,
+    and the SDKs drop a request cancelled before its handler began. Such a call was
+    never cancelled mid-way, and a handler that blocks the server would pass. A
+    request answered after the call was sent shows the call's handler has begun (or
+    the server is not answering while it runs: then the cancel comes after the grace).
+    """
+    await asyncio.sleep(after)
+    await connection.probe(options.grace)
+    cancel()
 
 
 def _fired(fired: list[float], outcome: CallOutcome) -> float | None:
