@@ -52,7 +52,7 @@ TOOLS = [
     types.Tool(
         name="stall",
         description="Think for a long time, blocking the server.",
-        # Closed: every call blocks the server 2.5 s, and each invented key would be one.
+        # Closed: every call blocks the server, and each invented key would be one call.
         input_schema={"type": "object", "properties": {}, "additionalProperties": False},
         annotations=READ_ONLY,
     ),
@@ -112,9 +112,10 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
         # asks for progress may be the kit's cancel probe (it watches the server after
         # its cancel): 5 s, so the server is still blocked when the kit asks after the
         # cancel, however late a busy machine makes both (2.5 s was outlasted once, at
-        # a load of 4 per core).
+        # a load of 4 per core). Any other call blocks it half a second: long enough
+        # to hold up a neighbour's call, short enough not to hold up the test.
         watched = (params.meta or {}).get("progress_token") is not None
-        time.sleep(5.0 if watched else 2.5)
+        time.sleep(5.0 if watched else 0.5)
         return text("done thinking")
     if name == "count_items":
         return types.CallToolResult(
