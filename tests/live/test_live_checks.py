@@ -237,16 +237,18 @@ def test_a_success_that_raced_the_cancel_is_a_finding_only_if_it_shows_twice_alo
 
 
 class _FinishesWithoutLooking:
-    """Polls for the cancel every 10 ms, then takes a last 50 ms step that it does not
-    interrupt (a commit): a cancel that comes in that step is answered with success."""
+    """Polls for the cancel every 10 ms for 0.4 s, then takes a last 50 ms step that it
+    does not interrupt (a commit): a cancel that comes in that step is answered with
+    success. Halfway through a call (0.225 s quiet) is deep in the polling, however
+    long a busy machine made the call that sets it."""
 
     name = "finishes_without_looking"
-    description = "Works a quarter of a second, polling for the cancel but at its end."
+    description = "Works under half a second, polling for the cancel but at its end."
     source = "custom"
     input_schema: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
 
     def execute(self, args: Any, ctx: Any = None) -> Any:
-        end = time.monotonic() + 0.2
+        end = time.monotonic() + 0.4
         while time.monotonic() < end:
             if ctx is not None and ctx.is_cancelled():
                 return ToolResult.error("Cancelled")
@@ -258,11 +260,11 @@ class _FinishesWithoutLooking:
 def test_a_cancel_that_a_busy_machine_delays_to_the_end_of_the_work_is_made_again_halfway(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """On a busy machine "a moment in" is stretched (here to 0.23 s), which for this tool
+    """On a busy machine "a moment in" is stretched (here to 0.42 s), which for this tool
     is its last step, every time it is asked; made again halfway through the call, the
     cancel is honoured."""
     from toolnexus_conformance.live import _probes
 
-    monkeypatch.setattr(_probes, "stretch", lambda: 4.6)
+    monkeypatch.setattr(_probes, "stretch", lambda: 8.4)
     verdict = _verdicts(_FinishesWithoutLooking(), ["TN704"])["TN704"]
     assert verdict.outcome is Outcome.PASSED, verdict.message
