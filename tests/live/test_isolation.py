@@ -407,6 +407,40 @@ def test_a_tools_process_judges_the_declaration_its_worker_read_at_load(
         worker.close()
 
 
+TWINS = """
+from toolnexus_ref import ToolResult
+
+
+class Lookup:
+    name = "lookup"
+    description = "Answer ok."
+    source = "custom"
+    input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
+
+    def execute(self, args, ctx=None):
+        return ToolResult.ok("ok")
+
+
+tools = [Lookup(), Lookup()]
+"""
+
+
+def test_the_second_of_two_tools_of_one_name_is_explored_as_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session calls it "lookup#2", and so does the declaration its worker read."""
+    (tmp_path / "twins.py").write_text(TWINS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    worker = TargetWorker("twins:tools", "twins:tools", base_dir=None, options=OPTIONS)
+    try:
+        assert worker.load(20) == 2
+        judged = worker.explore(1, "lookup#2", ["TN601"])
+        assert judged.error is None, judged
+        assert judged.results["TN601"][0] == "passed", judged
+    finally:
+        worker.close()
+
+
 STOPS_ITSELF = """
 import os
 import signal

@@ -388,7 +388,9 @@ def _judge(
             extra=extra,
             limit=worker.options.attribute_limit,
         )
-    if subject.display_name != name.split("#")[0] and not name.startswith("tool["):
+    # Both may carry the "#2" that tells apart two tools of one name (``read_subjects``).
+    same = subject.display_name.split("#")[0] == name.split("#")[0]
+    if not same and not name.startswith("tool["):
         raise RuntimeError(
             f"tool {index} of the target is {subject.display_name!r} in the worker process but"
             f" {name!r} in the session: the target gives different tools each time it loads"
