@@ -415,30 +415,3 @@ def _mocked(url: str) -> Any:
         url=url + "/{page}",
         transport=httpx.MockTransport(answer),
     )
-
-
-class BlocksItsLoopOnce(Counted):
-    """Its first call holds the event loop's thread for 2 s, as a busy machine's
-    scheduler can hold it; then it is well-behaved."""
-
-    async def execute(self, args: Any, ctx: Any = None) -> Any:  # type: ignore[override]
-        if not self.calls:
-            self.calls.append(args)
-            time.sleep(2.0)
-        return super().execute(args, ctx)
-
-
-@pytest.mark.parametrize(("load", "abandoned"), [(1.0, True), (4.0, False)])
-def test_a_loop_is_given_up_as_blocked_after_a_bound_stretched_by_the_load(
-    monkeypatch: pytest.MonkeyPatch, load: float, abandoned: bool
-) -> None:
-    """The bound is the call timeout and the grace (0.8 s here), times the load per core.
-
-    The loop is probed once per bound, so a hold of 2 s spans a whole probe at 0.8 s,
-    and none at 3.2 s."""
-    from toolnexus_conformance.live import _explorations
-
-    monkeypatch.setattr(_explorations, "stretch", lambda: load)
-    verdicts = check_tools(BlocksItsLoopOnce("blocks_once"), select=LIVE, options=FAST)
-    said = [v.message for v in verdicts if "the event loop ran nothing for" in v.message]
-    assert bool(said) is abandoned, [v.message for v in verdicts]

@@ -173,13 +173,10 @@ class Explorations:
             remote = all(p.subject.source == "mcp" for p in pending)
             try:
                 with nullcontext() if remote else scratch_cwd(self.options.scratch_root):
-                    # Stretched by the load as the calls' bounds are: on a busy machine
-                    # the loop's thread can wait a second for a core (and the GIL) with
-                    # nothing blocking it, and a tool would be blamed for the wait.
-                    bound = max(self._options(p).call_timeout for p in pending)
                     self.loop.run(
                         self._explore_all(pending),
-                        stall=(bound + self.options.grace) * stretch(),
+                        stall=max(self._options(p).call_timeout for p in pending)
+                        + self.options.grace,
                     )
             except LoopBlocked as exc:
                 self._blame(pending, str(exc))
