@@ -355,6 +355,18 @@ def test_a_fresh_worker_says_loaded_before_it_warms(
         worker.close()
 
 
+def _explored_alone(folder: Path, source: str, index: int, name: str) -> ToolJudgement:
+    """Tool ``index`` of the module ``source`` (its ``tools``), explored for TN601 as
+    ``name`` by a worker of its own."""
+    (folder / "mine.py").write_text(source)
+    worker = TargetWorker("mine:tools", "mine", base_dir=folder, options=OPTIONS)
+    try:
+        worker.load(20)
+        return worker.explore(index, name, ["TN601"])
+    finally:
+        worker.close()
+
+
 #: A tool whose name takes 3 s to read, in a bounded read (the kit's reader thread),
 #: in any process but the one that loaded it.
 SLOW_ELSEWHERE = """
@@ -388,23 +400,13 @@ tools = [Lookup()]
 """
 
 
-def test_a_tools_process_judges_the_declaration_its_worker_read_at_load(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_tools_process_judges_the_declaration_its_worker_read_at_load(tmp_path: Path) -> None:
     """Read again in the tool's process, forked on a busy machine, a plain attribute
     once missed the one-second bound (a load of 4 per core): the tool was "tool[0]"
     there and the exploration failed as if the target gave other tools each time."""
-    (tmp_path / "slow_elsewhere.py").write_text(SLOW_ELSEWHERE)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    spec = "slow_elsewhere:tools"
-    worker = TargetWorker(spec, spec, base_dir=None, options=OPTIONS)
-    try:
-        assert worker.load(20) == 1
-        judged = worker.explore(0, "lookup", ["TN601"])
-        assert judged.error is None, judged
-        assert judged.results["TN601"][0] == "passed", judged
-    finally:
-        worker.close()
+    judged = _explored_alone(tmp_path, SLOW_ELSEWHERE, 0, "lookup")
+    assert judged.error is None, judged
+    assert judged.results["TN601"][0] == "passed", judged
 
 
 TWINS = """
@@ -425,20 +427,11 @@ tools = [Lookup(), Lookup()]
 """
 
 
-def test_the_second_of_two_tools_of_one_name_is_explored_as_itself(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_second_of_two_tools_of_one_name_is_explored_as_itself(tmp_path: Path) -> None:
     """The session calls it "lookup#2", and so does the declaration its worker read."""
-    (tmp_path / "twins.py").write_text(TWINS)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    worker = TargetWorker("twins:tools", "twins:tools", base_dir=None, options=OPTIONS)
-    try:
-        assert worker.load(20) == 2
-        judged = worker.explore(1, "lookup#2", ["TN601"])
-        assert judged.error is None, judged
-        assert judged.results["TN601"][0] == "passed", judged
-    finally:
-        worker.close()
+    judged = _explored_alone(tmp_path, TWINS, 1, "lookup#2")
+    assert judged.error is None, judged
+    assert judged.results["TN601"][0] == "passed", judged
 
 
 STOPS_ITSELF = """
