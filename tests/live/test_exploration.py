@@ -415,3 +415,28 @@ def _mocked(url: str) -> Any:
         url=url + "/{page}",
         transport=httpx.MockTransport(answer),
     )
+
+
+class BlocksItsLoopOnce(Counted):
+    """Its first call holds the event loop's thread for 2 s, as a busy machine's
+    scheduler can hold it; then it is well-behaved."""
+
+    async def execute(self, args: Any, ctx: Any = None) -> Any:  # type: ignore[override]
+        if not self.calls:
+            self.calls.append(args)
+            time.sleep(2.0)
+        return super().execute(args, ctx)
+
+
+@pytest.mark.parametrize(("load", "abandoned"), [(1.0, True), (6.0, False)])
+def test_a_loop_is_given_up_as_blocked_after_the_call_timeout_stretched_by_the_load(
+    monkeypatch: pytest.MonkeyPatch, load: float, abandoned: bool
+) -> None:
+    """The bound is the call timeout times the load per core, and the grace: 0.8 s on a
+    quiet machine, which a hold of 2 s passes; 3.3 s at a load of 6, which it does not."""
+    from toolnexus_conformance.live import _explorations
+
+    monkeypatch.setattr(_explorations, "stretch", lambda: load)
+    verdicts = check_tools(BlocksItsLoopOnce("blocks_once"), select=LIVE, options=FAST)
+    said = [v.message for v in verdicts if "the event loop ran nothing for" in v.message]
+    assert bool(said) is abandoned, [v.message for v in verdicts]

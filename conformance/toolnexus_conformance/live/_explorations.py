@@ -173,10 +173,16 @@ class Explorations:
             remote = all(p.subject.source == "mcp" for p in pending)
             try:
                 with nullcontext() if remote else scratch_cwd(self.options.scratch_root):
+                    # The call timeout stretches by the load, as the calls' own bounds
+                    # do: on a busy machine the loop's thread can wait a second for a
+                    # core with nothing blocking it, and a tool would be blamed for the
+                    # wait. Found within a quarter of this bound past it (``_loop``), a
+                    # block is still found before the session's watch of a tool's
+                    # process gives the call up (``process._isolation``, ``overdue``).
+                    bound = max(self._options(p).call_timeout for p in pending)
                     self.loop.run(
                         self._explore_all(pending),
-                        stall=max(self._options(p).call_timeout for p in pending)
-                        + self.options.grace,
+                        stall=bound * stretch() + self.options.grace,
                     )
             except LoopBlocked as exc:
                 self._blame(pending, str(exc))

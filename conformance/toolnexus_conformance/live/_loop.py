@@ -15,9 +15,20 @@ import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["BackgroundLoop", "LoopBlocked"]
+__all__ = ["BackgroundLoop", "LoopBlocked", "blocked_within"]
 
 T = TypeVar("T")
+
+#: How many probes ``BackgroundLoop.run`` posts per ``stall``: how soon past it a block is found.
+PROBES_PER_STALL = 8
+
+
+def blocked_within(stall: float) -> float:
+    """The longest a block of the loop goes unfound by ``BackgroundLoop.run(stall=)``.
+
+    A block starting just after a probe ran is met by the next probe, posted one beat
+    later, which must then wait ``stall`` unrun, seen at the beat after that."""
+    return stall * (1 + 2 / PROBES_PER_STALL)
 
 
 class LoopBlocked(TimeoutError):
@@ -103,20 +114,32 @@ class BackgroundLoop:
         timeout: float | None,
         stall: float,
     ) -> T:
+        # A probe is posted every eighth of ``stall``, and the loop is blocked once one
+        # has waited ``stall`` unrun: a block is found at most a quarter of ``stall``
+        # after ``stall`` has passed, not up to twice ``stall`` as with one probe per
+        # bound. The watch of a tool's process (``process._isolation``) counts on it.
+        beat = stall / PROBES_PER_STALL
         end = None if timeout is None else time.monotonic() + timeout
+        posted = time.monotonic()
+        probe = asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop)
         while True:
-            probe = asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop)
             left = None if end is None else end - time.monotonic()
-            wait = stall if left is None else max(0.0, min(stall, left))
+            wait = beat if left is None else max(0.0, min(beat, left))
             try:
                 return future.result(wait)
             except concurrent.futures.TimeoutError:
                 pass
-            if not probe.done():
+            now = time.monotonic()
+            if probe.done():
+                posted = now
+                probe = asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop)
+            elif now - posted >= stall:
                 probe.cancel()
                 future.cancel()
                 self.abandon()
-                raise LoopBlocked(f"the event loop ran nothing for {stall:g}s: something blocks it")
+                raise LoopBlocked(
+                    f"the event loop ran nothing for {stall:.2g}s: something blocks it"
+                )
             if left is not None and left <= wait:
                 self._give_up(loop, future)
                 raise LoopBlocked(f"no answer within {timeout:g}s")

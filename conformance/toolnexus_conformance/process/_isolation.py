@@ -788,6 +788,7 @@ class TargetWorker:
     ) -> ToolJudgement:
         from ..live._calls import UNWIND
         from ..live._explorations import tool_limit
+        from ..live._loop import blocked_within
         from ..live._search import BUILD_LIMIT, stretch
         from ..live._workers import WALL_FACTOR
 
@@ -799,8 +800,9 @@ class TargetWorker:
         # machine's load (``stretch``): the call's bound here stretches by the most load
         # seen, or on a loaded machine that second chance was killed as a process stuck.
         # Only the bound does: the slack past it is the same, so a frozen clock is found
-        # as soon as a call outlasts what its process may allow it.
-        past_bound = UNWIND + options.grace + STUCK_SLACK
+        # as soon as a call outlasts what its process may allow it: the call's bound and
+        # its unwinding, or the time the process takes to find its event loop blocked
+        # (``_loop.blocked_within``), which must be the one to blame a blocking tool.
         idle = 2 * WALL_FACTOR * BUILD_LIMIT + options.grace + IDLE_SLACK
         started = _monotonic()
         total = tool_limit(options)
@@ -813,7 +815,11 @@ class TargetWorker:
                 return self._worker_gone(job, last_call)
             now = _monotonic()
             slower = max(slower, stretch())
-            overdue = options.call_timeout * slower + past_bound
+            allowed = options.call_timeout * slower
+            overdue = (
+                max(allowed + UNWIND + options.grace, blocked_within(allowed + options.grace))
+                + STUCK_SLACK
+            )
             if now - heard > silence:
                 return self._kill(
                     job,

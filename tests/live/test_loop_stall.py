@@ -1,0 +1,49 @@
+"""The background loop's watch: a blocked loop is found while it is blocked, a busy one never."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from toolnexus_conformance.live._loop import BackgroundLoop, LoopBlocked
+
+
+def test_a_block_is_found_while_it_lasts() -> None:
+    """A coroutine that holds the loop's thread for 20 s, after a stretch of honest
+    awaiting, is given up as blocked long before the hold ends."""
+    loop = BackgroundLoop()
+    began: list[float] = []
+
+    async def blocks() -> None:
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+        began.append(time.monotonic())
+        time.sleep(20)
+
+    try:
+        with pytest.raises(LoopBlocked, match=r"ran nothing for 0\.4s"):
+            loop.run(blocks(), timeout=60, stall=0.4)
+        assert began
+        assert time.monotonic() - began[0] < 10
+    finally:
+        loop.close()
+
+
+def test_a_loop_that_keeps_running_is_never_blocked() -> None:
+    """Each await gives the probes their turn, however long the coroutine runs."""
+    loop = BackgroundLoop()
+
+    async def busy() -> int:
+        end = time.monotonic() + 1.0
+        turns = 0
+        while time.monotonic() < end:
+            time.sleep(0.02)  # short holds, far below the bound
+            await asyncio.sleep(0)
+            turns += 1
+        return turns
+
+    try:
+        assert loop.run(busy(), timeout=60, stall=0.4) > 0
+    finally:
+        loop.close()
