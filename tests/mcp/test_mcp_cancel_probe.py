@@ -107,3 +107,39 @@ def test_a_server_answering_nothing_while_the_call_runs_is_cancelled_after_the_g
     assert during is not None
     assert during.watched
     assert during.server_problem == "the server did not answer within 0.3s"
+
+
+class _QuickServer(_BusyServer):
+    """A call that answers at once; the server answers later requests, or (``dead``) none."""
+
+    def __init__(self, dead: bool) -> None:
+        super().__init__(busy=0.0)
+        self.dead = dead
+
+    async def call(self, declared: Any, args: Mapping[str, Any], ctx: Any, **_: Any) -> ToolResult:
+        self.called_at = time.monotonic()
+        return ToolResult.ok("done")
+
+    async def probe(self, timeout: float) -> str | None:
+        if self.dead:
+            return "the server did not answer within 0.3s"
+        return await super().probe(timeout)
+
+
+@pytest.mark.parametrize("dead", [False, True], ids=["answers", "answers-nothing"])
+def test_a_call_that_ends_before_its_cancel_shows_nothing_about_cancelling(dead: bool) -> None:
+    """TN751 skips it (no pass for what was never shown), unless the server then answered
+    nothing: that is still a finding, which says no cancel came."""
+    from toolnexus_conformance._model import Skip
+    from toolnexus_conformance.checks.mcp_live import mcp_cancel_survives
+
+    observation = _watched_probe(_QuickServer(dead), grace=0.3)
+    during = observation.cancel_during
+    assert during is not None
+    assert not during.watched
+    if not dead:
+        with pytest.raises(Skip, match="before it could be cancelled"):
+            mcp_cancel_survives(observation, RunOptions(grace=0.3))
+        return
+    [finding] = mcp_cancel_survives(observation, RunOptions(grace=0.3))
+    assert "before its cancel), the server did not answer within 0.3s" in finding.message

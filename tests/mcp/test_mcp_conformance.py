@@ -128,7 +128,6 @@ def test_well_behaved_server_has_nothing_at_error_severity(
         "TN153",
         "TN551",
         "TN651",
-        "TN751",
     }
     assert result.ret == 0
 
@@ -178,7 +177,9 @@ def test_a_server_that_exits_mid_run_is_its_culprits_finding_alone(loop: Backgro
         # The healthy tool is judged on the restarted server: the exit is not its fault.
         fine = [v for v in verdicts if v.tool == "crashy_fine"]
         assert len(fine) == 4
-        assert all(v.outcome is Outcome.PASSED for v in fine), [v.message for v in fine]
+        assert all(v.outcome is Outcome.PASSED or _too_quick_to_cancel(v) for v in fine), [
+            v.message for v in fine
+        ]
         assert source.statuses["crashy"].ok
     finally:
         loop.run(source.close(), timeout=30)
@@ -198,7 +199,10 @@ def test_a_server_that_does_not_start_fails_the_target_check(loop: BackgroundLoo
         assert "hang: failed: timed out after 1s during handshake" in target.message
         assert "loading a very large model" in target.findings[0].message
         legacy = [v for v in verdicts if v.tool.startswith("legacy_")]
-        assert [v.outcome for v in legacy] == [Outcome.PASSED, Outcome.PASSED]
+        assert len(legacy) == 2
+        assert all(v.outcome is Outcome.PASSED or _too_quick_to_cancel(v) for v in legacy), [
+            v.message for v in legacy
+        ]
     finally:
         loop.run(source.close(), timeout=30)
 
@@ -283,3 +287,12 @@ def test_live_checks_skip_unmarked_tools_under_auto(loop: BackgroundLoop) -> Non
         assert {v.outcome for v in items} == {Outcome.PASSED}
     finally:
         loop.run(source.close(), timeout=30)
+
+
+def _too_quick_to_cancel(verdict: Verdict) -> bool:
+    """TN751's skip for a call that ended before its cancel: judged, with nothing to show."""
+    return (
+        verdict.check.code == "TN751"
+        and verdict.outcome is Outcome.SKIPPED
+        and "before it could be cancelled" in verdict.message
+    )

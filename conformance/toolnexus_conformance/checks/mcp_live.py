@@ -157,12 +157,20 @@ def mcp_cancel_survives(observation: Observation, options: RunOptions) -> Iterab
     gone = _server_gone(during.call)
     if gone is not None:
         return [Finding(gone, sent=during.call.args)]
-    if during.server_problem is None:
-        return []
+    if not during.watched:
+        if during.server_problem is None:  # no cancel reached a call: nothing is shown
+            raise Skip(
+                f"the call finished within {during.after:.2g}s, before it could be cancelled"
+            )
+        what = f"after the call (it finished within {during.after:.2g}s, before its cancel)"
+    else:
+        if during.server_problem is None:
+            return []
+        what = f"after the call was cancelled {during.after:.2f}s in"
     output, _, _ = _result(during.call.outcome)
     return [
         Finding(
-            f"after the call was cancelled {during.after:.2f}s in, {during.server_problem}",
+            f"{what}, {during.server_problem}",
             sent=during.call.args,
             got=output,
         )
