@@ -151,7 +151,8 @@ def read_bounded(
     """For each object, each step's value by name; never raises, never waits forever.
 
     A step that raised is ``Raised``; one that made no progress for ``limit``
-    seconds (``current_limit()`` when ``None``) is ``Hung``, and the object's later
+    seconds (``current_limit()`` when ``None``; times the load per core on a busy
+    machine, ``live._search.stretch``) is ``Hung``, and the object's later
     steps are ``NotRead``. The other objects are read normally, on a fresh thread.
     """
     bound = current_limit() if limit is None else limit
@@ -167,14 +168,24 @@ def read_bounded(
 def _wait(job: _Pass, limit: float, out: list[dict[str, Any]]) -> int:
     """Wait for ``job``; fill ``out`` with what it read. Returns where the next pass starts."""
     steps = job.steps
+    load: float | None = None  # read once a step has run ``limit``: most reads never do
     while True:
         at = job.at
-        if job.done.wait(max(0.0, at[2] + limit - time.monotonic())):
+        if job.done.wait(max(0.0, at[2] + limit * (load or 1.0) - time.monotonic())):
             for index in range(job.start, len(job.objects)):
                 out[index] = _complete(job.results.get(index, {}), steps)
             return len(job.objects)
         if job.at is not at:
             continue  # it moved on while we woke: a fresh bound for the new step
+        if load is None:
+            # Wall seconds, as the calls' bounds are, so stretched by the load as they
+            # are: in a process just forked on a busy machine a plain attribute can
+            # wait a second for a core, and a tool would be "hung" for the wait.
+            from .live._search import stretch
+
+            load = stretch()
+            if load > 1.0:
+                continue
         job.abandoned = True
         index, number, _ = at
         for earlier in range(job.start, index):

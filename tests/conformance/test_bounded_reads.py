@@ -278,3 +278,25 @@ def test_conformance_extra_is_bounded_and_offers_nothing_when_it_hangs() -> None
     assert (hostile.extra, neighbour.extra) == ({}, {"library": "ours"})
     assert hostile.name == "tool"
     assert hostile.hints == ToolAnnotations()
+
+
+class SlowDescription(Tool):
+    """A description that takes 0.6 s to read: as long as a busy machine can make a plain one."""
+
+    @property  # type: ignore[override]
+    def description(self) -> str:
+        time.sleep(0.6)
+        return "slow"
+
+
+@pytest.mark.parametrize(("load", "hung"), [(1.0, True), (6.0, False)])
+def test_the_bound_of_a_read_stretches_by_the_load(
+    monkeypatch: pytest.MonkeyPatch, load: float, hung: bool
+) -> None:
+    """0.3 s on a quiet machine, which 0.6 s passes; 1.8 s at a load of 6, which it does not."""
+    from toolnexus_conformance.live import _search
+
+    monkeypatch.setattr(_search, "stretch", lambda: load)
+    steps = [("description", lambda tool, _: tool.description)]
+    [row] = read_bounded([SlowDescription()], steps, limit=LIMIT)
+    assert row == ({"description": Hung(LIMIT)} if hung else {"description": "slow"})
