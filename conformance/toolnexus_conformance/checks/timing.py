@@ -15,7 +15,7 @@ from toolnexus_conformance._model import Category, Finding, Severity, Skip
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
 from toolnexus_conformance.live._calls import CallOutcome, describe, show
-from toolnexus_conformance.live._explorer import DEADLINE, parts
+from toolnexus_conformance.live._explorer import parts
 from toolnexus_conformance.live._observation import Observation, Phase
 from toolnexus_conformance.live._search import Call
 
@@ -196,14 +196,15 @@ def success_after_cancel(observation: Observation, options: RunOptions) -> Itera
 )
 def deadline_honoured(observation: Observation, options: RunOptions) -> Iterable[Finding]:
     outcome = _probe(observation, observation.deadline)
+    deadline = observation.deadline_after
     if outcome.timed_out:
         return [
             Finding(
-                f"{options.grace:g}s past its {DEADLINE:g}s deadline, the call did not return",
+                f"{options.grace:g}s past its {deadline:.3g}s deadline, the call did not return",
                 sent=outcome.args,
             )
         ]
-    if outcome.error is not None and outcome.elapsed >= DEADLINE:
+    if outcome.error is not None and outcome.elapsed >= deadline:
         return [
             _finding(
                 outcome,
@@ -229,12 +230,14 @@ def deadline_honoured(observation: Observation, options: RunOptions) -> Iterable
 )
 def late_success(observation: Observation, options: RunOptions) -> Iterable[Finding]:
     outcome = _probe(observation, observation.deadline)
-    if outcome.elapsed < DEADLINE or not _is_success(outcome):
+    deadline = observation.deadline_after
+    if outcome.elapsed < deadline or not _is_success(outcome):
         return []
     return [
         _finding(
             outcome,
-            f"the call reported success {outcome.elapsed:.2f}s in, past its {DEADLINE:g}s deadline",
+            f"the call reported success {outcome.elapsed:.2f}s in, past its {deadline:.3g}s"
+            " deadline",
         )
     ]
 

@@ -120,6 +120,9 @@ class Observation:
     cancel_before: Call | None = None
     cancel_during: CancelDuring | None = None
     deadline: Call | None = None
+    #: The deadline ``deadline``'s call had: 0.2 s, or sooner when a success past it
+    #: was made again (``_probes.recheck``).
+    deadline_after: float = 0.2
     task_cancel: TaskCancel | None = None
     concurrent: Failure | None = None
     concurrent_skip: str | None = None

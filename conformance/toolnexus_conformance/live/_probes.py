@@ -126,7 +126,7 @@ async def recheck(env: Env, planned: list[Phase]) -> bool:
         again.append(Phase.CANCEL_DURING)
         if Phase.MCP_AFTER_CANCEL in planned:
             again.append(Phase.MCP_AFTER_CANCEL)
-    if _late(observation.deadline, DEADLINE):
+    if _late(observation.deadline, observation.deadline_after):
         again.append(Phase.DEADLINE)
     if observation.task_cancel is not None and observation.task_cancel.what == "still-running":
         again.append(Phase.TASK_CANCEL)
@@ -139,12 +139,16 @@ async def recheck(env: Env, planned: list[Phase]) -> bool:
             await make_probes(env, again)
             raced = _raced(observation)
             if raced:
-                halfway = None
+                halfway = deadline = None
                 if Phase.CANCEL_DURING in raced and observation.cancel_during is not None:
                     halfway = observation.cancel_during.call.outcome.elapsed / 2
                     if Phase.MCP_AFTER_CANCEL in planned:
                         raced.append(Phase.MCP_AFTER_CANCEL)
-                await make_probes(env, raced, cancel_at=halfway)
+                if Phase.DEADLINE in raced and observation.deadline is not None:
+                    # Never later than the first: a tool that works past any deadline
+                    # still answers past this one.
+                    deadline = min(DEADLINE, observation.deadline.outcome.elapsed / 2)
+                await make_probes(env, raced, cancel_at=halfway, deadline=deadline)
         except Gone:  # the server exited and was given up: the first verdicts stand
             return False
         return True
@@ -159,21 +163,27 @@ def _raced(observation: Observation) -> list[Phase]:
     Each is made once more, alone, and the finding stands only if that shows it too;
     the cancel then comes halfway through the time the call took, not "a moment in"
     stretched by the load (which on a busy machine can be the end of the tool's work
-    every time)."""
+    every time), and the deadline too, where that is sooner than the first."""
     raced = []
     if _succeeded_after_cancel(observation.cancel_during):
         raced.append(Phase.CANCEL_DURING)
-    if _succeeded_late(observation.deadline, DEADLINE):
+    if _succeeded_late(observation.deadline, observation.deadline_after):
         raced.append(Phase.DEADLINE)
     return raced
 
 
 # -- timing probes -------------------------------------------------------------------
 async def make_probes(
-    env: Env, phases: list[Phase], *, together: bool = False, cancel_at: float | None = None
+    env: Env,
+    phases: list[Phase],
+    *,
+    together: bool = False,
+    cancel_at: float | None = None,
+    deadline: float | None = None,
 ) -> None:
     """The single-call probes, with the simplest valid arguments; ``cancel_at``: when
-    the cancel comes during the call, instead of a moment in."""
+    the cancel comes during the call, instead of a moment in; ``deadline``: the deadline
+    probe's, instead of ``DEADLINE``."""
     if not phases or env.observation.simplest_skip is not None:
         return
     # Begun only when made: a probe after one that raised (``Gone``) is never begun.
@@ -184,7 +194,7 @@ async def make_probes(
         watch = Phase.MCP_AFTER_CANCEL in phases
         probes.append(lambda: _cancel_during(env, watch=watch, at=cancel_at))
     if Phase.DEADLINE in phases:
-        probes.append(lambda: _deadline(env))
+        probes.append(lambda: _deadline(env, DEADLINE if deadline is None else deadline))
     if Phase.TASK_CANCEL in phases and is_async(env.subject):
         probes.append(lambda: _task_cancel(env))
     if together:
@@ -207,11 +217,12 @@ async def _cancel_before(env: Env) -> None:
     env.observation.cancel_before = Call(args, outcome)
 
 
-async def _deadline(env: Env) -> None:
+async def _deadline(env: Env, after: float) -> None:
     args = env.observation.simplest
-    ctx = ToolContext(timeout=DEADLINE)
-    outcome = await env.call(args, ctx, DEADLINE + env.options.grace + SLACK)
+    ctx = ToolContext(timeout=after)
+    outcome = await env.call(args, ctx, after + env.options.grace + SLACK)
     env.observation.deadline = Call(args, outcome)
+    env.observation.deadline_after = after
 
 
 class _WatchedCall:
