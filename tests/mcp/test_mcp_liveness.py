@@ -9,7 +9,7 @@ import mcp_types
 import pytest
 from mcp import MCPError
 from mcp.server.lowlevel import Server
-from mcp_types import METHOD_NOT_FOUND
+from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND, REQUEST_TIMEOUT
 
 from toolnexus_ref.mcp._config import ServerConfig
 from toolnexus_ref.mcp._connection import ServerConnection
@@ -134,10 +134,26 @@ class _RefusingClient:
         self.listed += 1
 
 
-async def test_a_server_refusing_the_small_probe_is_listed_instead() -> None:
+async def test_a_server_refusing_the_small_probe_has_answered_and_is_never_listed() -> None:
+    """An error response is an answer: the server read the request and replied. A
+    listing instead would cost as much as the server has tools at every probe."""
     connection = ServerConnection(ServerConfig(name="old", type="stdio", command=("x",)))
     client = _RefusingClient()
     connection._client = client  # type: ignore[assignment]
     await connection._answer()
     await connection._answer()
-    assert (client.session.asked, client.listed) == (1, 2)  # asked once, then listed
+    assert (client.session.asked, client.listed) == (2, 0)
+
+
+@pytest.mark.parametrize("code", [CONNECTION_CLOSED, REQUEST_TIMEOUT])
+async def test_an_error_the_sdk_raises_itself_is_no_answer(code: int) -> None:
+    connection = ServerConnection(ServerConfig(name="old", type="stdio", command=("x",)))
+    client = _RefusingClient()
+
+    async def unanswered() -> None:
+        raise MCPError(code, "no answer")
+
+    client.session.send_ping = unanswered  # type: ignore[method-assign]
+    connection._client = client  # type: ignore[assignment]
+    with pytest.raises(MCPError):
+        await connection._answer()

@@ -21,7 +21,7 @@ from typing import Any, Literal
 import anyio
 import mcp_types
 from mcp import Client, MCPError
-from mcp_types import CONNECTION_CLOSED
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
@@ -129,8 +129,6 @@ class ServerConnection:
         self._ready_at: float | None = None
         #: ``probe()``'s requests, shared by the tools that ask at about the same time.
         self.liveness = SharedProbe(self._answer)
-        #: Whether the server answers ``ping`` / ``server/discover`` (else it is listed).
-        self._small_probe = True
         if config.problem is not None and config.enabled:
             self._status = ServerStatus(config.name, "failed", config.problem, phase="config")
         else:
@@ -340,7 +338,6 @@ class ServerConnection:
         await self.close()
         self.liveness.cancel()
         self.liveness = SharedProbe(self._answer)
-        self._small_probe = True
         self._owner = None
         self._stop = None
         self._client = None
@@ -551,10 +548,11 @@ class ServerConnection:
         """``None`` when the server answers a request within ``timeout``; else what happened.
 
         The request is the smallest the protocol has: ``ping`` before 2026-07-28,
-        ``server/discover`` from then on (which has no ``ping``); a server that
-        refuses it is listed (``tools/list``) instead, as every server must answer
-        that. A listing costs as much as the server has tools, and a live run probes
-        once per tool: a small request keeps a large server's run linear. Callers
+        ``server/discover`` from then on (which has no ``ping``). A server that
+        refuses it (an error response) answered all the same: it read the request and
+        replied, which is all a probe asks. A live run probes once per tool, and more
+        around a watched cancel: a small request keeps a large server's run linear,
+        where a listing would cost as much as the server has tools each time. Callers
         asking at once also share one request (``SharedProbe``).
         """
         if self._client is None or not self.alive:
@@ -569,28 +567,25 @@ class ServerConnection:
 
     def _probe_name(self) -> str:
         client = self._client
-        if not self._small_probe or client is None:
-            return "tools/list"
+        if client is None:
+            return "ping"
         return "server/discover" if client.protocol_version in MODERN_PROTOCOL_VERSIONS else "ping"
 
     async def _answer(self) -> None:
-        """One liveness request (``probe``'s); raises what the server's answer was."""
+        """One liveness request (``probe``'s); raises unless the server answered it."""
         client = self._client
         if client is None:
             raise MCPError(CONNECTION_CLOSED, "Connection closed")
-        if self._small_probe:
-            version = client.protocol_version
-            try:
-                if version in MODERN_PROTOCOL_VERSIONS:
-                    await client.session.send_discover(version)
-                else:
-                    await client.session.send_ping()
-                return
-            except MCPError as exc:
-                if exc.code == CONNECTION_CLOSED:
-                    raise
-                self._small_probe = False  # it refused: list, which every server answers
-        await client.list_tools(cache_mode="bypass")
+        try:
+            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                await client.session.send_discover(client.protocol_version)
+            else:
+                await client.session.send_ping()
+        except MCPError as exc:
+            # The SDK raises these two itself, with no answer from the server.
+            if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
+                raise
+            # Any other error is the server's own response: it answered.
 
     def _dead_result(self, tool: str) -> ToolResult:
         status = self.status
