@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +116,7 @@ def test_shares_measured_by_the_last_run_balance_the_workers_cost(tmp_path: Path
 
 
 def test_the_controller_reads_which_worker_has_each_server() -> None:
-    uid = "test-run-servers"
+    uid = f"test-run-servers-{uuid.uuid4().hex}"  # runs of the suite side by side share /tmp
     remove_folder(uid)
     try:
         log: list[tuple[str, str]] = []

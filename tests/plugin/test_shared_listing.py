@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import threading
+import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,7 @@ def test_a_lister_that_dies_leaves_the_target_to_the_next(tmp_path: Path) -> Non
 
 
 def test_the_controller_reads_who_listed_what_and_removes_the_folder() -> None:
-    uid = "test-run-uid"
+    uid = f"test-run-uid-{uuid.uuid4().hex}"  # runs of the suite side by side share /tmp
     remove_folder(uid)
     listings = SharedListings(run_folder(uid), "gw1")
     claim = listings.take("five.json")
@@ -164,7 +165,7 @@ def test_the_scheduler_gives_each_server_to_the_worker_that_listed_it(
     pytestconfig: pytest.Config,
 ) -> None:
     pytest.importorskip("xdist")
-    uid = "test-scheduler-uid"
+    uid = f"test-scheduler-uid-{uuid.uuid4().hex}"  # runs of the suite side by side share /tmp
     remove_folder(uid)
     servers = [f"stdio:python s{n}.py" for n in range(5)]
     collection = [i for s in servers for i in _ids(s, 2)]
@@ -201,7 +202,9 @@ def test_a_worker_that_takes_another_workers_servers_takes_them_all(
     """Their lister would explore them all at once: split between two workers, a
     tool of theirs would be explored in both."""
     pytest.importorskip("xdist")
-    uid = "test-scheduler-thief-uid"
+    uid = (
+        f"test-scheduler-thief-uid-{uuid.uuid4().hex}"  # runs of the suite side by side share /tmp
+    )
     remove_folder(uid)
     servers = [f"stdio:python t{n}.py" for n in range(4)]
     python = "toolnexus:tools:big"
@@ -235,7 +238,7 @@ def test_a_worker_is_given_every_server_it_listed_at_once_and_none_starts_twice(
     """Given one at a time, a worker done with its own servers took the next from the
     worker that listed it, and started that server a second time."""
     pytest.importorskip("xdist")
-    uid = "test-scheduler-servers-uid"
+    uid = f"test-scheduler-servers-uid-{uuid.uuid4().hex}"  # runs of the suite side by side share /tmp
     remove_folder(uid)
     target = "five.json"
     prefixes = [f"s{n}_" for n in range(5)]
