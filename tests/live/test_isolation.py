@@ -766,3 +766,45 @@ def test_a_hanging_calls_second_chance_on_a_loaded_machine_is_not_a_stuck_proces
         "skipped",
         "not judged: the tool did not answer within 0.5s (TN803)",
     ), judged.results
+
+
+#: Signals its parent (the worker), then waits to be adopted and says by whom: the
+#: moment it would signal whoever that is, were it the tool above.
+SIGNALS_ITS_PARENT = """
+import os
+import signal
+import sys
+import time
+
+from toolnexus_ref import ToolResult
+
+
+class SignalsItsParent:
+    name = "signals_its_parent"
+    description = "Signals the process that started it, then goes on answering."
+    source = "custom"
+    input_schema = {"type": "object", "properties": {}, "additionalProperties": False}
+
+    def execute(self, args, ctx=None):
+        parent = os.getppid()
+        os.kill(parent, signal.SIGTERM)
+        end = time.monotonic() + 5
+        while os.getppid() == parent and time.monotonic() < end:
+            time.sleep(0.001)
+        print(f"adopted by {os.getppid()}", file=sys.stderr, flush=True)
+        return ToolResult.ok("still here")
+
+
+tools = [SignalsItsParent()]
+"""
+
+
+def test_a_tools_process_ends_with_the_worker_it_killed(tmp_path: Path) -> None:
+    """Had it outlived the worker, its next call would signal whoever adopted it: the
+    sandbox's first process or, outside one, the machine's init (as root, a
+    container's). On Linux it is killed with the worker (``PR_SET_PDEATHSIG``)."""
+    judgement = _explored_alone(tmp_path, SIGNALS_ITS_PARENT, 0, "signals_its_parent")
+    assert judgement.ended is not None, judgement
+    assert "killed the worker process that ran it" in judgement.ended
+    if sys.platform.startswith("linux"):
+        assert "adopted by" not in judgement.ended, judgement.ended

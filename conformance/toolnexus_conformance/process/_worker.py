@@ -205,6 +205,7 @@ class _Worker:
         if not fds:  # pragma: no cover - the session always passes the child's socket
             self.reply("fork-error", job, "no socket came with the request")
             return
+        prctl, parent = _prctl(), os.getpid()  # looked up here: once, not in each child
         try:
             pid = os.fork()
         except OSError as exc:
@@ -215,6 +216,7 @@ class _Worker:
         if pid == 0:  # the child: never returns
             status = 70
             try:
+                _die_with(parent, prctl)
                 os.close(self.control.detach())
                 signal.signal(signal.SIGINT, signal.default_int_handler)
                 _child(self, fds[0], *request)
@@ -225,6 +227,42 @@ class _Worker:
             os.close(fd)
         self.children[pid] = job
         self.reply("started", job, pid)
+
+
+#: Linux's ``prctl`` option: the signal a process gets when the thread that forked it ends.
+PR_SET_PDEATHSIG = 1
+_PRCTL: list[Callable[..., int] | None] = []
+
+
+def _prctl() -> Callable[..., int] | None:
+    """libc's ``prctl`` where there is one (Linux), found once per worker."""
+    if not _PRCTL:
+        found = None
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                found = ctypes.CDLL(None, use_errno=True).prctl
+            except (OSError, AttributeError):  # pragma: no cover - a libc without it
+                pass
+        _PRCTL.append(found)
+    return _PRCTL[0]
+
+
+def _die_with(parent: int, prctl: Callable[..., int] | None) -> None:
+    """A tool's process is killed the moment its worker ends (Linux: ``PR_SET_PDEATHSIG``).
+
+    Else a tool that signals its parent outlives the worker it killed, and its next
+    call signals whoever adopted it: the sandbox's first process or, outside a
+    sandbox, the machine's init (a container's, as root). The worker forks from its
+    main thread, which lives as long as it does. Elsewhere nothing changes: the
+    session still kills the tool's group once it finds the worker gone.
+    """
+    if prctl is None:
+        return
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the worker ended before the request took
+        os._exit(70)
 
 
 def _cut(lifeline: int | None) -> bool:
