@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -808,3 +810,84 @@ def test_a_tools_process_ends_with_the_worker_it_killed(tmp_path: Path) -> None:
     assert "killed the worker process that ran it" in judgement.ended
     if sys.platform.startswith("linux"):
         assert "adopted by" not in judgement.ended, judgement.ended
+
+
+#: Plays a worker whose word that a tool's process started is slow to leave it
+#: (``argv[2]``: ``said`` says it after 0.3 s, ``dies`` ends the worker instead):
+#: each event is a line of ``argv[1]``, the tool's run included.
+SLOW_TO_SAY_STARTED = """
+import os
+import socket
+import sys
+import time
+
+from toolnexus_conformance.process import _worker
+
+log, how = sys.argv[1], sys.argv[2]
+
+
+def note(what):
+    with open(log, "a") as out:
+        out.write(what + "\\n")
+
+
+def tool(worker, fd, job, *request):
+    note("ran")
+
+
+class SlowToSay(_worker._Worker):
+    def reply(self, *message):
+        if message[0] == "started":
+            time.sleep(0.3)
+            if how == "dies":
+                note(f"died {message[2]}")
+                os._exit(1)
+            note("started")
+
+
+_worker._child = tool
+control, _ = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+ours, theirs = socket.socketpair()
+SlowToSay(control).fork((1, 0, "tool", []), [theirs.detach()])
+os.waitpid(-1, 0)
+"""
+
+
+@pytest.mark.parametrize("how", ["said", "dies"])
+def test_a_tools_process_runs_the_tool_only_once_its_start_is_said(
+    tmp_path: Path, how: str
+) -> None:
+    """A tool that kills its worker the moment it runs could do so before the worker
+    said it started: taken for never started, it was sent to the next worker, and
+    killed that one too, until its neighbours were given up ("the worker process died
+    3 times before it started this tool", seen under load). Its process now waits for
+    the word to leave; if the worker ends first, the tool never runs."""
+    log = tmp_path / "events.txt"
+    script = tmp_path / "slow_worker.py"
+    script.write_text(SLOW_TO_SAY_STARTED)
+    subprocess.run([sys.executable, str(script), str(log), how], check=False, timeout=30)
+    if how == "said":
+        assert log.read_text().split() == ["started", "ran"]
+        return
+    died, child = log.read_text().split()[:2]
+    assert died == "died"
+    _wait_ended(int(child))
+    assert log.read_text().split() == ["died", child]
+
+
+def _wait_ended(pid: int, within: float = 30) -> None:
+    """Until process ``pid`` has ended (gone, or a zombie nobody reaped yet)."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            state = ""  # no /proc: only its signal says it is gone
+        if state in ("Z", "X"):
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"process {pid} still runs after {within}s")

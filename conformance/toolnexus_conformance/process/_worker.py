@@ -207,7 +207,13 @@ class _Worker:
             return
         prctl, parent = _prctl(), os.getpid()  # looked up here: once, not in each child
         try:
-            pid = os.fork()
+            gate, release = os.pipe()  # the child runs the tool once "started" is said
+            try:
+                pid = os.fork()
+            except OSError:
+                os.close(gate)
+                os.close(release)
+                raise
         except OSError as exc:
             for fd in fds:
                 os.close(fd)
@@ -216,17 +222,27 @@ class _Worker:
         if pid == 0:  # the child: never returns
             status = 70
             try:
+                os.close(release)
                 _die_with(parent, prctl)
+                if not _released(gate):
+                    return  # the worker ended before it said the tool started: never run
                 os.close(self.control.detach())
                 signal.signal(signal.SIGINT, signal.default_int_handler)
                 _child(self, fds[0], *request)
                 status = 0
             finally:
                 os._exit(status)
+        os.close(gate)
         for fd in fds:
             os.close(fd)
         self.children[pid] = job
         self.reply("started", job, pid)
+        try:
+            os.write(release, b"\0")
+        except OSError:  # pragma: no cover - the child is already gone (killed)
+            pass
+        finally:
+            os.close(release)
 
 
 #: Linux's ``prctl`` option: the signal a process gets when the thread that forked it ends.
@@ -263,6 +279,24 @@ def _die_with(parent: int, prctl: Callable[..., int] | None) -> None:
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the worker ended before the request took
         os._exit(70)
+
+
+def _released(gate: int) -> bool:
+    """Whether the worker said the tool's process started before the tool may run in it.
+
+    Said first, the session knows a tool that kills its worker the moment it runs
+    started, and blames it (TN606). Said after, a fast enough tool killed the worker
+    before the word left it: the session then took the tool for never started and
+    sent it again, to the next worker, which it killed too, until every tool sent
+    with it was given up as "died 3 times before it started". An end of file is a
+    worker that ended first: the tool never runs.
+    """
+    try:
+        return os.read(gate, 1) == b"\0"
+    except OSError:  # pragma: no cover - a read of a pipe we own does not fail
+        return False
+    finally:
+        os.close(gate)
 
 
 def _cut(lifeline: int | None) -> bool:
