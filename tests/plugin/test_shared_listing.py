@@ -552,8 +552,12 @@ from pathlib import Path
 
 from toolnexus_ref import BaseTool
 
-with (Path(__file__).resolve().parent / "imports").open("a") as log:
-    log.write(f"{__name__} {os.getpid()}\\n")
+HERE = Path(__file__).resolve().parent
+#: The xdist worker whose session imports it, where the session passes it on (``-`` else).
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "-")
+
+with (HERE / "imports").open("a") as log:
+    log.write(f"{__name__} {os.getpid()} {WORKER}\\n")
 
 
 class Look(BaseTool):
@@ -567,6 +571,8 @@ class Look(BaseTool):
     }
 
     def run(self, args, ctx):
+        with (HERE / "explored").open("a") as log:
+            log.write(f"{__name__} {WORKER}\\n")
         return args["word"]
 
 
@@ -578,7 +584,7 @@ import os
 from pathlib import Path
 
 with (Path(__file__).resolve().parent / "imports").open("a") as log:
-    log.write(f"{__name__} {os.getpid()}\\n")
+    log.write(f"{__name__} {os.getpid()} {os.environ.get('PYTEST_XDIST_WORKER', '-')}\\n")
 raise RuntimeError("broken on purpose")
 """
 
@@ -617,11 +623,28 @@ def test_python_targets_are_imported_once_and_a_broken_one_is_one_item(
     args = [*BASE, "--toolnexus-examples", "2", "--toolnexus-select", "TN1,TN5"]
     for target in ("look0:tools", "broken:tools", "look1:tools"):
         args += ["--toolnexus-target", target]
+    args += ["--toolnexus-env", "PYTEST_XDIST_WORKER"]
     run = pytester.runpytest_subprocess(*args, "-n", "2", "--toolnexus-report", "n2.json")
-    imports = Counter(
-        line.split()[0] for line in (pytester.path / "imports").read_text().splitlines()
+    imported = Counter(
+        (line.split()[0], line.split()[2])
+        for line in (pytester.path / "imports").read_text().splitlines()
     )
-    assert imports == {"look0": 1, "look1": 1, "broken": 1}, run.stdout.str()
+    explorers: dict[str, set[str]] = {}
+    for line in (pytester.path / "explored").read_text().splitlines():
+        name, worker = line.split()
+        explorers.setdefault(name, set()).add(worker)
+    shown = f"imported: {dict(imported)}, explored: {explorers}\n{run.stdout.str()}"
+    # Each target is imported once by a worker that lists it and explores it there; a
+    # worker that only reads another's listing never imports it. On a busy machine one
+    # worker may list both good targets, and the other be given one of them to explore,
+    # which it then imports: still once per worker, never only to list it again.
+    assert set(imported.values()) == {1}, shown
+    assert {name for name, _ in imported} == {"look0", "look1", "broken"}, shown
+    assert sum(name == "broken" for name, _ in imported) == 1, shown  # its error was shared
+    for target in ("look0", "look1"):
+        assert len(explorers[target]) == 1, shown  # explored once, by one worker
+        listed_only = [w for name, w in imported if name == target and w not in explorers[target]]
+        assert len(listed_only) <= 1, shown  # listed by one worker, explored by one
     report = json.loads((pytester.path / "n2.json").read_text())
     broken = [
         (r["check"], r["outcome"]) for r in report["results"] if r["target"] == "broken:tools"
