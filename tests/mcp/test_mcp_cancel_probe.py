@@ -102,7 +102,10 @@ def test_a_server_answering_nothing_while_the_call_runs_is_cancelled_after_the_g
     observation = _watched_probe(server, grace=0.3)
     assert server.called_at is not None
     assert server.cancelled_at is not None
-    assert 0.1 + 0.3 <= server.cancelled_at - server.called_at < 5
+    # A moment (0.1 s) from the probe's start, then the grace (0.3 s) with no answer: the
+    # call's task may begin a few milliseconds after that start on a busy machine (0.398 s
+    # seen under a load test), so the server sees the grace whole, not all of the moment.
+    assert 0.3 <= server.cancelled_at - server.called_at < 5
     during = observation.cancel_during
     assert during is not None
     assert during.watched
