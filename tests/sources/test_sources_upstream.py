@@ -81,10 +81,18 @@ async def test_a_suspension_is_plain_data_and_an_answer_resumes_it() -> None:
 
 
 TOOLS = """
+from pathlib import Path
+
 from toolnexus import create_builtin_tools
 
+# Confined to a folder of their own, as an agent would be given them: unconfined, grep
+# and glob walk whatever path they are sent, synchronously in their event loop, and a
+# generated path outside their folder can walk the whole machine (45 s once, right after
+# a load test: TN501 "blocked the event loop"): a true finding, but one that depends on
+# the machine, not the adapter.
+HOME = {"base_dir": str(Path(__file__).resolve().parent / "home"), "confine_to_base_dir": True}
 # webfetch is open-world: it would reach the internet, which tests must not do.
-builtins = [t for t in create_builtin_tools() if t.name != "webfetch"]
+builtins = [t for t in create_builtin_tools(HOME) if t.name != "webfetch"]
 """
 
 
@@ -92,6 +100,8 @@ def test_through_the_plugin_builtins_give_real_verdicts_and_todowrite_is_found(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(up_plugin_tools=TOOLS)
+    home = pytester.mkdir("home")
+    (home / "notes.md").write_text("# notes\nthe builtins read, grep and glob here\n")
     run = run_kit(pytester, "up_plugin_tools:builtins")
     errors = run.failed(severity="error")
     assert not errors, shown(errors)
