@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from _processes import wait_ended
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._runner import applicable_checks, plan, run_check
@@ -647,7 +648,6 @@ def test_replicas_of_every_target_share_one_bound(monkeypatch: pytest.MonkeyPatc
     bound: three targets whose workers died with four tools running each still have at
     most ``REPLAYS`` replicas alive at once, not four each. (No process is started: the
     replica's load and run are stood in for, so only the bound is measured.)"""
-    import time
     from concurrent.futures import ThreadPoolExecutor
 
     alive, most = [0], [0]
@@ -871,23 +871,5 @@ def test_a_tools_process_runs_the_tool_only_once_its_start_is_said(
         return
     died, child = log.read_text().split()[:2]
     assert died == "died"
-    _wait_ended(int(child))
+    wait_ended(int(child))
     assert log.read_text().split() == ["died", child]
-
-
-def _wait_ended(pid: int, within: float = 30) -> None:
-    """Until process ``pid`` has ended (gone, or a zombie nobody reaped yet)."""
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            state = ""  # no /proc: only its signal says it is gone
-        if state in ("Z", "X"):
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"process {pid} still runs after {within}s")

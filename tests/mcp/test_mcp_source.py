@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from _mcp_testing import PYTHON, SERVERS, START, server_command
+from _processes import alive
 
 from toolnexus_ref import Tool, ToolContext
 from toolnexus_ref.mcp import McpSource, McpTool, open_mcp_json, open_servers, open_stdio
@@ -170,35 +171,23 @@ async def test_a_slow_listing_within_the_timeout_connects() -> None:
         assert [t.name for t in source.tools] == ["slow_list_late"]
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is dead for our purposes
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split()[2] != "Z"
-    except OSError:
-        return True
-
-
 async def test_close_ends_the_whole_process_tree(tmp_path: Path) -> None:
     pid_file = tmp_path / "grandchild.pid"
     source = await open_stdio(server_command("spawner.py", str(pid_file)), timeout=START)
     assert source.statuses["spawner"].state == "connected"
     grandchild = int(pid_file.read_text())
     server_pid = source.connections["spawner"]._process.pid  # type: ignore[union-attr]
-    assert _alive(grandchild)
+    assert alive(grandchild)
     assert server_pid is not None
     started = time.monotonic()
     await source.close()
     assert time.monotonic() - started < 15
     for _ in range(200):
-        if not _alive(grandchild):
+        if not alive(grandchild):
             break
         await asyncio.sleep(0.01)
-    assert not _alive(grandchild)
-    assert not _alive(server_pid)
+    assert not alive(grandchild)
+    assert not alive(server_pid)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

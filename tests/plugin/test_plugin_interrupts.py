@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _processes import alive
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -224,20 +225,6 @@ if __name__ == "__main__":
 '''
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie nobody reaps yet is dead for our purposes
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return True
-
-
 def test_sigterm_mid_call_ends_an_mcp_servers_whole_process_group(
     pytester: pytest.Pytester,
 ) -> None:
@@ -251,10 +238,10 @@ def test_sigterm_mid_call_ends_an_mcp_servers_whole_process_group(
     assert status == pytest.ExitCode.INTERRUPTED, out.read_text()
     server, helper = (int(p) for p in (pytester.path / "pids").read_text().split())
     end = time.monotonic() + 10  # SIGKILL is sent before pytest exits; the kernel may lag
-    while (_alive(server) or _alive(helper)) and time.monotonic() < end:
+    while (alive(server) or alive(helper)) and time.monotonic() < end:
         time.sleep(0.02)
-    assert not _alive(helper), out.read_text()
-    assert not _alive(server), out.read_text()
+    assert not alive(helper), out.read_text()
+    assert not alive(server), out.read_text()
     report = _report(pytester)
     assert report["interrupted"] == "SIGTERM"
     assert any("blocker_block::TN601" in nodeid for nodeid in report["not_judged"])

@@ -625,10 +625,8 @@ def test_python_targets_are_imported_once_and_a_broken_one_is_one_item(
         args += ["--toolnexus-target", target]
     args += ["--toolnexus-env", "PYTEST_XDIST_WORKER"]
     run = pytester.runpytest_subprocess(*args, "-n", "2", "--toolnexus-report", "n2.json")
-    imported = Counter(
-        (line.split()[0], line.split()[2])
-        for line in (pytester.path / "imports").read_text().splitlines()
-    )
+    lines = (pytester.path / "imports").read_text().splitlines()
+    imported = Counter((name, worker) for name, _pid, worker in map(str.split, lines))
     explorers: dict[str, set[str]] = {}
     for line in (pytester.path / "explored").read_text().splitlines():
         name, worker = line.split()

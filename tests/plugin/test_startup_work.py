@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from _processes import alive
 from toolnexus_conformance.targets import TargetKind
 
 from pytest_toolnexus._session import explored_here
@@ -72,16 +73,7 @@ def test_a_stdio_server_is_started_once_and_ended(pytester: pytest.Pytester) -> 
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["*counted_shout*"])
     [pid] = starts.read_text().split()
-    assert not _running(int(pid)), f"the server ({pid}) outlived the run"
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting for init to reap it does not)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-    except FileNotFoundError:
-        return False
+    assert not alive(int(pid)), f"the server ({pid}) outlived the run"
 
 
 def test_the_exit_leaves_the_suites_objects_to_the_system() -> None:
@@ -134,4 +126,4 @@ def test_a_run_that_stops_at_a_usage_error_leaves_no_server(pytester: pytest.Pyt
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
     started = starts.read_text().split() if starts.exists() else []
-    assert not [pid for pid in started if _running(int(pid))]
+    assert not [pid for pid in started if alive(int(pid))]
