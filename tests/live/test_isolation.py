@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -873,3 +874,50 @@ def test_a_tools_process_runs_the_tool_only_once_its_start_is_said(
     assert died == "died"
     wait_ended(int(child))
     assert log.read_text().split() == ["died", child]
+
+
+def test_a_tool_that_used_up_its_process_fails_every_check_whichever_way_it_is_said(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A tool that uses up its process's memory is found two ways: the exploration says
+    so in its results (every check fails), or the kit's own next allocation fails first
+    and the process's last word is only "exhausted". That word once made TN606 fail and
+    every other check skip as not judged (a serial run of this suite, where the memory
+    bomb ran out a moment later than usual): both ways now fail every check, as the
+    docs say, with what ran out and the call in flight."""
+    from toolnexus_conformance.process._frames import Channel, FrameReader
+    from toolnexus_conformance.process._isolation import _Job
+
+    def said_exhausted(self: TargetWorker, index: int, *args: object) -> ToolJudgement:
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            channel = Channel(theirs)
+            channel.send(("calling", "{'size': 8}"))
+            channel.send(("exhausted", "it ran out of memory (MemoryError)"))
+            return self._watch(_Job(), FrameReader(ours), index)
+
+    monkeypatch.setattr(TargetWorker, "_started", said_exhausted)
+    worker = TargetWorker("bomb:tools", "bomb", base_dir=None, options=OPTIONS)
+    worker.tools = 1  # as loaded: nothing is started
+    loaded = asyncio.run(load_target(parse_target(EXAMPLE)))
+    subjects = read_subjects(loaded.tools[:1], "bomb")
+    isolated = IsolatedExplorations(OPTIONS, prefetch=False)
+    isolated.add("bomb", worker, subjects)
+    checks = applicable_checks(select=["TN601", "TN606", "TN701"])
+    plan(isolated, subjects[0], checks, group="bomb")
+    try:
+        verdicts = {
+            c.code: run_check(c, subjects[0], OPTIONS, explorations=isolated) for c in checks
+        }
+    finally:
+        isolated.close()
+        worker.close()
+    assert {code: v.outcome for code, v in verdicts.items()} == {
+        "TN601": Outcome.FAILED,
+        "TN606": Outcome.FAILED,
+        "TN701": Outcome.FAILED,
+    }, {code: v.message for code, v in verdicts.items()}
+    for verdict in verdicts.values():
+        [finding] = verdict.findings
+        assert finding.message == "exploring the tool, it ran out of memory (MemoryError)"
+        assert finding.sent == "{'size': 8}"

@@ -127,6 +127,10 @@ class ToolJudgement:
     results: Mapping[str, tuple[str, str, list[tuple[Any, ...]]]] = field(default_factory=dict)
     #: The tool ended, froze or wedged its process before it answered (TN606).
     ended: str | None = None
+    #: The tool used up its process's memory, threads or processes, and the kit ran
+    #: out with it before it could say more: a finding on every check, as when the
+    #: exploration itself says so (``Observation.exhausted``), never a skip.
+    exhausted: str | None = None
     #: The arguments of the call in flight when it did.
     last_call: str | None = None
     #: Our own failure, never held against the tool.
@@ -871,8 +875,7 @@ class TargetWorker:
                 return ToolJudgement(results=frame[1], calls=frame[2] if len(frame) > 2 else None)
             elif kind == "exhausted":
                 return ToolJudgement(
-                    ended=f"exploring the tool used up its process: {frame[1]}",
-                    last_call=last_call,
+                    exhausted=f"exploring the tool, {frame[1]}", last_call=last_call
                 )
             elif kind == "error":
                 return ToolJudgement(error=f"exploring the tool failed: {frame[1]}")
@@ -1041,6 +1044,8 @@ class IsolatedExplorations:
         judgement = self._judgement(subject)
         if judgement.error is not None:
             raise KitFailure(judgement.error)
+        if judgement.exhausted is not None:
+            return (Finding(judgement.exhausted, sent=judgement.last_call),)
         if judgement.ended is not None:
             if check.code == PROCESS_CHECK:
                 return (Finding(judgement.ended, sent=judgement.last_call),)
