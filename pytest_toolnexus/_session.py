@@ -345,6 +345,8 @@ class ConformanceSession:
                         time.sleep(POLL)
                     self._loader.submit(self._list_shared, spec, base_dir, warm, future, True)
                     return
+                if spec.kind is not TargetKind.PYTHON:
+                    _import_mcp_adapter()  # while the other lists: its listing is built with it
                 try:
                     taken = self.shared.wait(key, 2 * self.settings.load_timeout + 10.0)
                 except OSError:
@@ -1230,6 +1232,15 @@ def _warm_generation(options: RunOptions) -> None:
         warm_generation(options)
     except Exception:  # the real import, later, reports it
         pass
+
+
+def _import_mcp_adapter() -> None:
+    """Import the MCP SDK (through its adapter) in a worker about to wait for another
+    worker's listing of a server: building the server's tools from that listing needs
+    it, and imported after the wait it held up this worker's collection, and so the
+    whole run's start, by half a second or more."""
+    with contextlib.suppress(ImportError):  # without it the load says why, as before
+        import toolnexus_ref.mcp  # noqa: F401
 
 
 def _close_or_say(close: Callable[[], None], what: str) -> None:

@@ -652,3 +652,57 @@ def test_python_targets_are_imported_once_and_a_broken_one_is_one_item(
     outcomes = run.parseoutcomes()
     assert outcomes["failed"] == 1, run.stdout.str()
     assert outcomes["passed"] > 4
+
+
+#: Each xdist worker notes, in the project, once the MCP SDK's adapter is imported in it.
+NOTES_THE_SDK = """
+import os
+import sys
+import threading
+import time
+
+
+def pytest_configure(config):
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        return
+    note = os.path.join(str(config.rootpath), f"sdk-{worker}")
+
+    def watch():
+        while "toolnexus_ref.mcp" not in sys.modules:
+            time.sleep(0.01)
+        open(note, "w").close()
+
+    threading.Thread(target=watch, daemon=True).start()
+"""
+
+#: ``SERVER``, starting only once both workers have imported the SDK (or a while has passed).
+WAITS_FOR_BOTH = """
+import time
+from pathlib import Path
+
+_here = Path(__file__).resolve().parent
+_end = time.monotonic() + 60  # only a failing run waits it out
+while not all((_here / f"sdk-gw{n}").exists() for n in (0, 1)) and time.monotonic() < _end:
+    time.sleep(0.02)
+(_here / "waited").write_text("both" if time.monotonic() < _end else "timed out")
+"""
+
+
+def test_a_worker_waiting_for_anothers_listing_of_a_server_imports_the_sdk_meanwhile(
+    pytester: pytest.Pytester,
+) -> None:
+    """Building a server's tools from another worker's listing needs the MCP SDK.
+    Imported once the listing had come, it held up that worker's collection, and so
+    the start of the whole run, by the import (0.7 s on two cores). The server here
+    starts only once both workers have imported it: the one that lists it imports it
+    to connect, the other must have done so while it waited."""
+    pytest.importorskip("xdist")
+    (pytester.path / "notes_server.py").write_text(WAITS_FOR_BOTH + SERVER)
+    pytester.makeconftest(NOTES_THE_SDK)
+    target = f"stdio:{sys.executable} {pytester.path / 'notes_server.py'} notes"
+    args = [*BASE, "--toolnexus-target", target, "--toolnexus-select", "TN1"]
+    run = pytester.runpytest_subprocess(*args, "-n", "2", "--toolnexus-load-timeout", "90")
+    assert run.ret == 0, run.stdout.str()
+    assert (pytester.path / "waited").read_text() == "both"
+    assert len(_started(pytester)) == 1
