@@ -458,6 +458,28 @@ def test_a_server_left_alone_that_exits_during_the_next_replay_ends_the_search(
     assert blame.explains(lived)
 
 
+def test_the_server_left_alone_is_watched_to_the_first_servers_age_before_the_search_ends() -> None:
+    """Every replayed call answered and the replays are over, but the server left alone
+    is younger than the first server was when it exited: it is watched until that age,
+    and its exit there is the server exiting on its own. The search used to end at once,
+    showing nothing, and the restarted server's next exit was replayed all over again
+    (six starts of a server that exits by itself, for a bound of five, under ``-n 4``)."""
+    started: list[_Process] = []
+
+    def fresh() -> _Process:
+        process = _Process(started)
+        # Left alone after its call, it exits 0.3 s later, younger than the first (0.5 s).
+        process.on_call = lambda: asyncio.get_running_loop().call_later(0.3, process.exit, 0.3)
+        return process
+
+    connection = SimpleNamespace(fresh=fresh, config=SimpleNamespace(name="exit_soon"))
+    blame = asyncio.run(find_culprit(connection, [("echo", {"text": "one"})], 10.0, lived=0.5))
+    assert len(started) == 1, blame
+    assert blame.crash is None
+    assert "with no call in flight" in blame.unblamed, blame
+    assert blame.explains(0.5)
+
+
 def test_replays_start_two_at_once_until_a_server_is_left_alone() -> None:
     """A server start is most of a replay: the first two replays start together, as do
     the culprit's bare call and its first simplification; once a fresh server survived
