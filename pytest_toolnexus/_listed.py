@@ -12,6 +12,7 @@ differ from the listing are the target's error, never judged against it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 from pathlib import Path
@@ -28,6 +29,7 @@ __all__ = [
     "loaded_from",
     "mcp_from_listing",
     "python_from_listing",
+    "ready_to_build",
     "server_prefixes",
     "shareable",
 ]
@@ -44,6 +46,17 @@ def shareable(spec: TargetSpec, *, isolated: bool) -> bool:
     server or a skills folder costs little to open twice.
     """
     return spec.kind in _MCP_KINDS or (spec.kind is TargetKind.PYTHON and isolated)
+
+
+def ready_to_build(spec: TargetSpec) -> None:
+    """Import what building the target from a listing needs (for an MCP target, the SDK
+    through its adapter), in a worker about to wait for another's listing of it:
+    imported once the listing had come, it held up this worker's collection, and so
+    the whole run's start (xdist schedules once every worker has collected), by half a
+    second or more."""
+    if spec.kind in _MCP_KINDS:
+        with contextlib.suppress(ImportError):  # without it the load says why, as before
+            from toolnexus_ref import mcp  # noqa: F401
 
 
 def listing_of(loaded: LoadedTarget, worker: TargetWorker | None) -> bytes:

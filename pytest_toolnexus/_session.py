@@ -59,6 +59,7 @@ from ._listed import (
     loaded_from,
     mcp_from_listing,
     python_from_listing,
+    ready_to_build,
     server_prefixes,
     shareable,
 )
@@ -345,8 +346,7 @@ class ConformanceSession:
                         time.sleep(POLL)
                     self._loader.submit(self._list_shared, spec, base_dir, warm, future, True)
                     return
-                if spec.kind is not TargetKind.PYTHON:
-                    _import_mcp_adapter()  # while the other lists: its listing is built with it
+                ready_to_build(spec)  # while the other lists it
                 try:
                     taken = self.shared.wait(key, 2 * self.settings.load_timeout + 10.0)
                 except OSError:
@@ -1232,15 +1232,6 @@ def _warm_generation(options: RunOptions) -> None:
         warm_generation(options)
     except Exception:  # the real import, later, reports it
         pass
-
-
-def _import_mcp_adapter() -> None:
-    """Import the MCP SDK (through its adapter) in a worker about to wait for another
-    worker's listing of a server: building the server's tools from that listing needs
-    it, and imported after the wait it held up this worker's collection, and so the
-    whole run's start, by half a second or more."""
-    with contextlib.suppress(ImportError):  # without it the load says why, as before
-        import toolnexus_ref.mcp  # noqa: F401
 
 
 def _close_or_say(close: Callable[[], None], what: str) -> None:

@@ -20,12 +20,14 @@ from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._runner import applicable_checks, plan, run_check
 from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.process._forkserver import ForkServer
+from toolnexus_conformance.process._frames import Channel, FrameReader
 from toolnexus_conformance.process._isolation import (
     REPLAYS,
     IsolatedExplorations,
     TargetWorker,
     ToolJudgement,
     WorkerError,
+    _Job,
 )
 from toolnexus_conformance.process._sandbox import Sandbox
 from toolnexus_conformance.process._target import check_target
@@ -885,8 +887,6 @@ def test_a_tool_that_used_up_its_process_fails_every_check_whichever_way_it_is_s
     every other check skip as not judged (a serial run of this suite, where the memory
     bomb ran out a moment later than usual): both ways now fail every check, as the
     docs say, with what ran out and the call in flight."""
-    from toolnexus_conformance.process._frames import Channel, FrameReader
-    from toolnexus_conformance.process._isolation import _Job
 
     def said_exhausted(self: TargetWorker, index: int, *args: object) -> ToolJudgement:
         ours, theirs = socket.socketpair()
