@@ -100,8 +100,10 @@ def test_defective_server_through_the_plugin(pytester: pytest.Pytester, tmp_path
     assert wipe
     if records["sandbox"]["active"]:
         # Contained, auto calls even the destructive tool: its wipe reaches only its
-        # scratch (the marker above, outside, was never written).
-        assert "destructive" not in wipe[0]["message"]
+        # scratch (the marker above, outside, was never written), and the finding on
+        # the refused write's protocol error says why the tool was called at all.
+        assert "not called" not in wipe[0]["message"]
+        assert "called only because its sandbox holds" in wipe[0]["message"]
     else:
         assert wipe[0]["outcome"] == "skipped"
         assert "destructive" in wipe[0]["message"]
@@ -290,6 +292,30 @@ def test_live_checks_skip_unmarked_tools_under_auto(loop: BackgroundLoop) -> Non
         assert {v.outcome for v in items} == {Outcome.PASSED}
     finally:
         loop.run(source.close(), timeout=30)
+
+
+def test_a_protocol_error_of_a_tool_called_for_its_sandbox_says_why_it_was_called(
+    loop: BackgroundLoop, tmp_path: Path
+) -> None:
+    """Inside a sandbox that holds, ``auto`` calls the destructive ``wipe``, whose write
+    may be refused there: its TN651 says so, and a read-only tool's does not."""
+    refused = tmp_path / "no such folder" / "wiped"  # the write fails, as a refused one
+    command = server_command("defective.py", "--marker", str(refused))
+    source = loop.run(open_stdio(command, timeout=START), timeout=60)
+    try:
+        contained = RunOptions(execute=ExecuteMode.AUTO, contained=frozenset({"t"}))
+        failed = failures(run_checks(loop, source, ["TN651"], contained))
+    finally:
+        loop.run(source.close(), timeout=30)
+    wipe = failed[("defective_wipe", "TN651")].message
+    assert wipe.startswith("valid arguments got a JSON-RPC error (code -32603)"), wipe
+    assert (
+        "; the tool was called only because its sandbox holds (its owner marked it"
+        " destructive)" in wipe
+    ), wipe
+    explode = failed[("defective_explode", "TN651")].message
+    assert explode.startswith("valid arguments got a JSON-RPC error (code -32603)"), explode
+    assert "sandbox" not in explode, explode
 
 
 def _too_quick_to_cancel(verdict: Verdict) -> bool:

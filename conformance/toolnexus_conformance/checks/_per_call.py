@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from toolnexus_conformance._model import Finding, Skip
@@ -27,6 +28,7 @@ def stream_check(
     streams: tuple[Stream, ...],
     blocked_loop_fails: bool = False,
     preamble: Callable[[Observation], None] | None = None,
+    context: Callable[[Observation, RunOptions], str | None] | None = None,
     **info: Any,
 ) -> Callable[[Judge], Judge]:
     """Register the decorated per-call rule, and a check whose verdict is its smallest failure.
@@ -36,6 +38,8 @@ def stream_check(
     With ``blocked_loop_fails``, a tool that blocked the event loop fails this check
     (it never returned a result); every other check skips, naming this one.
     ``preamble`` may end the check first (an MCP server that is gone fails it).
+    ``context`` may add what the call alone cannot show to the failure's message
+    (why the tool was called at all, say).
     """
 
     def register(judge: Judge) -> Judge:
@@ -52,7 +56,11 @@ def stream_check(
                 result = observation.stream(stream)
                 failure = result.failures.get(code)
                 if failure is not None:
-                    return [failure.finding()]
+                    finding = failure.finding()
+                    aside = context(observation, options) if context is not None else None
+                    if aside:
+                        finding = replace(finding, message=f"{finding.message}; {aside}")
+                    return [finding]
                 judged += result.judged
             if not judged:
                 raise Skip(

@@ -81,17 +81,40 @@ def _live(observation: Observation) -> None:
         raise Fail(Finding(str(status.describe())))
 
 
+def _called_for_the_sandbox(observation: Observation, options: RunOptions) -> str | None:
+    """Why the call was made at all, for a tool ``auto`` calls only inside its sandbox.
+
+    There the sandbox refuses what such a tool is for (a write outside its scratch, a
+    connection out), so its failures may be that refusal, and a reader of the finding
+    should know it: the answer's form is still the server's, whatever failed.
+    """
+    from toolnexus_conformance._safety import called_for_the_sandbox
+
+    reason = called_for_the_sandbox(observation.subject, options)
+    if reason is None:
+        return None
+    return (
+        f"the tool was called only because its sandbox holds ({reason}), where nothing"
+        " outside its scratch is writable and no other system is reachable: that refusal"
+        " may be what failed, but the server answered the failure with a protocol error,"
+        " as it would any other"
+    )
+
+
 # -- live: how the server answers ---------------------------------------------------------
 @stream_check(
     "TN651",
     "mcp-error-result",
     preamble=_live,
+    context=_called_for_the_sandbox,
     title="A failing tool answers with an error result, not a JSON-RPC error",
     category=Category.ERRORS,
     severity=Severity.ERROR,
     why="The MCP specification puts tool failures in the result (isError: true) so the model"
     " reads them and can correct itself; a JSON-RPC error is for unknown tools and malformed"
-    " requests, and many hosts surface it as a crash or drop it.",
+    " requests, and many hosts surface it as a crash or drop it. A tool called only because"
+    " its sandbox holds may fail on the sandbox's refusal: the finding then says so, since"
+    " how the failure is answered is the server's all the same.",
     fix="Catch exceptions in the tool handler and return CallToolResult(isError=True) with a"
     " message; validate arguments and report problems the same way.",
     reference="MCP 2025-11-25 server/tools#error-handling",
