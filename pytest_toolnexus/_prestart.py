@@ -1,17 +1,19 @@
-"""What a run starts first: its event loop, its sandbox, and the ``stdio:`` targets' servers.
+"""What a run starts first: its event loop, its sandbox, and its targets' stdio servers.
 
 Made in ``pytest_configure`` before the session's own modules are imported (the
 suites' catalog, the live engine: half a second or more), so that an MCP server's
 start-up overlaps that import as well as the MCP SDK's, which the load does next
-(``toolnexus_conformance.process._early``: the load adopts the process). Imports
-only what starting needs: no suite, no SDK.
+(``toolnexus_conformance.process._early``: the load adopts the process). The
+servers are those of ``stdio:`` targets and the stdio entries of ``mcp.json``
+targets (read without the SDK). Imports only what starting needs: no suite, no SDK.
 """
 
 from __future__ import annotations
 
 import shlex
 import threading
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -24,10 +26,18 @@ from toolnexus_conformance.process._sandbox import (
     kit_cache,
     parse_limits,
 )
+from toolnexus_conformance.targets import TargetError, TargetKind, TargetSpec, parse_target
 
 from ._options import Settings
 
-__all__ = ["Prestart", "example_database", "prestart"]
+__all__ = [
+    "Prestart",
+    "ServerStart",
+    "example_database",
+    "prestart",
+    "server_starts",
+    "spec_starts",
+]
 
 #: How long starting one server may hold the loop (a process is one exec away).
 START_LIMIT = 30.0
@@ -60,40 +70,77 @@ def prestart(config: pytest.Config, settings: Settings, *, serial: bool) -> Pres
     loop = BackgroundLoop()
     sandbox = make_sandbox(config, settings)
     early = EarlyServers(sandbox.launcher())
-    commands = stdio_commands(settings.targets) if serial else []
-    if commands and sdk_installed():
-        cwd = Path(str(config.rootpath))
-        threading.Thread(
-            target=_start_all,
-            args=(loop, early, commands, cwd),
-            name="toolnexus-start",
-            daemon=True,
-        ).start()
+    if serial and sdk_installed():
+        starts = server_starts(settings.targets, Path(str(config.rootpath)))
+        if starts:
+            threading.Thread(
+                target=start_all, args=(loop, early, starts), name="toolnexus-start", daemon=True
+            ).start()
     return Prestart(loop, sandbox, early)
 
 
-def stdio_commands(targets: tuple[str, ...]) -> list[list[str]]:
-    """The command lines of the ``stdio:`` targets given (those that can be split)."""
-    commands = []
+@dataclass(frozen=True, slots=True)
+class ServerStart:
+    """A stdio server as its target's load will start it, for the load to adopt.
+
+    The transport adopts a process only if it would start the very same command line,
+    in the same folder, with the same environment (``EarlyServers.started``).
+    """
+
+    argv: list[str]
+    cwd: Path | None
+    #: The variables the server gets beyond the SDK's safe ones (an mcp.json's ``env``).
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def server_starts(targets: Iterable[str], base_dir: Path) -> list[ServerStart]:
+    """The stdio servers the targets will start; what cannot be read is left to the loads."""
+    starts: list[ServerStart] = []
     for target in targets:
-        text = target.strip()
-        if not text.startswith("stdio:"):
-            continue
         try:
-            argv = shlex.split(text[len("stdio:") :])
+            spec = parse_target(target, base_dir=base_dir)
+        except TargetError:
+            continue  # reported at collection, with the others
+        starts.extend(spec_starts(spec, base_dir))
+    return starts
+
+
+def spec_starts(spec: TargetSpec, base_dir: Path) -> list[ServerStart]:
+    """A ``stdio:`` target's server, or every enabled stdio server of an ``mcp.json``.
+
+    The file is read as its load reads it (``toolnexus_ref._mcp_config``, which needs
+    no SDK); an entry that cannot be used, or a file that cannot be read, starts
+    nothing here, and the load says why.
+    """
+    if spec.kind is TargetKind.STDIO:
+        try:
+            argv = shlex.split(spec.value)
         except ValueError:
-            continue  # the load says why
-        if argv:
-            commands.append(argv)
-    return commands
+            return []
+        return [ServerStart(argv, base_dir)] if argv else []
+    if spec.kind is not TargetKind.MCP_JSON:
+        return []
+    from toolnexus_ref._mcp_config import load_mcp_json
+
+    path = Path(spec.value)
+    if not path.is_absolute():
+        path = base_dir / path
+    try:
+        configs = load_mcp_json(path, base_dir=path.parent, isolate=True)
+    except Exception:
+        return []
+    return [
+        ServerStart(list(c.command), c.cwd, {name: v.reveal() for name, v in c.env.items()})
+        for c in configs
+        if c.type == "stdio" and c.enabled and c.problem is None and c.command
+    ]
 
 
-def _start_all(
-    loop: BackgroundLoop, early: EarlyServers, commands: list[list[str]], cwd: Path
-) -> None:
-    for argv in commands:
+def start_all(loop: BackgroundLoop, early: EarlyServers, starts: list[ServerStart]) -> None:
+    """Start each server, one after another (each is one exec away)."""
+    for start in starts:
         try:
-            loop.run(early.start(argv, cwd), timeout=START_LIMIT)
+            loop.run(early.start(start.argv, start.cwd, start.env), timeout=START_LIMIT)
         except (LoopBlocked, RuntimeError):
             return  # the loads start them, as without this
 

@@ -12,7 +12,6 @@ import contextlib
 import dataclasses
 import json
 import os
-import shlex
 import sys
 import threading
 import time
@@ -64,7 +63,7 @@ from ._listed import (
     shareable,
 )
 from ._options import ARGUMENTS, BASELINE, CONFORMANCE, TARGET, Settings, providers_from
-from ._prestart import Prestart, example_database, prestart
+from ._prestart import Prestart, example_database, prestart, spec_starts
 from ._server_listings import (
     NotListed,
     Started,
@@ -596,8 +595,8 @@ class ConformanceSession:
             # Its declarations came from the worker as plain data: the target's code
             # never runs in this process.
             return LoadedTarget(spec.label, [], info=dict(worker.info)), worker
-        if spec.kind is TargetKind.STDIO:
-            self._start_server(spec, base_dir, limit)
+        if spec.kind in (TargetKind.STDIO, TargetKind.MCP_JSON):
+            self._start_servers(spec, base_dir, limit)
         try:
             loaded = self.loop.run(
                 load_target(spec, base_dir=base_dir, launcher=self.launcher), timeout=limit
@@ -611,24 +610,20 @@ class ConformanceSession:
         self._loaded.append(loaded)
         return loaded, worker
 
-    def _start_server(self, spec: TargetSpec, base_dir: Path, limit: float) -> None:
-        """Start a ``stdio:`` target's server now, for its load to adopt (``process._early``).
+    def _start_servers(self, spec: TargetSpec, base_dir: Path, limit: float) -> None:
+        """Start a target's stdio servers now, for its load to adopt (``process._early``).
 
-        The load imports the MCP SDK first, which takes about as long as the server's
-        own start-up: begun here, the two overlap. A command that cannot be split or
-        started is left to the load, which says why.
+        The load imports the MCP SDK first, which takes about as long as a server's
+        own start-up: begun here, the two overlap. What cannot be read or started is
+        left to the load, which says why.
         """
         if not sdk_installed():
             return
-        try:
-            argv = shlex.split(spec.value)
-        except ValueError:
-            return
-        if argv:
+        for start in spec_starts(spec, base_dir):
             try:
-                self.loop.run(self.early.start(argv, base_dir), timeout=limit)
+                self.loop.run(self.early.start(start.argv, start.cwd, start.env), timeout=limit)
             except LoopBlocked:
-                pass
+                return
 
     # -- the sandbox ---------------------------------------------------------------------
     @property

@@ -17,8 +17,8 @@ from toolnexus_conformance._runner import check_subjects
 from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.live._loop import BackgroundLoop
 
+from toolnexus_ref._mcp_config import ServerConfig
 from toolnexus_ref.mcp import McpSource, open_in_memory, open_servers, open_stdio
-from toolnexus_ref.mcp._config import ServerConfig
 
 MCP_CODES = ["TN15", "TN55", "TN65", "TN75", "TN85"]
 

@@ -22,8 +22,8 @@ from toolnexus_conformance.live._crashes import exit_check, exited, find_culprit
 from toolnexus_conformance.live._loop import BackgroundLoop
 from toolnexus_conformance.live._search import PREFETCH
 
+from toolnexus_ref._mcp_config import ServerConfig
 from toolnexus_ref.mcp import open_stdio
-from toolnexus_ref.mcp._config import ServerConfig
 from toolnexus_ref.mcp._connection import ServerConnection
 
 #: The live checks whose records used to fail on every tool once the server exited.

@@ -11,7 +11,7 @@ from mcp import MCPError
 from mcp.server.lowlevel import Server
 from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND, REQUEST_TIMEOUT
 
-from toolnexus_ref.mcp._config import ServerConfig
+from toolnexus_ref._mcp_config import ServerConfig
 from toolnexus_ref.mcp._connection import ServerConnection
 from toolnexus_ref.mcp._liveness import SharedProbe
 from toolnexus_ref.mcp._source import open_in_memory

@@ -15,8 +15,8 @@ from _mcp_testing import PYTHON, SERVERS, START, server_command
 from _processes import alive
 
 from toolnexus_ref import Tool, ToolContext
+from toolnexus_ref._mcp_config import ServerConfig
 from toolnexus_ref.mcp import McpSource, McpTool, open_mcp_json, open_servers, open_stdio
-from toolnexus_ref.mcp._config import ServerConfig
 from toolnexus_ref.mcp._stdio import _group_lives
 
 pytestmark = pytest.mark.anyio

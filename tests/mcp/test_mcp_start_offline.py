@@ -16,7 +16,7 @@ from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._subject import TargetSubject
 from toolnexus_conformance.checks.mcp import mcp_server_starts
 
-from toolnexus_ref.mcp._config import ServerConfig
+from toolnexus_ref._mcp_config import ServerConfig
 from toolnexus_ref.mcp._connection import ServerStatus
 
 TARGET = "mcp.json"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from _processes import alive
 from toolnexus_conformance.targets import TargetKind
@@ -74,6 +76,96 @@ def test_a_stdio_server_is_started_once_and_ended(pytester: pytest.Pytester) -> 
     result.stdout.fnmatch_lines(["*counted_shout*"])
     [pid] = starts.read_text().split()
     assert not alive(int(pid)), f"the server ({pid}) outlived the run"
+
+
+#: Holds the kit's import of the MCP SDK until the server has started (or 20 s have
+#: passed), and says which it was: a server started only once the SDK is imported
+#: never makes the file while it waits.
+SDK_WAITS_FOR_THE_SERVER = """
+import sys, time
+from pathlib import Path
+
+STARTS = Path(__file__).parent / "starts.txt"
+
+
+class _Waits:
+    def find_spec(self, name, path=None, target=None):
+        if name == "mcp.client":  # inside ``import mcp``: the SDK is being imported
+            sys.meta_path.remove(self)
+            deadline = time.monotonic() + 20
+            while not STARTS.exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            seen = "started first" if STARTS.exists() else "not started"
+            (Path(__file__).parent / "sdk.txt").write_text(seen)
+        return None
+
+
+sys.meta_path.insert(0, _Waits())
+"""
+
+
+def test_an_mcp_json_server_starts_before_the_sdk_is_imported_and_once(
+    pytester: pytest.Pytester,
+) -> None:
+    """Its entry is read without the SDK, so its start-up overlaps the import; started
+    with the entry's own environment, it is the process the load adopts."""
+    import json
+    import sys
+
+    pytest.importorskip("mcp.server.mcpserver")
+    pytester.makepyfile(counted_server=COUNTED_SERVER)
+    pytester.makeconftest(SDK_WAITS_FOR_THE_SERVER)
+    starts = pytester.path / "starts.txt"
+    server = {
+        "command": sys.executable,
+        "args": [str(pytester.path / "counted_server.py"), str(starts)],
+    }
+    servers = {"counted": {**server, "env": {"COUNTED_BY": "the test"}}}
+    (pytester.path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        "mcp.json",
+        "--toolnexus-sandbox",
+        "off",  # the server writes beside itself
+        "--toolnexus-execute",
+        "none",
+        timeout=120,
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.stdout.fnmatch_lines(["*counted_shout*"])
+    assert (pytester.path / "sdk.txt").read_text() == "started first"
+    [pid] = starts.read_text().split()  # adopted: never started a second time
+    assert not alive(int(pid)), f"the server ({pid}) outlived the run"
+
+
+def test_the_servers_started_first_are_those_the_loads_will_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Command line, folder and environment as the transport will have them; entries
+    that will not start (disabled, unusable, not stdio), and files that cannot be read,
+    start nothing."""
+    import json
+
+    from pytest_toolnexus._prestart import ServerStart, server_starts
+
+    monkeypatch.setenv("THE_TOKEN", "s3cret")
+    servers = {
+        "up": {"command": "node", "args": ["up.js"], "cwd": "work", "env": {"T": "${THE_TOKEN}"}},
+        "off": {"command": "node", "args": ["off.js"], "disabled": True},
+        "unset": {"command": "node", "env": {"T": "${NOT_SET_ANYWHERE}"}},
+        "remote": {"url": "http://127.0.0.1:9/mcp"},
+    }
+    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    (tmp_path / "broken.json").write_text("{not json")
+    targets = ["mcp.json", "broken.json", "stdio:python -m srv --flag", "pkg.mod:tools", "stdio:'"]
+    assert server_starts(targets, tmp_path) == [
+        ServerStart(["node", "up.js"], tmp_path / "work", {"T": "s3cret"}),
+        ServerStart(["python", "-m", "srv", "--flag"], tmp_path),
+    ]
 
 
 def test_the_exit_leaves_the_suites_objects_to_the_system() -> None:

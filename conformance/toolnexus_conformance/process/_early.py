@@ -3,10 +3,11 @@
 Importing the SDK (pydantic's models of every protocol version) takes about a
 second of CPU, and a server written in Python or JavaScript takes as long to
 start; done one after the other they are most of a one-server run's collection.
-The command line of a ``stdio:`` target is known at configure time, so its server
-is started first, in its sandbox, and the SDK is imported while it boots: the
-transport adopts the process (``toolnexus_ref.mcp.StartingLauncher``) if it starts
-the same command line, environment and working directory. A process nobody
+The command line of a ``stdio:`` target, and an ``mcp.json``'s stdio entries, are
+known at configure time, so their servers are started first, in their sandbox, and
+the SDK is imported while they boot: the transport adopts a process
+(``toolnexus_ref.mcp.StartingLauncher``) if it starts the same command line,
+environment and working directory. A process nobody
 adopted is ended by ``close``.
 
 This module imports neither the SDK nor anything that does.
@@ -87,16 +88,19 @@ class EarlyServers:
     ) -> tuple[list[str], dict[str, str]]:
         return self._launch(argv, env, cwd)
 
-    async def start(self, argv: Sequence[str], cwd: Path | None) -> None:
+    async def start(
+        self, argv: Sequence[str], cwd: Path | None, env: Mapping[str, str] | None = None
+    ) -> None:
         """Start ``argv`` as the SDK's transport would, for it to adopt later.
 
-        Returns once it is started (or, when it was asked for before, once that
-        start is over). A command that cannot be started is left for the transport
-        to try again and report, as it would have without this.
+        ``env``: the variables the transport gives the server beyond the SDK's safe
+        ones (an mcp.json entry's). Returns once it is started (or, when it was asked
+        for before, once that start is over). A command that cannot be started is left
+        for the transport to try again and report, as it would have without this.
         """
         if os.name != "posix" or self._closed:
             return  # the transport starts its own (off POSIX no process group ends it)
-        env = sdk_environment()
+        env = {**sdk_environment(), **(env or {})}
         key = _key(argv, env, cwd)
         task = self._starting.get(key)
         if task is None:

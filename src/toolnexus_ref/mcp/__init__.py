@@ -11,9 +11,15 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     raise ImportError('MCP support needs the mcp SDK: pip install "pytest-toolnexus[mcp]"') from exc
 
-from ._config import DEFAULT_TIMEOUT, McpConfigError, ServerConfig, load_mcp_json, parse_mcp_config
+from .._mcp_config import (
+    DEFAULT_TIMEOUT,
+    McpConfigError,
+    ServerConfig,
+    load_mcp_json,
+    parse_mcp_config,
+)
+from .._secret import Secret, redact
 from ._connection import ServerConnection, ServerStatus
-from ._secret import Secret, redact
 from ._server import build_server, http_app, mcp_client, run_http, serve_stdio
 from ._source import (
     McpSource,

@@ -27,13 +27,13 @@ from pydantic import ValidationError
 
 from .._calling import guard
 from .._context import ToolContext
+from .._mcp_config import ServerConfig
 from .._naming import sanitize
 from .._result import ToolResult
-from ._config import ServerConfig
+from .._secret import redact
 from ._liveness import SharedProbe
 from ._progress import ProgressLog
 from ._results import describe_invalid, from_call_result, from_mcp_error, output_schema_errors
-from ._secret import redact
 from ._stdio import Launcher, ServerProcess, stdio_transport
 
 __all__ = ["ServerConnection", "ServerStatus"]

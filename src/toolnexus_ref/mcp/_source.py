@@ -14,10 +14,10 @@ from urllib.parse import urlsplit
 
 import mcp_types
 
+from .._mcp_config import DEFAULT_TIMEOUT, ServerConfig, load_mcp_json
 from .._naming import sanitize
-from ._config import DEFAULT_TIMEOUT, ServerConfig, load_mcp_json
+from .._secret import Secret
 from ._connection import ServerConnection, ServerStatus
-from ._secret import Secret
 from ._stdio import Launcher
 from ._tool import McpTool
 

@@ -1,4 +1,9 @@
-"""Reading ``mcp.json``: the server map every MCP host writes a little differently."""
+"""Reading ``mcp.json``: the server map every MCP host writes a little differently.
+
+Outside ``toolnexus_ref.mcp``, which imports the MCP SDK: reading the file needs
+none of it, and the pytest plugin starts a file's stdio servers before the SDK is
+imported, so that their start-ups and the import overlap.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .. import secrets
+from . import secrets
 from ._secret import Secret
 
 __all__ = [
