@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import pytest
 from toolnexus_conformance.live._loop import BackgroundLoop, LoopBlocked
@@ -30,9 +30,13 @@ from toolnexus_conformance.targets import TargetError, TargetKind, TargetSpec, p
 
 from ._options import Settings
 
+if TYPE_CHECKING:
+    from toolnexus_ref._mcp_config import ServerConfig
+
 __all__ = [
     "Prestart",
     "ServerStart",
+    "config_start",
     "example_database",
     "prestart",
     "server_starts",
@@ -129,11 +133,18 @@ def spec_starts(spec: TargetSpec, base_dir: Path) -> list[ServerStart]:
         configs = load_mcp_json(path, base_dir=path.parent, isolate=True)
     except Exception:
         return []
-    return [
-        ServerStart(list(c.command), c.cwd, {name: v.reveal() for name, v in c.env.items()})
-        for c in configs
-        if c.type == "stdio" and c.enabled and c.problem is None and c.command
-    ]
+    return [start for config in configs if (start := config_start(config)) is not None]
+
+
+def config_start(config: ServerConfig) -> ServerStart | None:
+    """An mcp.json entry's server as its transport will start it; ``None`` for an entry
+    that starts no process (disabled, unusable, not stdio)."""
+    if config.type != "stdio" or not config.enabled or config.problem is not None:
+        return None
+    if not config.command:
+        return None
+    env = {name: value.reveal() for name, value in config.env.items()}
+    return ServerStart(list(config.command), config.cwd, env)
 
 
 def start_all(loop: BackgroundLoop, early: EarlyServers, starts: list[ServerStart]) -> None:

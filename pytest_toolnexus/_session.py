@@ -63,7 +63,7 @@ from ._listed import (
     shareable,
 )
 from ._options import ARGUMENTS, BASELINE, CONFORMANCE, TARGET, Settings, providers_from
-from ._prestart import Prestart, example_database, prestart, spec_starts
+from ._prestart import Prestart, config_start, example_database, prestart, spec_starts
 from ._server_listings import (
     NotListed,
     Started,
@@ -370,16 +370,14 @@ class ConformanceSession:
         not read (the whole load says why), or a folder that cannot be shared.
         """
         assert self.shared is not None
-        try:
-            from toolnexus_ref import mcp
-            from toolnexus_ref._naming import sanitize
-        except ImportError:
-            return None  # the whole load says what is missing
+        from toolnexus_ref._mcp_config import load_mcp_json
+        from toolnexus_ref._naming import sanitize
+
         path = Path(spec.value)
         if not path.is_absolute():
             path = base_dir / path
         try:
-            configs = mcp.load_mcp_json(path, base_dir=path.parent, isolate=True)
+            configs = load_mcp_json(path, base_dir=path.parent, isolate=True)
         except Exception:
             return None
         names = [c.name for c in configs]
@@ -388,9 +386,30 @@ class ConformanceSession:
         if any(c.named_by_server for c in configs):
             return None
         limit = self.settings.load_timeout
+        prefixes = [f"{sanitize(name)}_" for name in names]
+        share = share_of(getattr(self.config, "workerinput", None))
+        costs = server_costs(sent_costs(self.config) or {}, f"toolnexus:{spec.label}", prefixes)
+        owners = shares(costs, share[1])
         self._contain(spec)
+        if not sdk_installed():
+            return None  # the whole load says what is missing
+        if share[0] not in owners:
+            ready_to_build(spec)  # no share to start: the others' listings need the SDK
 
         def start(positions: list[int]) -> Started:
+            # Claimed, they are this worker's: started first, they boot while the SDK
+            # is imported (the load adopts them), as a serial run's do.
+            for position in positions:
+                early = config_start(configs[position])
+                if early is not None:
+                    try:
+                        self.loop.run(
+                            self.early.start(early.argv, early.cwd, early.env), timeout=limit
+                        )
+                    except LoopBlocked:
+                        break
+            from toolnexus_ref import mcp
+
             try:
                 source = self.loop.run(
                     mcp.open_servers([configs[i] for i in positions], launcher=self.launcher),
@@ -404,9 +423,6 @@ class ConformanceSession:
             running = dict(zip(positions, source.connections.values(), strict=True))
             return listed, running
 
-        prefixes = [f"{sanitize(name)}_" for name in names]
-        share = share_of(getattr(self.config, "workerinput", None))
-        costs = server_costs(sent_costs(self.config) or {}, f"toolnexus:{spec.label}", prefixes)
         try:
             entries, running = list_by_server(
                 self.shared,
@@ -418,12 +434,14 @@ class ConformanceSession:
                 start=start,
                 patience=self._started + limit,
                 limit=2 * limit + 10.0,
-                owners=shares(costs, share[1]),
+                owners=owners,
             )
         except OSError:  # the folder cannot be used: listed whole, as without sharing
             return None
         except NotListed as exc:
             raise TargetError(f"{spec.label!r}: {exc}") from None
+        from toolnexus_ref import mcp
+
         source = mcp.listed_servers(
             configs,
             entries,

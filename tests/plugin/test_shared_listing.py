@@ -706,3 +706,56 @@ def test_a_worker_waiting_for_anothers_listing_of_a_server_imports_the_sdk_meanw
     assert run.ret == 0, run.stdout.str()
     assert (pytester.path / "waited").read_text() == "both"
     assert len(_started(pytester)) == 1
+
+
+#: Holds each xdist worker's import of the MCP SDK until the servers of its share of
+#: the file (server i: worker i mod 2) have started, or 20 s have passed, and notes
+#: which it was: a share started only once the SDK is imported never starts meanwhile.
+SHARE_BEFORE_THE_SDK = """
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+SHARE = {"gw0": {"a", "c"}, "gw1": {"b"}}.get(WORKER, set())
+
+
+def _started():
+    lines = (HERE / "starts").read_text().split("\\n") if (HERE / "starts").exists() else []
+    return {line.split()[0] for line in lines if line}
+
+
+class _Waits:
+    def find_spec(self, name, path=None, target=None):
+        if name == "mcp.client":  # inside ``import mcp``: the SDK is being imported
+            sys.meta_path.remove(self)
+            deadline = time.monotonic() + 20
+            while not SHARE <= _started() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            seen = "started first" if SHARE <= _started() else "not started"
+            (HERE / f"sdk-{WORKER}").write_text(seen)
+        return None
+
+
+if WORKER is not None:
+    sys.meta_path.insert(0, _Waits())
+"""
+
+
+def test_each_worker_starts_its_share_of_an_mcp_json_before_importing_the_sdk(
+    pytester: pytest.Pytester,
+) -> None:
+    """The file is read without the SDK, so a worker's servers start while it imports
+    the SDK, as a serial run's do; each is still started once, by its worker."""
+    pytest.importorskip("xdist")
+    _mcp_json(pytester.path, "abc")
+    pytester.makeconftest(SHARE_BEFORE_THE_SDK)
+    args = [*BASE, "--toolnexus-target", "mcp.json", "--toolnexus-select", "TN1"]
+    run = pytester.runpytest_subprocess(*args, "-n", "2")
+    assert run.ret == 0, run.stdout.str()
+    for worker in ("gw0", "gw1"):
+        assert (pytester.path / f"sdk-{worker}").read_text() == "started first", worker
+    started = _started(pytester)
+    assert sorted(name for name, _, _ in started) == ["a", "b", "c"], started
