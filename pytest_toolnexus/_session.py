@@ -1043,6 +1043,8 @@ class ConformanceSession:
         the report and the summary rather than follow them. Nothing calls a tool
         after the test loop.
         """
+        if not self._is_worker:  # a worker prints no summary
+            _import_for_the_summary(self.config)
         try:
             return (yield)
         finally:
@@ -1235,6 +1237,25 @@ def explored_here(kinds: list[TargetKind], *, isolated: bool, hooked: bool) -> b
 def _hooked_targets(config: pytest.Config) -> bool:
     """Whether a plugin or conftest implements ``pytest_toolnexus_targets`` (more targets)."""
     return bool(config.pluginmanager.hook.pytest_toolnexus_targets.get_hookimpls())
+
+
+def _import_for_the_summary(config: pytest.Config) -> None:
+    """Import now, off the main thread, what hypothesis's pytest plugin imports to print
+    its summary.
+
+    Its ``pytest_terminal_summary`` imports hypothesis in every session, one where
+    nothing used it too: 0.09 s at the very end of a run whose tools are explored in
+    worker processes, which is most of what the summary costs. Begun with the test
+    loop, the import overlaps the explorations this process waits for.
+    """
+    if "hypothesis" in sys.modules or not config.pluginmanager.has_plugin("hypothesispytest"):
+        return
+
+    def load() -> None:
+        with contextlib.suppress(Exception):  # the plugin's own import, later, says why
+            import hypothesis.internal.observability  # noqa: F401
+
+    threading.Thread(target=load, name="toolnexus-summary-import", daemon=True).start()
 
 
 def _warm_generation(options: RunOptions) -> None:

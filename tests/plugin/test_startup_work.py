@@ -168,6 +168,56 @@ def test_the_servers_started_first_are_those_the_loads_will_start(
     ]
 
 
+#: Notes, as the summary begins, whether this process has imported hypothesis.
+NOTES_HYPOTHESIS = """
+import sys
+
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_terminal_summary(terminalreporter):
+    path = terminalreporter.config.rootpath / "at-summary.txt"
+    path.write_text(str("hypothesis" in sys.modules))
+"""
+
+ONE_TOOL = """
+from toolnexus_ref import tool
+
+
+@tool
+def add(a: int, b: int) -> int:
+    \"\"\"Add two integers.\"\"\"
+    return a + b
+
+
+tools = [add]
+"""
+
+
+def test_what_hypothesiss_summary_imports_is_imported_while_the_tools_are_explored(
+    pytester: pytest.Pytester,
+) -> None:
+    """hypothesis's pytest plugin imports hypothesis to print its summary, in a session
+    that never used it too: that import is made during the test loop, while the tools
+    are explored in their own processes, not at the end."""
+    pytester.makepyfile(one=ONE_TOOL)
+    pytester.makeconftest(NOTES_HYPOTHESIS)
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        "one:tools",
+        "--toolnexus-select",
+        "TN601",
+        timeout=120,
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert (pytester.path / "at-summary.txt").read_text() == "True"
+
+
 def test_the_exit_leaves_the_suites_objects_to_the_system() -> None:
     """Frozen at exit: the interpreter's last collections skip them (``_exit``)."""
     import subprocess
