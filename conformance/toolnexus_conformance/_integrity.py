@@ -61,18 +61,26 @@ class KitSnapshot:
 
     @classmethod
     def take(cls) -> KitSnapshot:
+        """The kit's code now, while other threads may be importing (another target's
+        load, the MCP SDK's): each dict is copied whole before it is read.
+
+        ``list(d.items())`` is not a copy made at once: each item it makes may start a
+        garbage collection, whose finalizers run Python code, during which another thread
+        may add a module, and the listing fails ("dictionary changed size during
+        iteration"); ``dict.copy`` copies the table with no Python code in between.
+        """
         slots: list[_Slot] = []
-        for name, module in list(sys.modules.items()):
+        for name, module in sys.modules.copy().items():
             if not _ours(name) or not isinstance(module, ModuleType):
                 continue
-            for attribute, value in list(vars(module).items()):
+            for attribute, value in vars(module).copy().items():
                 if not _is_code(value):
                     continue
                 slots.append(_Slot(module, attribute, value))
                 if isinstance(value, type) and value.__module__ == name:
                     slots.extend(
                         _Slot(value, member, code)
-                        for member, code in list(value.__dict__.items())
+                        for member, code in value.__dict__.copy().items()
                         if _is_code(code)
                     )
         return cls(slots)

@@ -273,7 +273,8 @@ def package_folders() -> list[Path]:
     parent: a module lying loose in ``/tmp`` does not show the rest of ``/tmp``.
     """
     folders: list[Path] = []
-    for name, module in list(sys.modules.items()):
+    # Copied whole: servers start on a thread while the main one imports (``_integrity``).
+    for name, module in sys.modules.copy().items():
         if "." in name:
             continue
         for entry in getattr(module, "__path__", None) or ():
