@@ -252,8 +252,10 @@ def late_success(observation: Observation, options: RunOptions) -> Iterable[Find
     " the user) until the host gives up, and the model learns nothing. Slow is one finding, not"
     " one per check: the checks that could not judge such a tool skip, naming this one.",
     fix="Bound the tool's own waits (network, subprocesses, locks) with `ctx.remaining()` and"
-    " return an error result when they run out; or, for a tool that is slow by design, give it"
-    " its own call_timeout ([tool.toolnexus.tools.<name>]) or raise --toolnexus-call-timeout.",
+    " return an error result when they run out. Where an argument sets how long the call takes"
+    " (a duration, a number of steps or retries), declare its `maximum` in the schema: a model"
+    " asks for whatever the schema allows. For a tool that is slow by design, give it its own"
+    " call_timeout ([tool.toolnexus.tools.<name>]) or raise --toolnexus-call-timeout.",
     reference=_CTX,
     live=True,
     needs=[Phase.VALID],
