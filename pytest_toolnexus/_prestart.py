@@ -37,6 +37,7 @@ __all__ = [
     "Prestart",
     "ServerStart",
     "config_start",
+    "mcp_json_entries",
     "example_database",
     "prestart",
     "server_starts",
@@ -122,18 +123,24 @@ def spec_starts(spec: TargetSpec, base_dir: Path) -> list[ServerStart]:
         except ValueError:
             return []
         return [ServerStart(argv, base_dir)] if argv else []
-    if spec.kind is not TargetKind.MCP_JSON:
+    configs = mcp_json_entries(spec, base_dir) if spec.kind is TargetKind.MCP_JSON else None
+    if configs is None:
         return []
+    return [start for config in configs if (start := config_start(config)) is not None]
+
+
+def mcp_json_entries(spec: TargetSpec, base_dir: Path) -> list[ServerConfig] | None:
+    """An ``mcp.json`` target's entries, read as its load reads them (with no SDK);
+    ``None`` for a file that cannot be read, which the load reports."""
     from toolnexus_ref._mcp_config import load_mcp_json
 
     path = Path(spec.value)
     if not path.is_absolute():
         path = base_dir / path
     try:
-        configs = load_mcp_json(path, base_dir=path.parent, isolate=True)
+        return load_mcp_json(path, base_dir=path.parent, isolate=True)
     except Exception:
-        return []
-    return [start for config in configs if (start := config_start(config)) is not None]
+        return None
 
 
 def config_start(config: ServerConfig) -> ServerStart | None:

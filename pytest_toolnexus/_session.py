@@ -63,7 +63,14 @@ from ._listed import (
     shareable,
 )
 from ._options import ARGUMENTS, BASELINE, CONFORMANCE, TARGET, Settings, providers_from
-from ._prestart import Prestart, config_start, example_database, prestart, spec_starts
+from ._prestart import (
+    Prestart,
+    config_start,
+    example_database,
+    mcp_json_entries,
+    prestart,
+    spec_starts,
+)
 from ._server_listings import (
     NotListed,
     Started,
@@ -370,15 +377,10 @@ class ConformanceSession:
         not read (the whole load says why), or a folder that cannot be shared.
         """
         assert self.shared is not None
-        from toolnexus_ref._mcp_config import load_mcp_json
         from toolnexus_ref._naming import sanitize
 
-        path = Path(spec.value)
-        if not path.is_absolute():
-            path = base_dir / path
-        try:
-            configs = load_mcp_json(path, base_dir=path.parent, isolate=True)
-        except Exception:
+        configs = mcp_json_entries(spec, base_dir)
+        if configs is None:
             return None
         names = [c.name for c in configs]
         if len(names) < 2 or len(set(names)) < len(names):
