@@ -37,8 +37,8 @@ __all__ = [
     "Prestart",
     "ServerStart",
     "config_start",
-    "mcp_json_entries",
     "example_database",
+    "mcp_json_entries",
     "prestart",
     "server_starts",
     "spec_starts",
@@ -154,11 +154,16 @@ def config_start(config: ServerConfig) -> ServerStart | None:
     return ServerStart(list(config.command), config.cwd, env)
 
 
-def start_all(loop: BackgroundLoop, early: EarlyServers, starts: list[ServerStart]) -> None:
-    """Start each server, one after another (each is one exec away)."""
+def start_all(
+    loop: BackgroundLoop,
+    early: EarlyServers,
+    starts: Iterable[ServerStart],
+    limit: float = START_LIMIT,
+) -> None:
+    """Start each server, one after another (each is one exec away), for a load to adopt."""
     for start in starts:
         try:
-            loop.run(early.start(start.argv, start.cwd, start.env), timeout=START_LIMIT)
+            loop.run(early.start(start.argv, start.cwd, start.env), timeout=limit)
         except (LoopBlocked, RuntimeError):
             return  # the loads start them, as without this
 

@@ -70,6 +70,7 @@ from ._prestart import (
     mcp_json_entries,
     prestart,
     spec_starts,
+    start_all,
 )
 from ._server_listings import (
     NotListed,
@@ -401,15 +402,8 @@ class ConformanceSession:
         def start(positions: list[int]) -> Started:
             # Claimed, they are this worker's: started first, they boot while the SDK
             # is imported (the load adopts them), as a serial run's do.
-            for position in positions:
-                early = config_start(configs[position])
-                if early is not None:
-                    try:
-                        self.loop.run(
-                            self.early.start(early.argv, early.cwd, early.env), timeout=limit
-                        )
-                    except LoopBlocked:
-                        break
+            claimed = (config_start(configs[position]) for position in positions)
+            start_all(self.loop, self.early, [s for s in claimed if s is not None], limit)
             from toolnexus_ref import mcp
 
             try:
@@ -637,13 +631,8 @@ class ConformanceSession:
         own start-up: begun here, the two overlap. What cannot be read or started is
         left to the load, which says why.
         """
-        if not sdk_installed():
-            return
-        for start in spec_starts(spec, base_dir):
-            try:
-                self.loop.run(self.early.start(start.argv, start.cwd, start.env), timeout=limit)
-            except LoopBlocked:
-                return
+        if sdk_installed():
+            start_all(self.loop, self.early, spec_starts(spec, base_dir), limit)
 
     # -- the sandbox ---------------------------------------------------------------------
     @property

@@ -11,6 +11,8 @@ from toolnexus_conformance.targets import TargetKind
 from pytest_toolnexus._session import explored_here
 
 PY, STDIO = TargetKind.PYTHON, TargetKind.STDIO
+#: Every run here: conformance items only, nothing cached.
+BASE = ["-p", "no:cacheprovider", "--toolnexus-conformance", "--toolnexus-only"]
 
 
 @pytest.mark.parametrize(
@@ -67,10 +69,7 @@ def test_a_stdio_server_is_started_once_and_ended(pytester: pytest.Pytester) -> 
 def _run_counted(pytester: pytest.Pytester, target: str) -> None:
     """A run listing ``target``'s tools, calling none: only its server's starts count."""
     result = pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        "--toolnexus-conformance",
-        "--toolnexus-only",
+        *BASE,
         "--toolnexus-target",
         target,
         "--toolnexus-sandbox",
@@ -201,10 +200,7 @@ def test_what_hypothesiss_summary_imports_is_imported_while_the_tools_are_explor
     pytester.makepyfile(one=ONE_TOOL)
     pytester.makeconftest(NOTES_HYPOTHESIS)
     result = pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        "--toolnexus-conformance",
-        "--toolnexus-only",
+        *BASE,
         "--toolnexus-target",
         "one:tools",
         "--toolnexus-select",
@@ -251,10 +247,7 @@ def test_a_run_that_stops_at_a_usage_error_leaves_no_server(pytester: pytest.Pyt
     (pytester.path / "arguments.json").write_text("{not json")
     starts = pytester.path / "starts.txt"
     result = pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        "--toolnexus-conformance",
-        "--toolnexus-only",
+        *BASE,
         "--toolnexus-target",
         f"stdio:{sys.executable} deaf_server.py {starts}",
         "--toolnexus-sandbox",

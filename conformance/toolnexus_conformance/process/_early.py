@@ -100,11 +100,11 @@ class EarlyServers:
         """
         if os.name != "posix" or self._closed:
             return  # the transport starts its own (off POSIX no process group ends it)
-        env = {**sdk_environment(), **(env or {})}
-        key = _key(argv, env, cwd)
+        environment = {**sdk_environment(), **(env or {})}
+        key = _key(argv, environment, cwd)
         task = self._starting.get(key)
         if task is None:
-            task = self._starting[key] = asyncio.ensure_future(self._open(argv, env, cwd))
+            task = self._starting[key] = asyncio.ensure_future(self._open(argv, environment, cwd))
         await asyncio.shield(task)
 
     async def _open(
