@@ -9,6 +9,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ._plain_imports import import_libraries_plainly
+
+# Before the plugin imports either library (see ``_plain_imports``).
+import_libraries_plainly()
+
 if TYPE_CHECKING:
     from .fakes import (
         FakeLLM,
