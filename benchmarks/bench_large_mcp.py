@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_mcp_peers import ROOT, _bin, _venv
+from bench_mcp_peers import ROOT, _bin, _ours_env
 
 TOOLS = """
 from toolnexus_ref import BaseTool, ToolAnnotations
@@ -160,7 +160,7 @@ def main() -> None:
                 Path(folder, f"large_{count}.py").write_text(TOOLS.replace("{count}", str(count)))
                 asyncio.run(_probe_costs(folder, count))
         return
-    _venv("ours", "-e", f"{ROOT}[mcp]")
+    _ours_env("ours", ROOT)
     python = str(_bin("ours", "python"))
     counts = [int(c) for c in args.counts.split(",")]
     walls: dict[int, list[float]] = {c: [] for c in counts}

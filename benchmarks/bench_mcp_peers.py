@@ -1,6 +1,7 @@
 """Our live suites beside the MCP testers users already have, on the same real servers.
 
 Run:  .venv/bin/python benchmarks/bench_mcp_peers.py [--repeat 3] [--servers time,thinking,everything]
+                                                      [--before PATH] [--fresh]
       .venv/bin/python benchmarks/bench_mcp_peers.py --seeded [--repeat 1]
 
 The first run installs what it compares against, each in its own environment under
@@ -15,9 +16,13 @@ The first run installs what it compares against, each in its own environment und
   ``@modelcontextprotocol/server-sequential-thinking`` (npm, one tool: ``thinking``) and
   ``@modelcontextprotocol/server-everything`` (npm, stdio).
 
-- this project, ``pip install -e .[mcp]`` in an environment of its own, as a user
-  installs it (the development environment also loads the pytest plugins of every
-  test dependency, langsmith's among them, which cost a second at start-up).
+- this project, ``pip install .[mcp]`` in an environment of its own, as a user
+  installs it: from a built wheel, not editable (the development environment also
+  loads the pytest plugins of every test dependency, langsmith's among them, which
+  cost a second at start-up; and an editable install's modules are "local" to
+  hypothesis, which then draws the kit's own strings as arguments, and are not
+  marked for pytest's assertion rewriting). The checkout is built and installed
+  again at every start, so the run measures it as it is.
 
 Each command is a whole process started from nothing (imports, server start-up and
 shutdown included), run in turn (ours, amagi, toolproof, ours, ...), ``--repeat``
@@ -34,6 +39,11 @@ on a pull request costs, and, with ``--seeded``, what it still finds.
 (``git worktree add PATH <commit>``), installed the same way in ``.peers/ours-before``
 (delete it to install another checkout there), so one run compares the suites
 before and after a change.
+
+``--fresh`` runs ours (each of them) as a fresh machine's first pytest process, as in a
+CI job: pytest's rewritten bytecode (``*-pytest-*.pyc``, which pytest writes beside the
+modules of every installed plugin's distribution on a first run) is deleted from the
+environment before each of ours; pip's own compiled bytecode and the user cache stay.
 Each command's CPU seconds (user + system of it and the processes it waited for) are
 printed beside its wall seconds, for a machine shared with other work, and, from the
 last round, its calls and every finding it reports (ours: failed records; amagi:
@@ -77,6 +87,22 @@ def _venv(name: str, *packages: str) -> None:
     pip = [str(_bin(name, "python")), "-m", "pip", "install", "--quiet", *packages]
     subprocess.run(pip, check=True)
     marker.write_text("ok")
+
+
+def _ours_env(name: str, checkout: Path) -> None:
+    """This project from ``checkout``, installed from a built wheel as a user installs
+    it; built and installed again on every start, so it is the checkout as it is now."""
+    _venv(name, f"{checkout}[mcp]")
+    pip = [str(_bin(name, "python")), "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, "--no-deps", "--force-reinstall", str(checkout)], check=True)
+
+
+def forget_rewrites(env: str) -> int:
+    """Delete pytest's rewritten bytecode from an environment: a fresh machine's state."""
+    found = list((PEERS / env).glob("lib/python3*/site-packages/**/*-pytest-*.pyc"))
+    for pyc in found:
+        pyc.unlink()
+    return len(found)
 
 
 def _npm(package: str) -> Path:
@@ -163,9 +189,7 @@ def ours_quick(server: str, cwd: Path, report: str = "report-quick.json") -> lis
 
 
 def ours_before(server: str, cwd: Path) -> list[str]:
-    """Ours from the other checkout, installed the same way in an environment of its own
-    (an editable install's import hook outranks ``PYTHONPATH``, so one environment cannot
-    serve both)."""
+    """Ours from the other checkout, installed the same way in an environment of its own."""
     command = ours(server, cwd, "report-before.json")
     command[0] = str(_bin("ours-before", "python"))
     return command
@@ -335,8 +359,11 @@ def main() -> None:
     parser.add_argument(
         "--before", type=Path, help="another checkout of this project, run as ours-before"
     )
+    parser.add_argument(
+        "--fresh", action="store_true", help="ours without pytest's rewritten bytecode, each run"
+    )
     args = parser.parse_args()
-    _venv("ours", "-e", f"{ROOT}[mcp]")
+    _ours_env("ours", ROOT)
     if args.seeded:
         _venv("toolproof", "mcp-toolproof", "hypothesis==6.150.0")
         seeded(args.repeat)
@@ -344,10 +371,10 @@ def main() -> None:
     _venv("amagi", "amagi-mcp-probe")
     _venv("toolproof", "mcp-toolproof", "hypothesis==6.150.0")
     if args.before is not None:
-        _venv("ours-before", "-e", f"{args.before.resolve()}[mcp]")
+        _ours_env("ours-before", args.before.resolve())
     for label, server in servers(args.servers.split(",")).items():
         with tempfile.TemporaryDirectory() as scratch:
-            compare(label, server, Path(scratch), args.repeat, args.before)
+            compare(label, server, Path(scratch), args.repeat, args.before, args.fresh)
 
 
 #: The floor: the official mcp SDK client doing what any checker must (initialize,
@@ -418,7 +445,9 @@ def _runners(server: str, cwd: Path, before: Path | None) -> dict[str, Runner]:
     return runners
 
 
-def compare(label: str, server: str, cwd: Path, repeat: int, before: Path | None) -> None:
+def compare(
+    label: str, server: str, cwd: Path, repeat: int, before: Path | None, fresh: bool = False
+) -> None:
     runners = _runners(server, cwd, before)
     walls: dict[str, list[float]] = {name: [] for name in runners}
     cpus: dict[str, list[float]] = {name: [] for name in runners}
@@ -427,6 +456,8 @@ def compare(label: str, server: str, cwd: Path, repeat: int, before: Path | None
     codes: list[int] = []
     for _ in range(repeat):
         for name, (command, env, read) in runners.items():  # interleaved: A B C A B C ...
+            if fresh and name.startswith("ours"):
+                forget_rewrites("ours-before" if name == "ours-before" else "ours")
             wall, code, output = _timed(command, cwd, env)
             walls[name].append(wall)
             cpus[name].append(LAST_CPU[0])
@@ -435,7 +466,8 @@ def compare(label: str, server: str, cwd: Path, repeat: int, before: Path | None
             if name == "ours":
                 codes.append(code)
     median = {name: statistics.median(values) for name, values in walls.items()}
-    print(f"\n{label} (stdio), {repeat} interleaved runs, median seconds (set-up included):")
+    start = "a fresh machine's first pytest process" if fresh else "set-up included"
+    print(f"\n{label} (stdio), {repeat} interleaved runs, median seconds ({start}):")
     for name, value in median.items():
         spread = f"{min(walls[name]):.1f}-{max(walls[name]):.1f}"
         found, calls = last[name]
