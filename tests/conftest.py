@@ -47,8 +47,8 @@ def _user_cache_outside_projects(
 ) -> Iterator[None]:
     """pytester points ``HOME`` at each test's project; the kit's user cache must not land there.
 
-    One cache for the run, so hypothesis's unicode tables (two seconds of CPU) are
-    built once, not per session: under xdist the workers share their controller's
+    One cache for the run, so hypothesis's unicode table is built once, not per
+    session: under xdist the workers share their controller's
     base folder (hypothesis writes a table whole, then renames it into place).
     """
     base = tmp_path_factory.getbasetemp()

@@ -54,7 +54,7 @@ def scratch_options(options: Any) -> Any:
     ``example_database=None`` leaves hypothesis's files where hypothesis puts them: a
     ``.hypothesis`` folder in the working directory. A template's or worker's is its
     scratch, removed with it, so every such process built hypothesis's unicode tables
-    anew (about two seconds of CPU each, in every ``check_target`` call) and kept its
+    anew (in every ``check_target`` call) and kept its
     examples nowhere. There ``None`` is ``False``: no example database (none survived
     anyway), and the tables in the kit's user cache, built once per machine.
     """
