@@ -43,7 +43,9 @@ before and after a change.
 ``--fresh`` runs ours (each of them) as a fresh machine's first pytest process, as in a
 CI job: pytest's rewritten bytecode (``*-pytest-*.pyc``, which pytest writes beside the
 modules of every installed plugin's distribution on a first run) is deleted from the
-environment before each of ours; pip's own compiled bytecode and the user cache stay.
+environment before each of ours, and each gets an empty user cache (``XDG_CACHE_HOME``,
+where the kit keeps hypothesis's tables); pip's own compiled bytecode stays. The peers
+run as they always do, so under ``--fresh`` compare ours with ours-before.
 Each command's CPU seconds (user + system of it and the processes it waited for) are
 printed beside its wall seconds, for a machine shared with other work, and, from the
 last round, its calls and every finding it reports (ours: failed records; amagi:
@@ -360,7 +362,9 @@ def main() -> None:
         "--before", type=Path, help="another checkout of this project, run as ours-before"
     )
     parser.add_argument(
-        "--fresh", action="store_true", help="ours without pytest's rewritten bytecode, each run"
+        "--fresh",
+        action="store_true",
+        help="ours without pytest's rewritten bytecode and with an empty user cache, each run",
     )
     args = parser.parse_args()
     _ours_env("ours", ROOT)
@@ -456,9 +460,14 @@ def compare(
     codes: list[int] = []
     for _ in range(repeat):
         for name, (command, env, read) in runners.items():  # interleaved: A B C A B C ...
+            cache = None
             if fresh and name.startswith("ours"):
                 forget_rewrites("ours-before" if name == "ours-before" else "ours")
+                cache = Path(tempfile.mkdtemp(prefix="user-cache-", dir=cwd))
+                env = {**(env or {}), "XDG_CACHE_HOME": str(cache)}
             wall, code, output = _timed(command, cwd, env)
+            if cache is not None:
+                shutil.rmtree(cache, ignore_errors=True)
             walls[name].append(wall)
             cpus[name].append(LAST_CPU[0])
             last[name] = read(output)
