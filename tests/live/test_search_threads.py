@@ -94,3 +94,41 @@ def test_an_example_on_one_search_thread_reseeds_no_other_threads_generator() ->
         assert random.getstate() == before
     finally:
         random.setstate(saved)
+
+
+#: A fresh interpreter: a warm-up under way (its lock held), then a new search thread.
+WAITS_FOR_THE_WARM = """
+import asyncio, sys
+from toolnexus_conformance.live import _search
+from toolnexus_conformance.live._workers import SearchWorkers
+
+assert "hypothesis" not in sys.modules, "hypothesis was imported before the test began"
+
+
+async def main():
+    workers = SearchWorkers(1)
+    with _search._warm_lock:
+        job = workers.run(lambda: "hypothesis.core" in sys.modules)
+        await asyncio.sleep(0.5)
+        during = "hypothesis.core" in sys.modules
+    after = await asyncio.wait_for(job, 60)
+    print("DURING", during, "AFTER", after)
+
+
+asyncio.run(main())
+"""
+
+
+def test_a_new_search_thread_imports_hypothesis_only_after_the_warm_up() -> None:
+    """Two threads importing hypothesis's modules at once can each hold a module the other
+    needs; Python then hands one a half-imported module, and a search run with it fails
+    ("module 'hypothesis' has no attribute 'core'"). A new search thread takes its
+    generator from hypothesis only once the warm-up, which imports it, is done."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", WAITS_FOR_THE_WARM], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["DURING", "False", "AFTER", "True"], done.stdout

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from .._model import Finding, Skip, exhaustion
 from .._options import RunOptions
 from ._calls import CallOutcome, describe
-from ._workers import SearchWorkers
+from ._workers import GENERATOR_IMPORT, SearchWorkers
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -332,7 +332,7 @@ def _user_cache() -> Path:
 #: Bound on the one-time preparation of the generator (imports, hypothesis's unicode
 #: table): paid once per process, so it is not held against any schema's build.
 WARM_LIMIT = 120.0
-_warm_lock = threading.Lock()
+_warm_lock = GENERATOR_IMPORT
 _warmed = False
 
 

@@ -24,6 +24,15 @@ from typing import Any, TypeVar
 #: How many times its CPU bound a job may take in wall-clock time on a busy machine.
 WALL_FACTOR = 6.0
 
+#: Held while the argument generator is first imported and warmed
+#: (``_search.warm_generation``), and by a new worker thread while it imports hypothesis
+#: for its generator (``_own_random``). Two threads importing hypothesis's modules at
+#: once can each hold a module the other needs; Python then hands one of them a
+#: half-imported module, and a search run with it fails ("module 'hypothesis' has no
+#: attribute 'core'", seen on an xdist worker whose first search thread started while
+#: the warm-up was importing hypothesis).
+GENERATOR_IMPORT = threading.Lock()
+
 __all__ = ["SearchWorkers", "shared_workers"]
 
 T = TypeVar("T")
@@ -164,10 +173,11 @@ def _own_random() -> None:
     registers it. The ``random`` module's own generator, which a tool run in this
     process may use, stays managed.
     """
-    try:
-        from hypothesis.core import threadlocal
-    except ImportError:  # hypothesis moved it: the first search makes and registers one
-        return
+    with GENERATOR_IMPORT:  # after a warm-up under way, never beside it
+        try:
+            from hypothesis.core import threadlocal
+        except ImportError:  # hypothesis moved it: the first search makes and registers one
+            return
     try:
         if threadlocal._hypothesis_global_random is None:
             threadlocal._hypothesis_global_random = Random()
