@@ -29,8 +29,8 @@ WALL_FACTOR = 6.0
 #: for its generator (``_own_random``). Two threads importing hypothesis's modules at
 #: once can each hold a module the other needs; Python then hands one of them a
 #: half-imported module, and a search run with it fails ("module 'hypothesis' has no
-#: attribute 'core'", seen on an xdist worker whose first search thread started while
-#: the warm-up was importing hypothesis).
+#: attribute 'core'", seen once on an xdist worker, where a search thread can start
+#: while the warm-up is still importing hypothesis).
 GENERATOR_IMPORT = threading.Lock()
 
 __all__ = ["SearchWorkers", "shared_workers"]
