@@ -1243,7 +1243,10 @@ def _import_for_the_summary(config: pytest.Config) -> None:
         return
 
     def load() -> None:
-        with contextlib.suppress(Exception):  # the plugin's own import, later, says why
+        from toolnexus_conformance.live._workers import GENERATOR_IMPORT
+
+        # Never beside the warm-up's import of hypothesis (see ``GENERATOR_IMPORT``).
+        with GENERATOR_IMPORT, contextlib.suppress(Exception):  # the plugin's import says why
             import hypothesis.internal.observability  # noqa: F401
 
     threading.Thread(target=load, name="toolnexus-summary-import", daemon=True).start()
