@@ -152,6 +152,40 @@ def test_a_worker_that_dies_between_tools_is_started_again(
         worker.close()
 
 
+def test_a_worker_whose_holder_outlives_it_is_started_again_for_the_next_tool(
+    template: tuple[Sandbox, ForkServer],
+) -> None:
+    """The worker is gone (its socket refuses) before the process the session holds
+    ends: on a loaded machine the word of its end passes through three processes, and
+    three sends refused at once used to give the tool up unstarted ("died 3 times")."""
+    worker = _forked_example(template)
+    waiter: int | None = None
+    try:
+        worker.load(60)
+        assert worker._warmed.wait(60)  # it said so before it died: its first tool waits no more
+        waiter = worker._group
+        assert waiter is not None  # forked from the template
+        [forked] = Path(f"/proc/{waiter}/task/{waiter}/children").read_text().split()
+        name = asyncio.run(load_target(parse_target(EXAMPLE))).tools[0].name
+        # The process that waits for the worker, stopped a second, tells the holder late.
+        os.kill(waiter, signal.SIGSTOP)
+        os.kill(int(forked), signal.SIGKILL)
+        wait_ended(int(forked))  # a zombie: its parent, stopped, cannot reap it
+        late = threading.Timer(1.0, os.kill, (waiter, signal.SIGCONT))
+        late.start()
+        judged = worker.explore(0, name, ["TN601"])
+        late.join()
+        assert judged.error is None, judged
+        assert judged.results["TN601"][0] == "passed", judged
+    finally:
+        if waiter is not None:
+            try:
+                os.kill(waiter, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        worker.close()
+
+
 @pytest.fixture(scope="module")
 def template() -> Iterator[tuple[Sandbox, ForkServer]]:
     """One warm template for the tests whose workers need not warm themselves, as the

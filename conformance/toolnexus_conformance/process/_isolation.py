@@ -18,6 +18,7 @@ scratch directory, removed when the session closes the worker.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import os
 import pickle
@@ -117,6 +118,15 @@ def _new_scratch() -> Path:
 
 class WorkerError(Exception):
     """The worker could not load the target or start; the message says why."""
+
+
+class WorkerGone(WorkerError):
+    """The worker's end of its control socket is closed: the worker process has ended."""
+
+
+#: What a send to a datagram socket whose peer has closed raises: refused at first, then
+#: not connected (a full queue times out instead, and says nothing of the worker's end).
+_PEER_CLOSED = (errno.ECONNREFUSED, errno.ENOTCONN, errno.EPIPE, errno.ECONNRESET)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +240,9 @@ class TargetWorker:
         self._closed = False
         self._load_timeout = 60.0
         self._generation = 0
+        #: The worker process (its start count) whose socket refused a send: ended,
+        #: though the process the session holds for it may not have yet.
+        self._refused: int | None = None
         #: Warm the worker for its tools' processes at load (``_worker._prepare``): a
         #: worker loaded only for the target's declarations, and stopped, skips it.
         self.prepare = True
@@ -473,7 +486,8 @@ class TargetWorker:
         try:
             socket.send_fds(control, [data], list(fds))
         except OSError as exc:
-            raise WorkerError(f"the worker process is gone ({exc})") from None
+            kind = WorkerGone if exc.errno in _PEER_CLOSED else WorkerError
+            raise kind(f"the worker process is gone ({exc})") from None
 
     def _listen(
         self,
@@ -534,8 +548,20 @@ class TargetWorker:
             if self._closed:
                 raise WorkerError("the worker was closed")
             alive = self._process is not None and self._process.poll() is None
-            if alive and not self._gone.is_set():
+            refused = self._refused == self._generation
+            if alive and not self._gone.is_set() and not refused:
                 return
+            if alive and refused:
+                # The worker ended, but the process the session holds for it (a forked
+                # worker's holder, told by the process that waited for the worker) ends
+                # a moment later, which a loaded machine stretches to seconds. Waited
+                # for, bounded, so that its listener says how the worker ended; ended
+                # by ``_stop_process`` past that. Restarting only once it had ended
+                # used to spend the restarts on sends refused at once, and give the
+                # next tool up unstarted ("died 3 times").
+                from ..live._search import stretch
+
+                self._gone.wait(EXIT_WAIT * stretch())
             if not self._suspended:
                 if self._restarts - self._blamed >= RESTARTS:
                     raise WorkerError(f"the worker process died {RESTARTS} times; not restarted")
@@ -757,11 +783,14 @@ class TargetWorker:
                     self._jobs[job_id] = job
                     try:
                         self._send(request, [theirs.fileno()])
-                    except WorkerError:
+                    except WorkerGone:
                         # Not received: the worker went (its socket refuses) before it saw
                         # the tool, though the process the session holds, a sandbox's
                         # holder, may not have ended yet. Sent again: ``_ensure`` starts
-                        # another worker, or says why it cannot.
+                        # another worker (this one is known gone), or says why it cannot.
+                        self._refused = job.generation
+                        return ToolJudgement(unstarted=True)
+                    except WorkerError:  # not received, for another reason: sent again
                         return ToolJudgement(unstarted=True)
             finally:
                 theirs.close()
