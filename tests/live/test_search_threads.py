@@ -132,3 +132,81 @@ def test_a_new_search_thread_imports_hypothesis_only_after_the_warm_up() -> None
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["DURING", "False", "AFTER", "True"], done.stdout
+
+
+#: A fresh interpreter: a warm-up under way (its lock held), then the first exploration.
+EXPLORATION_WAITS_FOR_THE_WARM = """
+import sys, threading, time
+from toolnexus_conformance.live import _search
+from toolnexus_conformance.live._explorations import import_generator
+
+assert "hypothesis" not in sys.modules, "hypothesis was imported before the test began"
+with _search._warm_lock:
+    first = threading.Thread(target=import_generator)
+    first.start()
+    time.sleep(0.5)
+    during = "hypothesis" in sys.modules
+first.join(60)
+print("DURING", during, "AFTER", "hypothesis.core" in sys.modules)
+"""
+
+
+def test_the_first_exploration_imports_hypothesis_only_after_the_warm_up() -> None:
+    """An import that finds hypothesis in ``sys.modules`` goes on while another thread is
+    still importing it: an exploration begun beside the warm-up's import met a
+    half-imported hypothesis (an xdist worker's first item, under load). The first
+    exploration of a process imports it only once the warm-up is done."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", EXPLORATION_WAITS_FOR_THE_WARM],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["DURING", "False", "AFTER", "True"], done.stdout
+
+
+#: A fresh interpreter: hypothesis's first import fails midway (as when another thread
+#: hands it a module half-imported), then the warm-up imports it.
+FAILED_FIRST_IMPORT = """
+import importlib.abc, sys
+from toolnexus_conformance.live._search import import_hypothesis
+
+
+class FailsOnce(importlib.abc.MetaPathFinder):
+    failed = False
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "hypothesis.strategies._internal.datetime" and not self.failed:
+            self.failed = True
+            raise AttributeError("partially initialized module 'annotated_types'")
+        return None
+
+
+sys.meta_path.insert(0, FailsOnce())
+try:
+    import hypothesis  # noqa: F401
+except AttributeError:
+    pass
+assert "hypothesis.internal.entropy" in sys.modules  # loaded, bound to the failed package
+import_hypothesis()
+from hypothesis.internal import entropy
+print("SAME", entropy.hypothesis is sys.modules["hypothesis"], hasattr(entropy.hypothesis, "core"))
+"""
+
+
+def test_a_failed_first_import_of_hypothesis_is_made_again_from_scratch() -> None:
+    """Modules of a failed import stay bound to a package object no longer in
+    ``sys.modules``: every search then failed ("module 'hypothesis' has no attribute
+    'core'"). The warm-up forgets them and imports hypothesis again."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", FAILED_FIRST_IMPORT], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["SAME", "True", "True"], done.stdout

@@ -27,8 +27,8 @@ from ._crashes import Blame, connection_of, exited, find_culprit
 from ._explorer import explore_tool, runs_on_loop
 from ._loop import BackgroundLoop, LoopBlocked
 from ._observation import Observation, Phase
-from ._search import stretch
-from ._workers import SearchWorkers, shared_workers
+from ._search import import_hypothesis, stretch
+from ._workers import GENERATOR_IMPORT, SearchWorkers, shared_workers
 
 if TYPE_CHECKING:
     from .._model import Finding
@@ -102,6 +102,21 @@ class _Plan:
     codes: set[str] = field(default_factory=set)
 
 
+def import_generator() -> None:
+    """Import hypothesis, whole, before any exploration of this process begins.
+
+    Hypothesis fixes its default storage (``.hypothesis`` in the working directory)
+    when first imported: here, not inside a scratch directory that is removed while
+    hypothesis still writes there. And never beside the warm-up's import of it
+    (``GENERATOR_IMPORT``): an import that finds the package in ``sys.modules`` goes
+    on while another thread is still importing it, and an exploration begun then met
+    a half-imported hypothesis ("module 'hypothesis' has no attribute 'core'", on an
+    xdist worker whose first item came while the warm-up was importing).
+    """
+    with GENERATOR_IMPORT:
+        import_hypothesis()
+
+
 class Explorations:
     """The observations of one run, made on demand and kept until the run ends."""
 
@@ -162,11 +177,7 @@ class Explorations:
         return self._done[key]
 
     def _run(self, batch: list[_Plan]) -> None:
-        # Hypothesis fixes its default storage (``.hypothesis`` in the working
-        # directory) when first imported: here, not inside a scratch directory that is
-        # removed while hypothesis still writes there.
-        import hypothesis.configuration  # noqa: F401
-
+        import_generator()
         pending = batch
         while pending:
             # MCP tools run in their server's process: this process's directory stays put.

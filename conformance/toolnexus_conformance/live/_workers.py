@@ -25,12 +25,13 @@ from typing import Any, TypeVar
 WALL_FACTOR = 6.0
 
 #: Held while the argument generator is first imported and warmed
-#: (``_search.warm_generation``), and by a new worker thread while it imports hypothesis
-#: for its generator (``_own_random``). Two threads importing hypothesis's modules at
-#: once can each hold a module the other needs; Python then hands one of them a
-#: half-imported module, and a search run with it fails ("module 'hypothesis' has no
-#: attribute 'core'", seen once on an xdist worker, where a search thread can start
-#: while the warm-up is still importing hypothesis).
+#: (``_search.warm_generation``), by a new worker thread while it imports hypothesis
+#: for its generator (``_own_random``), and before a process's explorations begin
+#: (``_explorations.import_generator``). Two threads importing hypothesis's modules at
+#: once can each hold a module the other needs, and an import that finds the package
+#: in ``sys.modules`` goes on while another thread is still importing it: a search
+#: run then fails on a half-imported hypothesis ("module 'hypothesis' has no
+#: attribute 'core'", on xdist workers under load).
 GENERATOR_IMPORT = threading.Lock()
 
 __all__ = ["SearchWorkers", "shared_workers"]
