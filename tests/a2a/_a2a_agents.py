@@ -59,19 +59,20 @@ def more_tools() -> list[Any]:
     return [refuse, clarify, add, nap]
 
 
-def _slow_tool() -> Any:
+def _slow_tool(seconds: float) -> Any:
     @tool(annotations=READ_ONLY)
     async def work(message: str) -> str:
-        """Work on an empty message for a second, then say it is done."""
+        """Work on an empty message for a while, then say it is done."""
         if not message:  # what the cancel probe sends; the search's other calls are quick
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(seconds)
         return "done"
 
     return work
 
 
-def ignores_cancel(url: str) -> Any:
-    """An agent whose cancel_task answers 'still working' and lets the task run on."""
+def ignores_cancel(url: str, seconds: float = 1.0) -> Any:
+    """An agent whose cancel_task answers 'still working' and lets the task run on; its
+    tool works ``seconds`` on an empty message (a cancel must come before that)."""
     from a2a.server.request_handlers import DefaultRequestHandler
     from a2a.types import GetTaskRequest
 
@@ -79,7 +80,7 @@ def ignores_cancel(url: str) -> Any:
         async def on_cancel_task(self, params: Any, context: Any) -> Any:
             return await self.on_get_task(GetTaskRequest(id=params.id), context)
 
-    tools = [_slow_tool()]
+    tools = [_slow_tool(seconds)]
     return agent_app(
         agent_card(tools, url=url, name="stubborn"), ToolsExecutor(tools), handler=IgnoringHandler
     )

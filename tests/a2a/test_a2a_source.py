@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -217,7 +218,9 @@ async def test_an_answer_continues_the_suspended_task(busy_agent: LoopbackAgent)
 
 
 async def test_the_result_says_when_the_agent_does_not_cancel() -> None:
-    with serve_loopback(app=ignores_cancel) as agent:
+    # Ten seconds of work: the cancel, 0.3 s in, comes first however late a busy machine
+    # runs this loop's timer (one second was outlasted once, under -n 4 on two cores).
+    with serve_loopback(app=functools.partial(ignores_cancel, seconds=10.0)) as agent:
         (work,) = (await open_agent(agent.url)).tools
         ctx = ToolContext()
         asyncio.get_running_loop().call_later(0.3, ctx.cancel)
