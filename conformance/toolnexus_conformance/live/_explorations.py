@@ -27,7 +27,7 @@ from ._crashes import Blame, connection_of, exited, find_culprit
 from ._explorer import explore_tool, runs_on_loop
 from ._loop import BackgroundLoop, LoopBlocked
 from ._observation import Observation, Phase
-from ._search import import_hypothesis, stretch
+from ._search import stretch
 from ._workers import GENERATOR_IMPORT, SearchWorkers, shared_workers
 
 if TYPE_CHECKING:
@@ -103,18 +103,16 @@ class _Plan:
 
 
 def import_generator() -> None:
-    """Import hypothesis, whole, before any exploration of this process begins.
+    """Import hypothesis before any exploration of this process begins.
 
     Hypothesis fixes its default storage (``.hypothesis`` in the working directory)
     when first imported: here, not inside a scratch directory that is removed while
-    hypothesis still writes there. And never beside the warm-up's import of it
+    hypothesis still writes there. Never beside the warm-up's import of it
     (``GENERATOR_IMPORT``): an import that finds the package in ``sys.modules`` goes
-    on while another thread is still importing it, and an exploration begun then met
-    a half-imported hypothesis ("module 'hypothesis' has no attribute 'core'", on an
-    xdist worker whose first item came while the warm-up was importing).
+    on while another thread is still importing it.
     """
     with GENERATOR_IMPORT:
-        import_hypothesis()
+        import hypothesis.configuration  # noqa: F401
 
 
 class Explorations:

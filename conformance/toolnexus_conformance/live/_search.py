@@ -30,7 +30,6 @@ import json
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -341,33 +340,6 @@ def warmed() -> bool:
     return _warmed
 
 
-def import_hypothesis() -> None:
-    """Import hypothesis whole; once more, from scratch, if another thread's import got in
-    its way.
-
-    Another thread (the session's, importing the MCP SDK: pydantic, annotated_types) may
-    be importing a module hypothesis needs; Python then hands this thread that module
-    half-initialised, and hypothesis's import fails ("partially initialized module
-    'annotated_types' has no attribute 'Timezone'", seen on xdist workers under load).
-    Its modules that did load stay in ``sys.modules``, bound to a package object that no
-    longer is: every later search failed ("module 'hypothesis' has no attribute
-    'core'"). They are forgotten, and the import is made again.
-    """
-    _forget_orphans()  # of an import that failed before this one
-    try:
-        import hypothesis.configuration  # the package, whole
-    except Exception:
-        _forget_orphans()
-        import hypothesis.configuration  # noqa: F401
-
-
-def _forget_orphans() -> None:
-    """Hypothesis's modules left in ``sys.modules`` by an import of the package that failed."""
-    if "hypothesis" not in sys.modules:
-        for name in [n for n in sys.modules if n.startswith("hypothesis.")]:
-            del sys.modules[name]
-
-
 def warm_generation(options: RunOptions) -> None:
     """Everything the first search would build: imports, storage, the unicode table.
 
@@ -382,7 +354,6 @@ def warm_generation(options: RunOptions) -> None:
     with _warm_lock:
         if _warmed:
             return
-        import_hypothesis()
         _keep_storage(options)  # first: importing the generator may already build the table
         from toolnexus_ref._validation import validator_for
 

@@ -29,9 +29,10 @@ WALL_FACTOR = 6.0
 #: for its generator (``_own_random``), and before a process's explorations begin
 #: (``_explorations.import_generator``). Two threads importing hypothesis's modules at
 #: once can each hold a module the other needs, and an import that finds the package
-#: in ``sys.modules`` goes on while another thread is still importing it: a search
-#: run then fails on a half-imported hypothesis ("module 'hypothesis' has no
-#: attribute 'core'", on xdist workers under load).
+#: in ``sys.modules`` goes on while another thread is still importing it. (The
+#: "module 'hypothesis' has no attribute 'core'" of xdist workers under load has
+#: another cause, not mended yet: the warm-up's import of hypothesis failing on a
+#: module another thread was importing, annotated_types, and leaving orphans behind.)
 GENERATOR_IMPORT = threading.Lock()
 
 __all__ = ["SearchWorkers", "shared_workers"]
