@@ -10,6 +10,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import dataclasses
+import importlib
 import json
 import os
 import sys
@@ -252,6 +253,7 @@ class ConformanceSession:
         """
         if self._is_controller:
             return  # the xdist controller collects nothing: its workers load the targets
+        _import_shared_modules()
         base_dir = Path(str(self.config.rootpath))
         kinds: list[TargetKind] = []
         ordered, own = _rotated(self.settings.targets, getattr(self.config, "workerinput", None))
@@ -1250,6 +1252,26 @@ def _import_for_the_summary(config: pytest.Config) -> None:
             import hypothesis.internal.observability  # noqa: F401
 
     threading.Thread(target=load, name="toolnexus-summary-import", daemon=True).start()
+
+
+#: Modules that both the MCP SDK (through pydantic) and hypothesis import.
+SHARED_MODULES = ("typing_extensions", "annotated_types")
+
+
+def _import_shared_modules() -> None:
+    """Import, on this thread, the modules two of the threads started next both import.
+
+    The loads import the MCP SDK and the warm-up imports hypothesis, each on a thread
+    of its own; two threads importing one module at once can be handed it half made,
+    and hypothesis's import then failed ("partially initialized module
+    'annotated_types' has no attribute 'Timezone'", on xdist workers under load),
+    leaving modules behind that broke every search of the process ("module
+    'hypothesis' has no attribute 'core'"). Imported before either starts, they are
+    whole.
+    """
+    for name in SHARED_MODULES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 def _warm_generation(options: RunOptions) -> None:
