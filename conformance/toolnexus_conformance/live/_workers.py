@@ -31,8 +31,9 @@ WALL_FACTOR = 6.0
 #: once can each hold a module the other needs, and an import that finds the package
 #: in ``sys.modules`` goes on while another thread is still importing it. (The
 #: "module 'hypothesis' has no attribute 'core'" of xdist workers under load has
-#: another cause, not mended yet: the warm-up's import of hypothesis failing on a
-#: module another thread was importing, annotated_types, and leaving orphans behind.)
+#: another cause: the warm-up's import of hypothesis failing on a module another
+#: thread was importing, annotated_types, and leaving orphans behind; mitigated by
+#: ``pytest_toolnexus._session._import_shared_modules``.)
 GENERATOR_IMPORT = threading.Lock()
 
 __all__ = ["SearchWorkers", "shared_workers"]
