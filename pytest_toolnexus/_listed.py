@@ -18,6 +18,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from toolnexus_conformance._imports import import_whole
 from toolnexus_conformance._subject import extras_of
 from toolnexus_conformance.process._declared import dumps, loads
 from toolnexus_conformance.process._isolation import TargetWorker, WorkerError
@@ -28,6 +29,7 @@ __all__ = [
     "listing_of",
     "loaded_from",
     "mcp_from_listing",
+    "needs_client",
     "python_from_listing",
     "ready_to_build",
     "server_prefixes",
@@ -35,6 +37,7 @@ __all__ = [
 ]
 
 _MCP_KINDS = (TargetKind.STDIO, TargetKind.MCP_JSON)
+_CLIENT_KINDS = (*_MCP_KINDS, TargetKind.HTTP)
 
 
 def shareable(spec: TargetSpec, *, isolated: bool) -> bool:
@@ -48,15 +51,25 @@ def shareable(spec: TargetSpec, *, isolated: bool) -> bool:
     return spec.kind in _MCP_KINDS or (spec.kind is TargetKind.PYTHON and isolated)
 
 
+def needs_client(spec: TargetSpec) -> bool:
+    """Whether loading the target imports the MCP SDK (through the kit's client)."""
+    return spec.kind in _CLIENT_KINDS
+
+
 def ready_to_build(spec: TargetSpec) -> None:
-    """Import what building the target from a listing needs (for an MCP target, the SDK
-    through its adapter), in a worker about to wait for another's listing of it:
-    imported once the listing had come, it held up this worker's collection, and so
-    the whole run's start (xdist schedules once every worker has collected), by half a
-    second or more."""
-    if spec.kind in _MCP_KINDS:
+    """Import what loading the target, or building it from a listing, needs (for an MCP
+    target, the SDK through its adapter), on the calling thread.
+
+    Called by a worker about to wait for another's listing of it: imported once the
+    listing had come, it held up this worker's collection, and so the whole run's
+    start (xdist schedules once every worker has collected), by half a second or
+    more. Called by a load before the event loop's thread runs it, so that the import
+    takes its turn with the warm-up's (``toolnexus_conformance._imports``) here,
+    never holding up the loop.
+    """
+    if needs_client(spec):
         with contextlib.suppress(ImportError):  # without it the load says why, as before
-            from toolnexus_ref import mcp  # noqa: F401
+            import_whole("toolnexus_ref.mcp")
 
 
 def listing_of(loaded: LoadedTarget, worker: TargetWorker | None) -> bytes:

@@ -58,6 +58,7 @@ from ._listed import (
     listing_of,
     loaded_from,
     mcp_from_listing,
+    needs_client,
     python_from_listing,
     ready_to_build,
     server_prefixes,
@@ -256,6 +257,7 @@ class ConformanceSession:
         _import_shared_modules()
         base_dir = Path(str(self.config.rootpath))
         kinds: list[TargetKind] = []
+        specs: list[TargetSpec] = []
         ordered, own = _rotated(self.settings.targets, getattr(self.config, "workerinput", None))
         for position, raw in enumerate(ordered):
             try:
@@ -265,6 +267,7 @@ class ConformanceSession:
             if position < own:
                 self._own.add(_target_key(spec))
             kinds.append(spec.kind)
+            specs.append(spec)
             if spec.kind is TargetKind.PYTHON and self.isolated is None:
                 continue  # imported in this process: at collection, as before
             self._submit_load(spec, base_dir)
@@ -274,8 +277,12 @@ class ConformanceSession:
         hooked = _hooked_targets(self.config)
         here = explored_here(kinds, isolated=self.isolated is not None, hooked=hooked)
         if self.options.execute != ExecuteMode.NONE and here:
+            client = next((spec for spec in specs if needs_client(spec)), None)
             threading.Thread(
-                target=_warm_generation, args=(self.options,), name="toolnexus-warm", daemon=True
+                target=_warm_generation,
+                args=(self.options, client),
+                name="toolnexus-warm",
+                daemon=True,
             ).start()
 
     def _submit_load(self, spec: TargetSpec, base_dir: Path) -> concurrent.futures.Future[_Loaded]:
@@ -406,6 +413,7 @@ class ConformanceSession:
             # is imported (the load adopts them), as a serial run's do.
             claimed = (config_start(configs[position]) for position in positions)
             start_all(self.loop, self.early, [s for s in claimed if s is not None], limit)
+            ready_to_build(spec)
             from toolnexus_ref import mcp
 
             try:
@@ -613,6 +621,7 @@ class ConformanceSession:
             return LoadedTarget(spec.label, [], info=dict(worker.info)), worker
         if spec.kind in (TargetKind.STDIO, TargetKind.MCP_JSON):
             self._start_servers(spec, base_dir, limit)
+        ready_to_build(spec)  # here, not on the loop's thread: it may wait its turn
         try:
             loaded = self.loop.run(
                 load_target(spec, base_dir=base_dir, launcher=self.launcher), timeout=limit
@@ -1245,11 +1254,10 @@ def _import_for_the_summary(config: pytest.Config) -> None:
         return
 
     def load() -> None:
-        from toolnexus_conformance.live._workers import GENERATOR_IMPORT
+        from toolnexus_conformance._imports import import_whole
 
-        # Never beside the warm-up's import of hypothesis (see ``GENERATOR_IMPORT``).
-        with GENERATOR_IMPORT, contextlib.suppress(Exception):  # the plugin's import says why
-            import hypothesis.internal.observability  # noqa: F401
+        with contextlib.suppress(Exception):  # the plugin's own import says why
+            import_whole("hypothesis.internal.observability")
 
     threading.Thread(target=load, name="toolnexus-summary-import", daemon=True).start()
 
@@ -1274,13 +1282,20 @@ def _import_shared_modules() -> None:
             importlib.import_module(name)
 
 
-def _warm_generation(options: RunOptions) -> None:
-    """Import and warm the argument generator (hypothesis, jsonschema) off the main thread."""
+def _warm_generation(options: RunOptions, first: TargetSpec | None) -> None:
+    """Import and warm the argument generator (hypothesis, jsonschema) off the main thread.
+
+    With an MCP target to load (``first``), the SDK is imported first: the listing,
+    which collection waits for, needs it before any exploration needs hypothesis, and
+    the two imports take turns (``toolnexus_conformance._imports``).
+    """
+    if first is not None:
+        ready_to_build(first)
     try:
         from toolnexus_conformance.live._search import warm_generation
 
         warm_generation(options)
-    except Exception:  # the real import, later, reports it
+    except Exception:  # kept there: the first exploration reports it
         pass
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from toolnexus_ref import ToolContext
 
+from .._imports import import_whole
 from .._model import exhaustion
 from .._options import RunOptions
 from .._subject import ToolSubject
@@ -28,7 +29,7 @@ from ._explorer import explore_tool, runs_on_loop
 from ._loop import BackgroundLoop, LoopBlocked
 from ._observation import Observation, Phase
 from ._search import stretch
-from ._workers import GENERATOR_IMPORT, SearchWorkers, shared_workers
+from ._workers import SearchWorkers, shared_workers
 
 if TYPE_CHECKING:
     from .._model import Finding
@@ -108,11 +109,10 @@ def import_generator() -> None:
     Hypothesis fixes its default storage (``.hypothesis`` in the working directory)
     when first imported: here, not inside a scratch directory that is removed while
     hypothesis still writes there. Never beside the warm-up's import of it
-    (``GENERATOR_IMPORT``): an import that finds the package in ``sys.modules`` goes
-    on while another thread is still importing it.
+    (``_imports``): an import that finds the package in ``sys.modules`` goes on while
+    another thread is still importing it.
     """
-    with GENERATOR_IMPORT:
-        import hypothesis.configuration  # noqa: F401
+    import_whole("hypothesis.configuration")
 
 
 class Explorations:

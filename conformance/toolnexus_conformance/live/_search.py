@@ -40,10 +40,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from .._imports import IMPORTS
 from .._model import Finding, Skip, exhaustion
 from .._options import RunOptions
 from ._calls import CallOutcome, describe
-from ._workers import GENERATOR_IMPORT, SearchWorkers
+from ._workers import SearchWorkers
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -332,8 +333,11 @@ def _user_cache() -> Path:
 #: Bound on the one-time preparation of the generator (imports, hypothesis's unicode
 #: table): paid once per process, so it is not held against any schema's build.
 WARM_LIMIT = 120.0
-_warm_lock = GENERATOR_IMPORT
+_warm_lock = IMPORTS  # the warm-up imports throughout: never beside another import
 _warmed = False
+#: Why the first preparation failed: said by every later one, which cannot retry it
+#: (a failed import can leave modules behind that a second import would mix in).
+_warm_failure: BaseException | None = None
 
 
 def warmed() -> bool:
@@ -345,34 +349,49 @@ def warm_generation(options: RunOptions) -> None:
 
     Called once per process (later calls wait for the first, then return): by the
     plugin on a thread at start-up, and by a worker process before it forks a
-    process per tool, so no tool's process pays for it. It starts no thread.
+    process per tool, so no tool's process pays for it. It starts no thread. A
+    failure is kept: later calls raise it again, named, so the first exploration
+    says what went wrong rather than what followed from it.
     """
-    global _warmed
+    global _warmed, _warm_failure
     from .._parser_lock import install
 
     install()  # for callers that did not install it before starting threads
     with _warm_lock:
         if _warmed:
             return
-        _keep_storage(options)  # first: importing the generator may already build the table
-        from toolnexus_ref._validation import validator_for
-
-        from .. import arguments  # noqa: F401
-
-        # jsonschema and its format checkers load on the first validation: now, once.
-        validator_for({"type": "object"}).is_valid({})
-
+        if _warm_failure is not None:
+            raise RuntimeError(
+                "preparing the argument generator failed earlier in this process:"
+                f" {type(_warm_failure).__name__}: {_warm_failure}"
+            ) from _warm_failure
         try:
-            from hypothesis.internal.charmap import charmap
-        except ImportError:  # pragma: no cover - an internal module moved: a search builds it
-            pass
-        else:
-            charmap()
-        # One search now, on one thread: hypothesis parses the loaded modules for
-        # constants on its first search, and its one-time costs (the strategies'
-        # first build, its caches) are paid here, not inside a schema's build bound.
-        warm_search(options)
+            _prepare(options)
+        except Exception as exc:
+            _warm_failure = exc
+            raise
         _warmed = True
+
+
+def _prepare(options: RunOptions) -> None:
+    _keep_storage(options)  # first: importing the generator may already build the table
+    from toolnexus_ref._validation import validator_for
+
+    from .. import arguments  # noqa: F401
+
+    # jsonschema and its format checkers load on the first validation: now, once.
+    validator_for({"type": "object"}).is_valid({})
+
+    try:
+        from hypothesis.internal.charmap import charmap
+    except ImportError:  # pragma: no cover - an internal module moved: a search builds it
+        pass
+    else:
+        charmap()
+    # One search now, on one thread: hypothesis parses the loaded modules for
+    # constants on its first search, and its one-time costs (the strategies'
+    # first build, its caches) are paid here, not inside a schema's build bound.
+    warm_search(options)
 
 
 #: A schema of every common kind, searched once by ``warm_search``.

@@ -21,20 +21,10 @@ from collections.abc import Callable
 from random import Random
 from typing import Any, TypeVar
 
+from .._imports import import_whole
+
 #: How many times its CPU bound a job may take in wall-clock time on a busy machine.
 WALL_FACTOR = 6.0
-
-#: Held while the argument generator is first imported and warmed
-#: (``_search.warm_generation``), by a new worker thread while it imports hypothesis
-#: for its generator (``_own_random``), and before a process's explorations begin
-#: (``_explorations.import_generator``). Two threads importing hypothesis's modules at
-#: once can each hold a module the other needs, and an import that finds the package
-#: in ``sys.modules`` goes on while another thread is still importing it. (The
-#: "module 'hypothesis' has no attribute 'core'" of xdist workers under load has
-#: another cause: the warm-up's import of hypothesis failing on a module another
-#: thread was importing, annotated_types, and leaving orphans behind; mitigated by
-#: ``pytest_toolnexus._session._import_shared_modules``.)
-GENERATOR_IMPORT = threading.Lock()
 
 __all__ = ["SearchWorkers", "shared_workers"]
 
@@ -176,11 +166,10 @@ def _own_random() -> None:
     registers it. The ``random`` module's own generator, which a tool run in this
     process may use, stays managed.
     """
-    with GENERATOR_IMPORT:  # after a warm-up under way, never beside it
-        try:
-            from hypothesis.core import threadlocal
-        except ImportError:  # hypothesis moved it: the first search makes and registers one
-            return
+    try:  # after a warm-up under way, never beside it (``IMPORTS``)
+        threadlocal: Any = import_whole("hypothesis.core").threadlocal
+    except (ImportError, AttributeError):  # moved: the first search makes and registers one
+        return
     try:
         if threadlocal._hypothesis_global_random is None:
             threadlocal._hypothesis_global_random = Random()
