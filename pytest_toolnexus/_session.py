@@ -1267,15 +1267,15 @@ SHARED_MODULES = ("typing_extensions", "annotated_types")
 
 
 def _import_shared_modules() -> None:
-    """Import, on this thread, the modules two of the threads started next both import.
+    """Import, on pytest's thread, the modules that pydantic and hypothesis both import.
 
-    The loads import the MCP SDK and the warm-up imports hypothesis, each on a thread
-    of its own; two threads importing one module at once can be handed it half made,
-    and hypothesis's import then failed ("partially initialized module
-    'annotated_types' has no attribute 'Timezone'", on xdist workers under load),
-    leaving modules behind that broke every search of the process ("module
-    'hypothesis' has no attribute 'core'"). Imported before either starts, they are
-    whole.
+    The plugin's own threads take turns at their imports (the loads' MCP SDK, the
+    warm-up's hypothesis: ``toolnexus_conformance._imports``), but pytest's thread,
+    importing conftests and test modules meanwhile, does not. Two threads importing
+    one module at once can be handed it half made: hypothesis's import failed on
+    "partially initialized module 'annotated_types' has no attribute 'Timezone'"
+    (xdist workers under load), leaving modules behind that broke every search of
+    the process. Imported before any of the plugin's threads starts, these are whole.
     """
     for name in SHARED_MODULES:
         with contextlib.suppress(ImportError):
