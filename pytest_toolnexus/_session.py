@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from toolnexus_conformance._imports import IMPORTS
 from toolnexus_conformance._model import Finding, KitFailure, Scope, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import Check
@@ -622,10 +623,15 @@ class ConformanceSession:
         if spec.kind in (TargetKind.STDIO, TargetKind.MCP_JSON):
             self._start_servers(spec, base_dir, limit)
         ready_to_build(spec)  # here, not on the loop's thread: it may wait its turn
+        # A Python target imported in this process takes the plugin's import turn too
+        # (``_imports``): held here while the loop's thread imports it. Nothing on that
+        # thread waits for the turn, so holding it across ``run`` cannot stall the loop.
+        turn = IMPORTS if spec.kind is TargetKind.PYTHON else contextlib.nullcontext()
         try:
-            loaded = self.loop.run(
-                load_target(spec, base_dir=base_dir, launcher=self.launcher), timeout=limit
-            )
+            with turn:
+                loaded = self.loop.run(
+                    load_target(spec, base_dir=base_dir, launcher=self.launcher), timeout=limit
+                )
         except BaseException as exc:
             if worker is not None:
                 self.pool.drop(worker)  # no tool of it will be explored

@@ -211,6 +211,52 @@ def test_what_hypothesiss_summary_imports_is_imported_while_the_tools_are_explor
     assert (pytester.path / "at-summary.txt").read_text() == "True"
 
 
+#: A target that notes, while it is imported, which thread holds the import turn.
+NOTES_THE_TURN = """
+import re
+import threading
+from pathlib import Path
+
+from toolnexus_conformance._imports import IMPORTS
+from toolnexus_ref import tool
+
+owner = re.search(r"owner=(\\d+)", repr(IMPORTS))  # CPython's RLock names its owner
+names = {thread.ident: thread.name for thread in threading.enumerate()}
+Path("turn.txt").write_text(names.get(int(owner[1]), "?") if owner else "nobody")
+
+
+@tool
+def add(a: int, b: int) -> int:
+    \"\"\"Add two integers.\"\"\"
+    return a + b
+
+
+tools = [add]
+"""
+
+
+def test_a_target_imported_in_pytests_process_takes_the_import_turn(
+    pytester: pytest.Pytester,
+) -> None:
+    """Under ``--toolnexus-isolation none`` the target is imported on a thread of the
+    plugin while the warm-up imports hypothesis on another: its load holds the turn
+    (``toolnexus_conformance._imports``) while the loop imports it, so the two never
+    import at once."""
+    pytester.makepyfile(noted=NOTES_THE_TURN)
+    result = pytester.runpytest_subprocess(
+        *BASE,
+        "--toolnexus-target",
+        "noted:tools",
+        "--toolnexus-isolation",
+        "none",
+        "--toolnexus-select",
+        "TN101",
+        timeout=120,
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert (pytester.path / "turn.txt").read_text().startswith("toolnexus-load")
+
+
 def test_the_exit_leaves_the_suites_objects_to_the_system() -> None:
     """Frozen at exit: the interpreter's last collections skip them (``_exit``)."""
     import subprocess
