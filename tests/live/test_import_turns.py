@@ -42,38 +42,63 @@ def test_a_module_already_whole_never_waits_for_the_turn() -> None:
         asker = threading.Thread(target=lambda: got.append(import_whole("json")), daemon=True)
         asker.start()
         asker.join(5)
-        assert got and got[0] is sys.modules["json"]
+        assert got == [sys.modules["json"]]
     finally:
         release.set()
         holder.join(10)
 
 
-#: A fresh interpreter: another thread's import under way (the turn held), then a
-#: load getting ready to build an MCP target.
-LOAD_WAITS_ITS_TURN = """
+#: A fresh interpreter: the import turn held (by a warm-up under way, say) while
+#: ``{call}`` starts on a new thread; says whether ``{watched}`` was imported meanwhile,
+#: and whether ``{after}`` was once the turn was given up.
+TURN_HELD = """
 import sys, threading, time
+{setup}
 from toolnexus_conformance._imports import IMPORTS
-from toolnexus_conformance.targets import parse_target
-from pytest_toolnexus._listed import ready_to_build
 
-assert "toolnexus_ref.mcp" not in sys.modules, "the SDK was imported before the test began"
-spec = parse_target("stdio:python -m some_server")
+assert {watched!r} not in sys.modules, "{watched} was imported before the test began"
 with IMPORTS:
-    load = threading.Thread(target=ready_to_build, args=(spec,))
-    load.start()
+    waiting = threading.Thread(target=lambda: {call})
+    waiting.start()
     time.sleep(0.5)
-    during = "toolnexus_ref.mcp" in sys.modules
-load.join(60)
-print("DURING", during, "AFTER", "toolnexus_ref.mcp" in sys.modules)
+    during = {watched!r} in sys.modules
+waiting.join(60)
+print("DURING", during, "AFTER", {after!r} in sys.modules)
 """
 
 
-def test_a_load_imports_the_sdk_only_in_its_turn() -> None:
+def _while_the_turn_is_held(setup: str, call: str, watched: str, after: str) -> list[str]:
+    script = TURN_HELD.format(setup=setup, call=call, watched=watched, after=after)
     done = subprocess.run(
-        [sys.executable, "-c", LOAD_WAITS_ITS_TURN], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["DURING", "False", "AFTER", "True"], done.stdout
+    return done.stdout.split()
+
+
+def test_a_load_imports_the_sdk_only_in_its_turn() -> None:
+    seen = _while_the_turn_is_held(
+        "from toolnexus_conformance.targets import parse_target\n"
+        "from pytest_toolnexus._listed import ready_to_build",
+        'ready_to_build(parse_target("stdio:python -m some_server"))',
+        "toolnexus_ref.mcp",
+        "toolnexus_ref.mcp",
+    )
+    assert seen == ["DURING", "False", "AFTER", "True"]
+
+
+def test_the_first_exploration_imports_hypothesis_only_after_the_warm_up() -> None:
+    """An import that finds hypothesis in ``sys.modules`` goes on while another thread is
+    still importing it: an exploration begun beside the warm-up's import met a
+    half-imported hypothesis (an xdist worker's first item, under load). The first
+    exploration of a process imports it only once the warm-up is done."""
+    seen = _while_the_turn_is_held(
+        "from toolnexus_conformance.live._explorations import import_generator",
+        "import_generator()",
+        "hypothesis",
+        "hypothesis.core",
+    )
+    assert seen == ["DURING", "False", "AFTER", "True"]
 
 
 #: A fresh interpreter: the plugin's warm-up with an MCP target to load.
@@ -118,7 +143,7 @@ def test_a_failed_warm_up_is_said_again_not_retried(monkeypatch: pytest.MonkeyPa
     with pytest.raises(ImportError):
         _search.warm_generation(RunOptions())
     for _ in range(2):
-        with pytest.raises(RuntimeError, match="failed earlier.*partially initialized") as raised:
+        with pytest.raises(RuntimeError, match=r"failed earlier.*partially initialized") as raised:
             _search.warm_generation(RunOptions())
         assert isinstance(raised.value.__cause__, ImportError)
     assert len(calls) == 1

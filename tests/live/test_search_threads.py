@@ -132,38 +132,3 @@ def test_a_new_search_thread_imports_hypothesis_only_after_the_warm_up() -> None
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["DURING", "False", "AFTER", "True"], done.stdout
-
-
-#: A fresh interpreter: a warm-up under way (its lock held), then the first exploration.
-EXPLORATION_WAITS_FOR_THE_WARM = """
-import sys, threading, time
-from toolnexus_conformance.live import _search
-from toolnexus_conformance.live._explorations import import_generator
-
-assert "hypothesis" not in sys.modules, "hypothesis was imported before the test began"
-with _search._warm_lock:
-    first = threading.Thread(target=import_generator)
-    first.start()
-    time.sleep(0.5)
-    during = "hypothesis" in sys.modules
-first.join(60)
-print("DURING", during, "AFTER", "hypothesis.core" in sys.modules)
-"""
-
-
-def test_the_first_exploration_imports_hypothesis_only_after_the_warm_up() -> None:
-    """An import that finds hypothesis in ``sys.modules`` goes on while another thread is
-    still importing it: an exploration begun beside the warm-up's import met a
-    half-imported hypothesis (an xdist worker's first item, under load). The first
-    exploration of a process imports it only once the warm-up is done."""
-    import subprocess
-    import sys
-
-    done = subprocess.run(
-        [sys.executable, "-c", EXPLORATION_WAITS_FOR_THE_WARM],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["DURING", "False", "AFTER", "True"], done.stdout

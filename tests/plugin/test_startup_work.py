@@ -212,27 +212,20 @@ def test_what_hypothesiss_summary_imports_is_imported_while_the_tools_are_explor
 
 
 #: A target that notes, while it is imported, which thread holds the import turn.
-NOTES_THE_TURN = """
+NOTES_THE_TURN = (
+    """
 import re
 import threading
 from pathlib import Path
 
 from toolnexus_conformance._imports import IMPORTS
-from toolnexus_ref import tool
 
 owner = re.search(r"owner=(\\d+)", repr(IMPORTS))  # CPython's RLock names its owner
 names = {thread.ident: thread.name for thread in threading.enumerate()}
 Path("turn.txt").write_text(names.get(int(owner[1]), "?") if owner else "nobody")
-
-
-@tool
-def add(a: int, b: int) -> int:
-    \"\"\"Add two integers.\"\"\"
-    return a + b
-
-
-tools = [add]
 """
+    + ONE_TOOL
+)
 
 
 def test_a_target_imported_in_pytests_process_takes_the_import_turn(
