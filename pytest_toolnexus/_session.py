@@ -1296,7 +1296,8 @@ def _warm_generation(options: RunOptions, first: TargetSpec | None) -> None:
     the two imports take turns (``toolnexus_conformance._imports``).
     """
     if first is not None:
-        ready_to_build(first)
+        with contextlib.suppress(Exception):  # the target's load says why, on its own
+            ready_to_build(first)
     try:
         from toolnexus_conformance.live._search import warm_generation
 
