@@ -257,7 +257,6 @@ class ConformanceSession:
             return  # the xdist controller collects nothing: its workers load the targets
         _import_shared_modules()
         base_dir = Path(str(self.config.rootpath))
-        kinds: list[TargetKind] = []
         specs: list[TargetSpec] = []
         ordered, own = _rotated(self.settings.targets, getattr(self.config, "workerinput", None))
         for position, raw in enumerate(ordered):
@@ -267,7 +266,6 @@ class ConformanceSession:
                 continue  # reported at collection, with the others
             if position < own:
                 self._own.add(_target_key(spec))
-            kinds.append(spec.kind)
             specs.append(spec)
             if spec.kind is TargetKind.PYTHON and self.isolated is None:
                 continue  # imported in this process: at collection, as before
@@ -276,6 +274,7 @@ class ConformanceSession:
             if self._own_left <= 0:
                 self._own_listed.set()
         hooked = _hooked_targets(self.config)
+        kinds = [spec.kind for spec in specs]
         here = explored_here(kinds, isolated=self.isolated is not None, hooked=hooked)
         if self.options.execute != ExecuteMode.NONE and here:
             client = next((spec for spec in specs if needs_client(spec)), None)

@@ -96,10 +96,10 @@ def test_an_example_on_one_search_thread_reseeds_no_other_threads_generator() ->
         random.setstate(saved)
 
 
-#: A fresh interpreter: a warm-up under way (its lock held), then a new search thread.
+#: A fresh interpreter: a warm-up under way (the import turn held), then a new search thread.
 WAITS_FOR_THE_WARM = """
 import asyncio, sys
-from toolnexus_conformance.live import _search
+from toolnexus_conformance._imports import IMPORTS
 from toolnexus_conformance.live._workers import SearchWorkers
 
 assert "hypothesis" not in sys.modules, "hypothesis was imported before the test began"
@@ -107,7 +107,7 @@ assert "hypothesis" not in sys.modules, "hypothesis was imported before the test
 
 async def main():
     workers = SearchWorkers(1)
-    with _search._warm_lock:
+    with IMPORTS:
         job = workers.run(lambda: "hypothesis.core" in sys.modules)
         await asyncio.sleep(0.5)
         during = "hypothesis.core" in sys.modules

@@ -333,7 +333,6 @@ def _user_cache() -> Path:
 #: Bound on the one-time preparation of the generator (imports, hypothesis's unicode
 #: table): paid once per process, so it is not held against any schema's build.
 WARM_LIMIT = 120.0
-_warm_lock = IMPORTS  # the warm-up imports throughout: never beside another import
 _warmed = False
 #: Why the first preparation failed: said by every later one, which cannot retry it
 #: (a failed import can leave modules behind that a second import would mix in).
@@ -357,7 +356,7 @@ def warm_generation(options: RunOptions) -> None:
     from .._parser_lock import install
 
     install()  # for callers that did not install it before starting threads
-    with _warm_lock:
+    with IMPORTS:  # the warm-up imports throughout: never beside another import
         if _warmed:
             return
         if _warm_failure is not None:
