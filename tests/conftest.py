@@ -31,14 +31,25 @@ os.environ["PYTEST_ADDOPTS"] = " ".join(
 #: append their summaries to the job's (tests that check that output set these).
 #: Nor are they this xdist worker's: run under ``-n``, a session a test starts would
 #: inherit the worker's variables and look like a worker itself.
-for _name in (
-    "GITHUB_ACTIONS",
-    "GITHUB_STEP_SUMMARY",
-    "PYTEST_XDIST_WORKER",
-    "PYTEST_XDIST_WORKER_COUNT",
-    "PYTEST_XDIST_TESTRUNUID",
-):
+for _name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
     os.environ.pop(_name, None)
+_OWN_XDIST = {
+    name: os.environ.pop(name)
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID")
+    if name in os.environ
+}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish() -> Iterator[None]:
+    """The worker's own variables again, once no test starts a session any more.
+
+    syrupy tells an xdist worker by ``PYTEST_XDIST_WORKER`` as the session ends:
+    without it a worker kept its snapshot report to itself, and the run said "received
+    0 of N xdist worker snapshot reports; unused snapshot detection skipped".
+    """
+    os.environ.update(_OWN_XDIST)
+    return (yield)
 
 
 @pytest.fixture(autouse=True, scope="session")
