@@ -692,6 +692,21 @@ class ConformanceSession:
             config.pluginmanager.register(self.completeness, "toolnexus-completeness")
 
     # -- collection ------------------------------------------------------------------
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Generator[None, Any, Any]:
+        """Collection imports the project (conftests, packages, test modules) in the
+        kit's import turn (``toolnexus_conformance._imports``).
+
+        The plugin's threads are importing by then: a load the MCP SDK, the warm-up
+        hypothesis. A test module that imports the SDK too was handed it half made
+        ("cannot import name 'Client' from 'mcp.client.client'", in 6 of 8 runs of a
+        project beside a stdio target). Nothing in collecting a node waits for those
+        threads (targets load after it, in ``pytest_collection_modifyitems``), so
+        holding the turn here cannot stall them for good.
+        """
+        with IMPORTS:
+            return (yield)
+
     def _target_specs(self) -> list[Any]:
         specs: list[Any] = list(self.settings.targets)
         for result in self.config.hook.pytest_toolnexus_targets(config=self.config):
@@ -1275,8 +1290,9 @@ def _import_shared_modules() -> None:
     """Import, on pytest's thread, the modules that pydantic and hypothesis both import.
 
     The plugin's own threads take turns at their imports (the loads' MCP SDK, the
-    warm-up's hypothesis: ``toolnexus_conformance._imports``), but pytest's thread,
-    importing conftests and test modules meanwhile, does not. Two threads importing
+    warm-up's hypothesis: ``toolnexus_conformance._imports``), and so does collection,
+    but not a test importing while it runs, nor pytest's thread before collection
+    (other plugins' configure hooks). Two threads importing
     one module at once can be handed it half made: hypothesis's import failed on
     "partially initialized module 'annotated_types' has no attribute 'Timezone'"
     (xdist workers under load), leaving modules behind that broke every search of

@@ -14,9 +14,10 @@ the modules it left behind broke every search of that process ("module
 'hypothesis' has no attribute 'core'").
 
 Those imports are CPU work under the GIL, so taking them one at a time costs
-little. What this cannot order is an import made outside the kit's threads (a
-conftest or a test module on pytest's main thread); the modules hypothesis and
-pydantic share are imported before any of these threads start
+little. pytest's own thread takes the turn to collect (the project's conftests and
+test modules: ``pytest_toolnexus._session``); what stays outside it is an import
+made by a test while it runs. The modules hypothesis and pydantic share are
+imported before any of these threads start
 (``pytest_toolnexus._session._import_shared_modules``).
 """
 

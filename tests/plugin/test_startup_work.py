@@ -211,9 +211,8 @@ def test_what_hypothesiss_summary_imports_is_imported_while_the_tools_are_explor
     assert (pytester.path / "at-summary.txt").read_text() == "True"
 
 
-#: A target that notes, while it is imported, which thread holds the import turn.
-NOTES_THE_TURN = (
-    """
+#: Notes, as the module is imported, which thread holds the import turn.
+NOTE_THE_TURN = """
 import re
 import threading
 from pathlib import Path
@@ -224,8 +223,8 @@ owner = re.search(r"owner=(\\d+)", repr(IMPORTS))  # CPython's RLock names its o
 names = {thread.ident: thread.name for thread in threading.enumerate()}
 Path("turn.txt").write_text(names.get(int(owner[1]), "?") if owner else "nobody")
 """
-    + ONE_TOOL
-)
+#: A target that notes it while it is imported.
+NOTES_THE_TURN = NOTE_THE_TURN + ONE_TOOL
 
 
 def test_a_target_imported_in_pytests_process_takes_the_import_turn(
@@ -248,6 +247,26 @@ def test_a_target_imported_in_pytests_process_takes_the_import_turn(
     )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     assert (pytester.path / "turn.txt").read_text().startswith("toolnexus-load")
+
+
+def test_a_test_module_is_collected_in_the_import_turn(pytester: pytest.Pytester) -> None:
+    """The project's own modules are imported on pytest's thread while the plugin's
+    threads import the SDK and hypothesis: collection holds the turn, so a test module
+    that imports what they import is never handed it half made."""
+    pytester.makepyfile(one=ONE_TOOL, test_noted=NOTE_THE_TURN + "\n\ndef test_it():\n    pass\n")
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-target",
+        "one:tools",
+        "--toolnexus-select",
+        "TN601",
+        timeout=120,
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.assert_outcomes(passed=2)
+    assert (pytester.path / "turn.txt").read_text() == "MainThread"
 
 
 def test_the_exit_leaves_the_suites_objects_to_the_system() -> None:
