@@ -709,7 +709,9 @@ class ConformanceSession:
 
     def _target_specs(self) -> list[Any]:
         specs: list[Any] = list(self.settings.targets)
-        for result in self.config.hook.pytest_toolnexus_targets(config=self.config):
+        with IMPORTS:  # a conftest's hook imports the project, as collection does
+            added = self.config.hook.pytest_toolnexus_targets(config=self.config)
+        for result in added:
             if result:
                 specs.extend(result)
         if not specs:
@@ -881,9 +883,10 @@ class ConformanceSession:
         the ones every exploration reads; a Python target's worker gets each tool's
         arguments with its explore request. Problems become one failing item.
         """
-        given, problems = _arguments.from_hook(
-            self.config, self._collected, count=self.options.examples, seed=self.options.seed
-        )
+        with IMPORTS:  # the hook imports the project, its strategies hypothesis's modules
+            given, problems = _arguments.from_hook(
+                self.config, self._collected, count=self.options.examples, seed=self.options.seed
+            )
         lost = _arguments.unmatched_keys(self._argument_keys, self._collected, self._unloaded)
         if lost:
             names = sorted({f"{target}::{name}" for target, name in self._collected})

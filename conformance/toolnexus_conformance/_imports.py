@@ -23,17 +23,75 @@ imported before any of these threads start
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 import threading
+from collections.abc import Iterator
 from types import ModuleType
+from typing import Any
 
-__all__ = ["IMPORTS", "import_whole"]
+__all__ = ["IMPORTS", "Turn", "import_whole"]
 
-#: Held by the kit's threads while they import a heavy package, and by the warm-up
-#: for all of its work (whose first search imports more of hypothesis lazily).
-#: Re-entrant: the warm-up imports through ``import_whole`` while holding it.
-IMPORTS = threading.RLock()
+
+class Turn:
+    """A re-entrant lock whose holder can set it aside while it waits for other threads.
+
+    A thread holding the turn must never wait for one that needs it: collection
+    imports a test module in the turn, and a module that runs the suites as it is
+    imported waits for their searches, which import hypothesis in the turn too (it
+    stalled for the warm-up's two minutes). So whoever waits for the kit's threads
+    sets the turn aside (``set_aside``) and takes it back after.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._held = threading.local()  # this thread's depth of holding
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        got = self._lock.acquire(blocking, timeout)
+        if got:
+            self._held.depth = self._depth() + 1
+        return got
+
+    def release(self) -> None:
+        self._lock.release()
+        self._held.depth = self._depth() - 1
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
+
+    def __repr__(self) -> str:
+        return repr(self._lock)  # CPython's names the owner: tests read it
+
+    def _depth(self) -> int:
+        depth: int = getattr(self._held, "depth", 0)
+        return depth
+
+    @contextlib.contextmanager
+    def set_aside(self) -> Iterator[None]:
+        """The turn given up, however deeply this thread holds it, and taken back after.
+
+        Nothing is imported by this thread meanwhile: it only waits.
+        """
+        depth = self._depth()
+        for _ in range(depth):
+            self.release()
+        try:
+            yield
+        finally:
+            for _ in range(depth):
+                self.acquire()
+
+
+#: Held by the kit's threads while they import a heavy package, by the warm-up for
+#: all of its work (whose first search imports more of hypothesis lazily), and by
+#: pytest's thread while it collects. Re-entrant: the warm-up imports through
+#: ``import_whole`` while holding it.
+IMPORTS = Turn()
 
 
 def import_whole(name: str) -> ModuleType:

@@ -48,6 +48,35 @@ def test_a_module_already_whole_never_waits_for_the_turn() -> None:
         holder.join(10)
 
 
+def _taken_elsewhere() -> bool:
+    """Whether another thread could take the turn now (and gave it back)."""
+    got: list[bool] = []
+
+    def take() -> None:
+        got.append(IMPORTS.acquire(timeout=0.2))
+        if got[0]:
+            IMPORTS.release()
+
+    taker = threading.Thread(target=take, daemon=True)
+    taker.start()
+    taker.join(10)
+    return got == [True]
+
+
+def test_a_holder_sets_the_turn_aside_while_it_waits_and_holds_it_as_deeply_after() -> None:
+    """A thread holding the turn that waits for the kit's threads (collection running
+    the suites in a test module) must not keep them from it."""
+    with IMPORTS, IMPORTS:
+        assert not _taken_elsewhere()
+        with IMPORTS.set_aside():
+            assert _taken_elsewhere()
+        assert not _taken_elsewhere()
+        IMPORTS.release()
+        assert not _taken_elsewhere()  # still held once
+        IMPORTS.acquire()
+    assert _taken_elsewhere()
+
+
 #: A fresh interpreter: the import turn held (by a warm-up under way, say) while
 #: ``{call}`` starts on a new thread; says whether ``{watched}`` was imported meanwhile,
 #: and whether ``{after}`` was once the turn was given up.

@@ -269,6 +269,40 @@ def test_a_test_module_is_collected_in_the_import_turn(pytester: pytest.Pytester
     assert (pytester.path / "turn.txt").read_text() == "MainThread"
 
 
+#: A test module that runs the suites, live checks included, as it is imported.
+RUNS_THE_SUITES = """
+from one import tools
+from toolnexus_conformance import assert_conforms
+
+VERDICTS = assert_conforms(tools, select=["TN601"])
+
+
+def test_it():
+    assert VERDICTS
+"""
+
+
+def test_a_module_running_the_suites_as_it_is_collected_does_not_wait_for_the_turn(
+    pytester: pytest.Pytester,
+) -> None:
+    """Its searches take the import turn that collection holds: its exploration sets
+    it aside while it waits for them. Kept, the module waited for the warm-up's bound
+    (two minutes) before its searches could start."""
+    pytester.makepyfile(one=ONE_TOOL, test_runs=RUNS_THE_SUITES)
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        "--toolnexus-target",
+        "one:tools",
+        "--toolnexus-select",
+        "TN601",
+        timeout=60,  # a stall lasts 120 s; the run takes a few seconds
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    result.assert_outcomes(passed=2)
+
+
 def test_the_exit_leaves_the_suites_objects_to_the_system() -> None:
     """Frozen at exit: the interpreter's last collections skip them (``_exit``)."""
     import subprocess

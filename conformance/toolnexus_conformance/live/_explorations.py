@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from toolnexus_ref import ToolContext
 
-from .._imports import import_whole
+from .._imports import IMPORTS, import_whole
 from .._model import exhaustion
 from .._options import RunOptions
 from .._subject import ToolSubject
@@ -189,10 +189,13 @@ class Explorations:
                     # block is still found before the session's watch of a tool's
                     # process gives the call up (``process._isolation``, ``overdue``).
                     bound = max(self._options(p).call_timeout for p in pending)
-                    self.loop.run(
-                        self._explore_all(pending),
-                        stall=bound * stretch() + self.options.grace,
-                    )
+                    # The searches take the import turn: a caller holding it (a test
+                    # module running the suites as it is collected) waits without it.
+                    with IMPORTS.set_aside():
+                        self.loop.run(
+                            self._explore_all(pending),
+                            stall=bound * stretch() + self.options.grace,
+                        )
             except LoopBlocked as exc:
                 self._blame(pending, str(exc))
             except Exception as exc:  # our own failure: say so, never blame a tool...
