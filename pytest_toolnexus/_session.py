@@ -699,10 +699,11 @@ class ConformanceSession:
 
         The plugin's threads are importing by then: a load the MCP SDK, the warm-up
         hypothesis. A test module that imports the SDK too was handed it half made
-        ("cannot import name 'Client' from 'mcp.client.client'", in 6 of 8 runs of a
-        project beside a stdio target). Nothing in collecting a node waits for those
-        threads (targets load after it, in ``pytest_collection_modifyitems``), so
-        holding the turn here cannot stall them for good.
+        ("cannot import name 'Client' from 'mcp.client.client'", in half the runs of
+        a project beside a stdio target, or more). Nothing of the plugin's in
+        collecting a node waits for those threads (targets load after it, in
+        ``pytest_collection_modifyitems``), and a module that runs the suites as it is
+        imported sets the turn aside while it waits for their searches.
         """
         with IMPORTS:
             return (yield)
