@@ -249,11 +249,10 @@ def test_a_target_imported_in_pytests_process_takes_the_import_turn(
     assert (pytester.path / "turn.txt").read_text().startswith("toolnexus-load")
 
 
-def test_a_test_module_is_collected_in_the_import_turn(pytester: pytest.Pytester) -> None:
-    """The project's own modules are imported on pytest's thread while the plugin's
-    threads import the SDK and hypothesis: collection holds the turn, so a test module
-    that imports what they import is never handed it half made."""
-    pytester.makepyfile(one=ONE_TOOL, test_noted=NOTE_THE_TURN + "\n\ndef test_it():\n    pass\n")
+def _collected_beside_one_tool(pytester: pytest.Pytester, module: str, timeout: float) -> None:
+    """A session of the project's test module ``module`` (one test) beside a one-tool
+    target with a live check, so the plugin's threads import while it is collected."""
+    pytester.makepyfile(one=ONE_TOOL, test_module=module)
     result = pytester.runpytest_subprocess(
         "-p",
         "no:cacheprovider",
@@ -262,10 +261,19 @@ def test_a_test_module_is_collected_in_the_import_turn(pytester: pytest.Pytester
         "one:tools",
         "--toolnexus-select",
         "TN601",
-        timeout=120,
+        timeout=timeout,
     )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.assert_outcomes(passed=2)
+
+
+def test_a_test_module_is_collected_in_the_import_turn(pytester: pytest.Pytester) -> None:
+    """The project's own modules are imported on pytest's thread while the plugin's
+    threads import the SDK and hypothesis: collection holds the turn, so a test module
+    that imports what they import is never handed it half made."""
+    _collected_beside_one_tool(
+        pytester, NOTE_THE_TURN + "\n\ndef test_it():\n    pass\n", timeout=120
+    )
     assert (pytester.path / "turn.txt").read_text() == "MainThread"
 
 
@@ -288,19 +296,8 @@ def test_a_module_running_the_suites_as_it_is_collected_does_not_wait_for_the_tu
     """Its searches take the import turn that collection holds: its exploration sets
     it aside while it waits for them. Kept, the module waited for the warm-up's bound
     (two minutes) before its searches could start."""
-    pytester.makepyfile(one=ONE_TOOL, test_runs=RUNS_THE_SUITES)
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        "--toolnexus-conformance",
-        "--toolnexus-target",
-        "one:tools",
-        "--toolnexus-select",
-        "TN601",
-        timeout=60,  # a stall lasts 120 s; the run takes a few seconds
-    )
-    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    result.assert_outcomes(passed=2)
+    # A stall lasts 120 s; the run takes a few seconds.
+    _collected_beside_one_tool(pytester, RUNS_THE_SUITES, timeout=60)
 
 
 def test_the_exit_leaves_the_suites_objects_to_the_system() -> None:
