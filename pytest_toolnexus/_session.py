@@ -1296,11 +1296,11 @@ def _import_shared_modules() -> None:
     The plugin's own threads take turns at their imports (the loads' MCP SDK, the
     warm-up's hypothesis: ``toolnexus_conformance._imports``), and so does collection,
     but not a test importing while it runs, nor pytest's thread before collection
-    (other plugins' configure hooks). Two threads importing
-    one module at once can be handed it half made: hypothesis's import failed on
-    "partially initialized module 'annotated_types' has no attribute 'Timezone'"
-    (xdist workers under load), leaving modules behind that broke every search of
-    the process. Imported before any of the plugin's threads starts, these are whole.
+    (other plugins' configure hooks). Two threads importing one module at once can be
+    handed it half made: hypothesis's import failed on "partially initialized module
+    'annotated_types' has no attribute 'Timezone'" (xdist workers under load), leaving
+    modules behind that broke every search of the process. Imported before any of the
+    plugin's threads starts, these are whole.
     """
     for name in SHARED_MODULES:
         with contextlib.suppress(ImportError):

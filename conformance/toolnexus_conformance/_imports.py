@@ -3,9 +3,8 @@
 A live session imports on several threads at once: the target loads import the
 MCP SDK (pydantic, httpx, anyio) or a Python target run in pytest's process, while
 the warm-up imports hypothesis and jsonschema, and a new search thread reaches into
-hypothesis. Python's per-module
-import locks do not make that safe on the Pythons the kit supports: when two
-threads' imports meet (a module each needs, or a package and its submodule taken in
+hypothesis. Python's per-module import locks do not make that safe on the Pythons
+the kit supports: when two threads' imports meet (a module each needs, or a package and its submodule taken in
 opposite orders), its deadlock detection hands one of them the other's module half
 made (python/cpython#83065, mended only in 3.15). Traced on xdist workers under
 load: hypothesis's import failed on "partially initialized module

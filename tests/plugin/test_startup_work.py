@@ -191,6 +191,18 @@ tools = [add]
 """
 
 
+def _beside_one_tool(
+    pytester: pytest.Pytester, *first: str, timeout: float = 120
+) -> pytest.RunResult:
+    """A session, asserted to pass, of the one-tool target ``one`` with one live check
+    (TN601), so the plugin's threads start and import; ``first`` are its other options."""
+    result = pytester.runpytest_subprocess(
+        *first, "--toolnexus-target", "one:tools", "--toolnexus-select", "TN601", timeout=timeout
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    return result
+
+
 def test_what_hypothesiss_summary_imports_is_imported_while_the_tools_are_explored(
     pytester: pytest.Pytester,
 ) -> None:
@@ -199,15 +211,7 @@ def test_what_hypothesiss_summary_imports_is_imported_while_the_tools_are_explor
     are explored in their own processes, not at the end."""
     pytester.makepyfile(one=ONE_TOOL)
     pytester.makeconftest(NOTES_HYPOTHESIS)
-    result = pytester.runpytest_subprocess(
-        *BASE,
-        "--toolnexus-target",
-        "one:tools",
-        "--toolnexus-select",
-        "TN601",
-        timeout=120,
-    )
-    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    _beside_one_tool(pytester, *BASE)
     assert (pytester.path / "at-summary.txt").read_text() == "True"
 
 
@@ -250,20 +254,12 @@ def test_a_target_imported_in_pytests_process_takes_the_import_turn(
 
 
 def _collected_beside_one_tool(pytester: pytest.Pytester, module: str, timeout: float) -> None:
-    """A session of the project's test module ``module`` (one test) beside a one-tool
-    target with a live check, so the plugin's threads import while it is collected."""
+    """A session of the project's test module ``module`` (one test) beside the one-tool
+    target, so the plugin's threads import while it is collected."""
     pytester.makepyfile(one=ONE_TOOL, test_module=module)
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        "--toolnexus-conformance",
-        "--toolnexus-target",
-        "one:tools",
-        "--toolnexus-select",
-        "TN601",
-        timeout=timeout,
+    result = _beside_one_tool(
+        pytester, "-p", "no:cacheprovider", "--toolnexus-conformance", timeout=timeout
     )
-    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.assert_outcomes(passed=2)
 
 
