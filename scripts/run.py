@@ -98,8 +98,9 @@ def _bytecode_kept() -> Iterator[dict[str, str] | None]:
 
     The suite's tests start many Python processes (pytest sessions, their workers,
     servers); with nothing cached, each compiles the project's modules and has pytest
-    rewrite every plugin's again: about a second of CPU for each pytest session. Where the variable is set (many CI images set it), the run keeps its
-    bytecode in a folder of its own, outside the tree, and removes it at the end.
+    rewrite every plugin's again: about a second of CPU for each pytest session.
+    Where the variable is set (many CI images set it), the run keeps its bytecode in
+    a folder of its own, outside the tree, and removes it at the end.
     """
     if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
         yield None
