@@ -69,8 +69,8 @@ def _outside(path: Any) -> str | None:
         return None
     raw = os.fsdecode(os.fspath(path))
     full = os.path.normpath(os.path.join(os.getcwd(), raw))
-    if "/__pycache__/" in full:  # the interpreter caching bytecode of a module it imports
-        return None
+    if "__pycache__" in full.split(os.sep) or _in_bytecode_prefix(full):
+        return None  # the interpreter caching bytecode of a module it imports (its folder too)
     if full.startswith("/dev/") and not full.startswith("/dev/shm/"):
         return None  # /dev/null, a terminal
     if full.startswith("/proc/self/"):
@@ -85,6 +85,17 @@ def _outside(path: Any) -> str | None:
             if real == root or real.startswith(root.rstrip("/") + "/"):
                 return None
     return full
+
+
+def _in_bytecode_prefix(full: str) -> bool:
+    """Under ``sys.pycache_prefix`` (``PYTHONPYCACHEPREFIX``), where Python then keeps the
+    bytecode it would write to ``__pycache__``: a module the tool imports lazily is
+    compiled there during its call."""
+    prefix = sys.pycache_prefix
+    if not prefix:
+        return False
+    root = os.path.normpath(os.path.join(os.getcwd(), prefix))
+    return full == root or full.startswith(root.rstrip("/") + "/")
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -105,6 +106,54 @@ def test_the_audit_record_names_what_left_scratch_and_nothing_else(tmp_path: Pat
         ["write", "/toolnexus-missing/outside.txt"],
         ["connect to", "192.0.2.1:9"],
     ]
+
+
+LAZY_IMPORT = """
+import json, os, sys
+sys.path[:0] = {path!r}
+from toolnexus_conformance import _escapes
+
+_escapes.install([{scratch!r}])
+sys.path.insert(0, {modules!r})
+import imported_during_the_call                           # compiled now: fine
+open({outside!r}, "w").close()                            # the tool's own write
+print(json.dumps(_escapes.ESCAPES))
+"""
+
+
+@pytest.mark.parametrize("prefix", [False, True], ids=["pycache", "pycache-prefix"])
+def test_bytecode_written_for_a_lazy_import_is_not_the_tools_escape(
+    tmp_path: Path, prefix: bool
+) -> None:
+    """A module imported during a call is compiled then, into ``__pycache__`` or, under
+    ``PYTHONPYCACHEPREFIX``, into that folder: the interpreter's write, not the tool's."""
+    import toolnexus_conformance
+
+    for folder in ("scratch", "modules", "elsewhere"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "modules" / "imported_during_the_call.py").write_text("VALUE = 1\n")
+    outside = tmp_path / "elsewhere" / "written.txt"
+    script = tmp_path / "lazy.py"
+    roots = [str(Path(toolnexus_conformance.__file__).parents[1]), *sys.path]
+    script.write_text(
+        LAZY_IMPORT.format(
+            path=roots,
+            scratch=str(tmp_path / "scratch"),
+            modules=str(tmp_path / "modules"),
+            outside=str(outside),
+        )
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    if prefix:
+        env["PYTHONPYCACHEPREFIX"] = str(tmp_path / "bytecode")
+    done = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    compiled = tmp_path / ("bytecode" if prefix else "modules")
+    assert list(compiled.rglob("imported_during_the_call.*.pyc")), "nothing was compiled"
+    assert json.loads(done.stdout) == [["write", str(outside)]]
 
 
 def test_a_package_imported_from_a_hidden_folder_stays_readable_and_nothing_beside_it(
