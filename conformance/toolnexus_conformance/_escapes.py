@@ -76,15 +76,17 @@ def _outside(path: Any) -> str | None:
     if full.startswith("/proc/self/"):
         return None
     roots: Sequence[str] = _state["roots"]
-    for root in roots:
-        if full == root or full.startswith(root.rstrip("/") + "/"):
-            return None
+    if any(_under(full, root) for root in roots):
+        return None
     real = os.path.realpath(full)  # a symlink inside scratch may point out of it
-    if real != full:
-        for root in roots:
-            if real == root or real.startswith(root.rstrip("/") + "/"):
-                return None
+    if real != full and any(_under(real, root) for root in roots):
+        return None
     return full
+
+
+def _under(path: str, root: str) -> bool:
+    """``path`` is the folder ``root`` or lies inside it (both absolute, normalised)."""
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def _in_bytecode_prefix(full: str) -> bool:
@@ -94,8 +96,7 @@ def _in_bytecode_prefix(full: str) -> bool:
     prefix = sys.pycache_prefix
     if not prefix:
         return False
-    root = os.path.normpath(os.path.join(os.getcwd(), prefix))
-    return full == root or full.startswith(root.rstrip("/") + "/")
+    return _under(full, os.path.normpath(os.path.join(os.getcwd(), prefix)))
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:

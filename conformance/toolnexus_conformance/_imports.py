@@ -1,16 +1,16 @@
 """One import of a heavy package at a time among the kit's own threads.
 
-A live session imports on several threads at once: the target loads import the
-MCP SDK (pydantic, httpx, anyio) or a Python target run in pytest's process, while
-the warm-up imports hypothesis and jsonschema, and a new search thread reaches into
+A live session imports on several threads at once: the target loads import the MCP
+SDK (pydantic, httpx, anyio) or a Python target run in pytest's process, while the
+warm-up imports hypothesis and jsonschema, and a new search thread reaches into
 hypothesis. Python's per-module import locks do not make that safe on the Pythons
-the kit supports: when two threads' imports meet (a module each needs, or a package and its submodule taken in
-opposite orders), its deadlock detection hands one of them the other's module half
-made (python/cpython#83065, mended only in 3.15). Traced on xdist workers under
-load: hypothesis's import failed on "partially initialized module
-'annotated_types' has no attribute 'Timezone'" while a load imported pydantic, and
-the modules it left behind broke every search of that process ("module
-'hypothesis' has no attribute 'core'").
+the kit supports: when two threads' imports meet (a module each needs, or a package
+and its submodule taken in opposite orders), its deadlock detection hands one of
+them the other's module half made (python/cpython#83065, mended only in 3.15).
+Traced on xdist workers under load: hypothesis's import failed on "partially
+initialized module 'annotated_types' has no attribute 'Timezone'" while a load
+imported pydantic, and the modules it left behind broke every search of that process
+("module 'hypothesis' has no attribute 'core'").
 
 Those imports are CPU work under the GIL, so taking them one at a time costs
 little. pytest's own thread takes the turn to collect (the project's conftests and

@@ -68,6 +68,13 @@ def test_a_started_process_gets_the_limits_and_the_cut_environment(
         assert seen["HOME"].startswith(str(tmp_path))
 
 
+def _kit_and_path() -> list[str]:
+    """Where an audited subprocess finds the kit (its checkout too), then this path."""
+    import toolnexus_conformance
+
+    return [str(Path(toolnexus_conformance.__file__).parents[1]), *sys.path]
+
+
 AUDITED = """
 import json, os, socket, sys
 sys.path[:0] = {path!r}
@@ -94,9 +101,7 @@ print(json.dumps(_escapes.ESCAPES))
 
 
 def test_the_audit_record_names_what_left_scratch_and_nothing_else(tmp_path: Path) -> None:
-    import toolnexus_conformance
-
-    roots = [str(Path(toolnexus_conformance.__file__).parents[1]), *sys.path]
+    roots = _kit_and_path()
     script = tmp_path / "audited.py"
     script.write_text(AUDITED.format(path=roots, scratch=str(tmp_path)))
     done = subprocess.run(
@@ -127,14 +132,12 @@ def test_bytecode_written_for_a_lazy_import_is_not_the_tools_escape(
 ) -> None:
     """A module imported during a call is compiled then, into ``__pycache__`` or, under
     ``PYTHONPYCACHEPREFIX``, into that folder: the interpreter's write, not the tool's."""
-    import toolnexus_conformance
-
     for folder in ("scratch", "modules", "elsewhere"):
         (tmp_path / folder).mkdir()
     (tmp_path / "modules" / "imported_during_the_call.py").write_text("VALUE = 1\n")
     outside = tmp_path / "elsewhere" / "written.txt"
     script = tmp_path / "lazy.py"
-    roots = [str(Path(toolnexus_conformance.__file__).parents[1]), *sys.path]
+    roots = _kit_and_path()
     script.write_text(
         LAZY_IMPORT.format(
             path=roots,
