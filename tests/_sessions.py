@@ -2,7 +2,9 @@
 
 pytester is per test; a session that several tests assert on (one report, read by
 each for its own part) is started by a module-scoped fixture through ``run_session``,
-in a folder of its own and with the environment pytester would give it.
+in a folder of its own and with the environment pytester would give it. A session
+that mostly waits is started with ``start_session`` instead, as its module begins
+(``START_EARLY``), and runs beside the module's other tests.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +57,18 @@ def run_session(
     first entry of ``PYTHONPATH`` and ``HOME``; the outer session's ``PYTEST_ADDOPTS``
     is replaced by the unused plugins' blocks; ``--basetemp`` lies inside ``path``.
     """
+    return start_session(path, *args, env=env, timeout=timeout).result()
+
+
+def start_session(
+    path: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 300
+) -> RunningSession:
+    """``run_session``, returning at once: the session runs while the caller goes on.
+
+    For a session that mostly waits (a blocked server, a hung import, a call timeout):
+    a module-scoped fixture named in the module's ``START_EARLY`` starts it as the
+    module's first test begins, so it runs beside the module's other tests.
+    """
     environment = dict(os.environ)
     environment.update(
         HOME=str(path),
@@ -64,16 +80,49 @@ def run_session(
     environment.pop("TOX_ENV_DIR", None)
     environment.update(env or {})
     command = [sys.executable, "-m", "pytest", f"--basetemp={path / 'runpytest-0'}", *args]
-    done = subprocess.run(
+    process = subprocess.Popen(
         command,
         cwd=path,
         env=environment,
-        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=timeout,
-        check=False,
     )
-    return Session(done.returncode, pytest.LineMatcher(done.stdout.splitlines()), done.stderr, path)
+    return RunningSession(process, path, timeout)
+
+
+class RunningSession:
+    """A process running in the background, a session ``start_session`` started or
+    another command whose output is read as one's: ``result()`` waits for its end."""
+
+    def __init__(self, process: subprocess.Popen[str], path: Path, timeout: float) -> None:
+        self._process = process
+        self._path = path
+        self._ended: Future[Session] = Future()
+        threading.Thread(
+            target=self._wait, args=(timeout,), name=f"session in {path.name}", daemon=True
+        ).start()
+
+    def _wait(self, timeout: float) -> None:
+        try:
+            out, err = self._process.communicate(timeout=timeout)
+        except BaseException as exc:  # the timeout's TimeoutExpired: the test fails on it
+            self.stop()
+            self._process.communicate()
+            self._ended.set_exception(exc)
+            return
+        lines = pytest.LineMatcher(out.splitlines())
+        self._ended.set_result(Session(self._process.returncode, lines, err, self._path))
+
+    def result(self) -> Session:
+        """The finished session (raises ``TimeoutExpired`` if it outlived its timeout)."""
+        return self._ended.result()
+
+    def stop(self) -> None:
+        """Kill it if it still runs (its module ended without waiting for it)."""
+        if self._process.poll() is None:
+            self._process.kill()
 
 
 def verdicts_of(

@@ -75,6 +75,27 @@ def _user_cache_outside_projects(
         os.environ["XDG_CACHE_HOME"] = previous
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _sessions_started_early(request: pytest.FixtureRequest) -> None:
+    """The module-scoped fixtures a module names in ``START_EARLY``, set up first.
+
+    Each starts a session that mostly waits (``_sessions.start_session``): set up
+    as the module's first test begins, it runs beside the module's other tests, and
+    the tests that read it wait for it then. Only the fixtures a selected test of the
+    module uses are set up.
+    """
+    early = getattr(request.module, "START_EARLY", ())
+    used = {
+        name
+        for item in request.session.items
+        if getattr(item, "module", None) is request.module
+        for name in getattr(item, "fixturenames", ())
+    }
+    for name in early:
+        if name in used:
+            request.getfixturevalue(name)
+
+
 @pytest.fixture
 def tls_contexts_built(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """Every TLS context built from now on (``ssl.create_default_context``), by anyone."""

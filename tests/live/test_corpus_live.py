@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _corpus import LIVE, live_entries
+from _sessions import RunningSession
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import load_catalog
@@ -97,16 +99,34 @@ def test_good_tool_trips_nothing(entry: Entry) -> None:
     assert failed == {}
 
 
-def test_hostile_run_ends_with_a_verdict_for_every_check(tmp_path: Path) -> None:
-    done = subprocess.run(
+START_EARLY = ("hostile_run",)
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSession]:
+    """``_hostile_run.py`` in a folder of its own, started as the module begins.
+
+    It mostly waits out hanging tools' call timeouts: meanwhile the module's other
+    tests run.
+    """
+    folder = tmp_path_factory.mktemp("hostile")
+    process = subprocess.Popen(
         [sys.executable, str(HERE / "_hostile_run.py")],
-        cwd=tmp_path,
-        capture_output=True,
+        cwd=folder,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=180,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    records = [json.loads(line) for line in done.stdout.splitlines()]
+    running = RunningSession(process, folder, timeout=180)
+    yield running
+    running.stop()
+
+
+def test_hostile_run_ends_with_a_verdict_for_every_check(hostile_run: RunningSession) -> None:
+    done = hostile_run.result()
+    assert done.ret == 0, done.stderr[-3000:]
+    records = [json.loads(line) for line in done.stdout.lines]
     by_tool: dict[str, dict[str, dict[str, object]]] = {}
     for record in records:
         by_tool.setdefault(str(record["tool"]), {})[str(record["check"])] = record
@@ -122,7 +142,7 @@ def test_hostile_run_ends_with_a_verdict_for_every_check(tmp_path: Path) -> None
     assert all(len(str(r["message"])) < 2000 for r in records), (
         "a 20 MB value leaked into a message"
     )
-    left = [p.name for p in tmp_path.iterdir() if p.name != ".hypothesis"]  # hypothesis's database
+    left = [p.name for p in done.path.iterdir() if p.name != ".hypothesis"]  # hypothesis's database
     assert left == [], "a hostile tool wrote into the run's working directory"
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 from _mcp_testing import PYTHON, SERVERS, START, server_command
+from _sessions import RunningSession, start_session
 from mcp.server.lowlevel import Server
 from toolnexus_conformance._model import Outcome, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
@@ -52,10 +53,23 @@ def stdio_target(script: str, *args: str) -> str:
     return "stdio:" + " ".join([PYTHON, str(SERVERS / script), *args])
 
 
-def test_defective_server_through_the_plugin(pytester: pytest.Pytester, tmp_path: Path) -> None:
-    marker = tmp_path / "wiped"
-    report = tmp_path / "report.json"
-    result = pytester.runpytest_subprocess(
+START_EARLY = ("defective_session",)
+
+
+@pytest.fixture(scope="module")
+def defective_session(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[RunningSession, Path]]:
+    """The plugin's session on the defective server, started as the module begins, and
+    the file its destructive tool writes (outside the session's folder).
+
+    It mostly waits for ``stall``, which blocks its server 5 s at a time: meanwhile
+    the module's other tests run.
+    """
+    project = tmp_path_factory.mktemp("defective")
+    marker = tmp_path_factory.mktemp("users-files") / "wiped"
+    running = start_session(
+        project,
         "-p",
         "no:cacheprovider",
         "--toolnexus-conformance",
@@ -70,8 +84,18 @@ def test_defective_server_through_the_plugin(pytester: pytest.Pytester, tmp_path
         "--toolnexus-grace",
         "0.5",
         "--toolnexus-report",
-        str(report),
+        "report.json",
     )
+    yield running, marker
+    running.stop()
+
+
+def test_defective_server_through_the_plugin(
+    defective_session: tuple[RunningSession, Path],
+) -> None:
+    running, marker = defective_session
+    result = running.result()
+    report = result.path / "report.json"
     # Under the sandbox that holds (the default where the platform has one) ``auto``
     # calls the destructive tool too: its write must stay in its scratch, never reach
     # the user's files; where no sandbox holds, ``auto`` must not call it at all.

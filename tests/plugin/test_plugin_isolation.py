@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _sessions import Session, healthy_judged, run_session, verdicts_of
+from _sessions import RunningSession, Session, healthy_judged, start_session, verdicts_of
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 
@@ -159,16 +159,35 @@ class SharedRun:
     before: set[Path]
 
 
+@dataclass(frozen=True)
+class StartedRun:
+    """A shared session still running, and what was noted before it started."""
+
+    running: RunningSession
+    project: Path
+    marker: str
+    tmp: Path
+    before: set[Path]
+
+    def result(self) -> SharedRun:
+        """The session, once it has ended, with its report."""
+        session = self.running.result()
+        assert (self.project / "report.json").exists(), session.text()
+        return SharedRun(session, session.report(), self.marker, self.tmp, self.before)
+
+
 def _start_shared(
     project: Path,
     targets: list[str],
     *extra: str,
     modules: dict[str, str] | None = None,
     env: dict[str, str] | None = None,
-) -> SharedRun:
+) -> Iterator[StartedRun]:
     """One session on ``targets`` in ``project``, set up as the ``run`` fixture sets up its own.
 
-    ``modules`` are more target modules (name: source); ``env`` more variables.
+    ``modules`` are more target modules (name: source); ``env`` more variables. The
+    session mostly waits (hung calls, frozen tools): started as the module begins
+    (``START_EARLY``), it runs beside the module's other tests.
     """
     project.joinpath("live_process.py").write_text(CORPUS.read_text())
     project.joinpath("targets.py").write_text(TARGETS)
@@ -178,7 +197,7 @@ def _start_shared(
     tmp.mkdir()
     marker = uuid.uuid4().hex
     before = set(project.iterdir())
-    session = run_session(
+    running = start_session(
         project,
         *_session_args(targets, *extra),
         env={
@@ -189,18 +208,26 @@ def _start_shared(
         },
         timeout=240,
     )
-    assert (project / "report.json").exists(), session.text()
-    return SharedRun(session, session.report(), marker, tmp, before)
+    yield StartedRun(running, project, marker, tmp, before)
+    running.stop()
+
+
+START_EARLY = ("shared_started", "broken_imports_started")
 
 
 @pytest.fixture(scope="module")
-def shared(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
+def shared_started(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StartedRun]:
     # writes_late sleeps past the 1 s call timeout, then writes (no other tool reads it).
-    return _start_shared(
+    yield from _start_shared(
         tmp_path_factory.mktemp("shared"),
         SHARED_TARGETS,
         env={"TOOLNEXUS_CORPUS_LATE": "1.5"},
     )
+
+
+@pytest.fixture(scope="module")
+def shared(shared_started: StartedRun) -> SharedRun:
+    return shared_started.result()
 
 
 def test_the_shared_run_fails_and_leaves_nothing_behind(shared: SharedRun) -> None:
@@ -250,7 +277,8 @@ def test_processes_a_tool_starts_end_with_its_process(shared: SharedRun) -> None
 
 def test_a_write_after_the_call_was_abandoned_lands_in_scratch(shared: SharedRun) -> None:
     assert verdicts_of(shared.report, "writes_late")["TN803"]["outcome"] == "failed"
-    time.sleep(2.0)  # long enough for an abandoned call to have written, had it survived
+    # The abandoned call sleeps, then writes: no process of the run is left to write later.
+    assert _processes_marked(shared.marker) == []
     assert not (shared.session.path / "config.json").exists()
 
 
@@ -262,15 +290,20 @@ IMPORTS = {
 
 
 @pytest.fixture(scope="module")
-def broken_imports(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
+def broken_imports_started(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StartedRun]:
     """One session on the three broken imports and a healthy target beside them."""
-    return _start_shared(
+    yield from _start_shared(
         tmp_path_factory.mktemp("imports"),
         [*(f"{module}:tools" for module in IMPORTS), "targets:leaves_children"],
         "--toolnexus-load-timeout",
         "5",  # the other target's worker starts in a sandbox, on a busy machine
         modules={module: source + "tools = []\n" for module, source in IMPORTS.items()},
     )
+
+
+@pytest.fixture(scope="module")
+def broken_imports(broken_imports_started: StartedRun) -> SharedRun:
+    return broken_imports_started.result()
 
 
 def test_the_broken_imports_run_fails_and_leaves_nothing_behind(

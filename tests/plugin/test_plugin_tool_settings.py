@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import textwrap
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
+from _sessions import RunningSession, start_session
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -127,45 +128,71 @@ ignore = ["description"]
 """
 
 
+CONFTEST = "import settingsprobe  # noqa: F401  (here and in the worker)\n"
+
+
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makepyfile(mytools=TOOLS, settingsprobe=PROBE)
-    pytester.makeconftest("import settingsprobe  # noqa: F401  (here and in the worker)\n")
+    pytester.makeconftest(CONFTEST)
     return pytester
 
 
-def run(pytester: pytest.Pytester, *extra: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        "-rs",
-        CONFORMANCE,
-        ONLY,
-        TARGET,
-        "mytools:tools",
-        "--toolnexus-sandbox",
-        "off",  # not contained: auto decides by hints alone
-        "--toolnexus-call-timeout",
-        "2",
-        "--toolnexus-examples",
-        "3",
-        "--toolnexus-seed",
-        "1",
-        REPORT,
-        "report.json",
-        *extra,
-        timeout=240,
-    )
-    path = pytester.path / "report.json"
-    return result, json.loads(path.read_text()) if path.exists() else {"results": []}
+START_EARLY = ("explored_with_settings",)
+
+
+@pytest.fixture(scope="module")
+def explored_with_settings(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[dict[str, RunningSession]]:
+    """The settings' session for each place tools are explored, by ``--toolnexus-isolation``.
+
+    Both mostly wait for the slow tools: started as the module begins, side by side,
+    they run beside the module's other tests.
+    """
+    started: dict[str, RunningSession] = {}
+    for isolation in ("process", "none"):
+        path = tmp_path_factory.mktemp(f"settings-{isolation}")
+        path.joinpath("mytools.py").write_text(TOOLS)
+        path.joinpath("settingsprobe.py").write_text(PROBE)
+        path.joinpath("conftest.py").write_text(CONFTEST)
+        path.joinpath("pyproject.toml").write_text(SETTINGS)
+        started[isolation] = start_session(
+            path,
+            "-p",
+            "no:cacheprovider",
+            "-rs",
+            CONFORMANCE,
+            ONLY,
+            TARGET,
+            "mytools:tools",
+            "--toolnexus-sandbox",
+            "off",  # not contained: auto decides by hints alone
+            "--toolnexus-call-timeout",
+            "2",
+            "--toolnexus-examples",
+            "3",
+            "--toolnexus-seed",
+            "1",
+            REPORT,
+            "report.json",
+            SELECT,
+            "TX902,TN803,TN201",
+            "--toolnexus-isolation",
+            isolation,
+            timeout=240,
+        )
+    yield started
+    for running in started.values():
+        running.stop()
 
 
 @pytest.mark.parametrize("isolation", ["process", "none"])
 def test_settings_per_tool_reach_where_tools_are_explored(
-    project: pytest.Pytester, isolation: str
+    explored_with_settings: dict[str, RunningSession], isolation: str
 ) -> None:
-    project.makepyprojecttoml(SETTINGS)
-    result, report = run(project, SELECT, "TX902,TN803,TN201", "--toolnexus-isolation", isolation)
+    result = explored_with_settings[isolation].result()
+    report = json.loads((result.path / "report.json").read_text())
     verdicts = {(r["tool"], r["check"]): (r["outcome"], r["message"]) for r in report["results"]}
     # Arguments and a call timeout of its own, in the process that explores the tool.
     assert verdicts[("get_user", "TX902")] == (
