@@ -75,14 +75,34 @@ def _user_cache_outside_projects(
         os.environ["XDG_CACHE_HOME"] = previous
 
 
+def _reads_an_early_session(item: pytest.Item) -> bool:
+    early = getattr(getattr(item, "module", None), "START_EARLY", ())
+    return any(name in getattr(item, "fixturenames", ()) for name in early)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """In each module, the tests that read a session started early run last.
+
+    The module's other tests then run while that session does: a test reading it
+    first would only wait for it. Modules keep their order, and tests their order
+    otherwise.
+    """
+    modules: dict[object, int] = {}
+    for item in items:
+        modules.setdefault(getattr(item, "module", None), len(modules))
+    items.sort(
+        key=lambda item: (modules[getattr(item, "module", None)], _reads_an_early_session(item))
+    )
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _sessions_started_early(request: pytest.FixtureRequest) -> None:
     """The module-scoped fixtures a module names in ``START_EARLY``, set up first.
 
     Each starts a session that mostly waits (``_sessions.start_session``): set up
-    as the module's first test begins, it runs beside the module's other tests, and
-    the tests that read it wait for it then. Only the fixtures a selected test of the
-    module uses are set up.
+    as the module's first test begins, it runs beside the module's other tests,
+    and the tests that read it run last (``pytest_collection_modifyitems``). Only
+    the fixtures a selected test of the module uses are set up.
     """
     early = getattr(request.module, "START_EARLY", ())
     used = {
