@@ -15,6 +15,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -150,18 +151,11 @@ SHARED_TARGETS = [
 
 @dataclass(frozen=True)
 class SharedRun:
-    """The shared session: what it left, and what the checks after it need."""
+    """The shared session, still running or ended, and what the checks after it need.
 
-    session: Session
-    report: dict[str, Any]
-    marker: str
-    tmp: Path
-    before: set[Path]
-
-
-@dataclass(frozen=True)
-class StartedRun:
-    """A shared session still running, and what was noted before it started."""
+    ``session`` and ``report`` wait for its end: it runs beside the module's other
+    tests (``START_EARLY``), and only the tests that read it wait for it.
+    """
 
     running: RunningSession
     project: Path
@@ -169,11 +163,15 @@ class StartedRun:
     tmp: Path
     before: set[Path]
 
-    def result(self) -> SharedRun:
-        """The session, once it has ended, with its report."""
+    @cached_property
+    def session(self) -> Session:
         session = self.running.result()
         assert (self.project / "report.json").exists(), session.text()
-        return SharedRun(session, session.report(), self.marker, self.tmp, self.before)
+        return session
+
+    @cached_property
+    def report(self) -> dict[str, Any]:
+        return self.session.report()
 
 
 def _start_shared(
@@ -182,7 +180,7 @@ def _start_shared(
     *extra: str,
     modules: dict[str, str] | None = None,
     env: dict[str, str] | None = None,
-) -> Iterator[StartedRun]:
+) -> Iterator[SharedRun]:
     """One session on ``targets`` in ``project``, set up as the ``run`` fixture sets up its own.
 
     ``modules`` are more target modules (name: source); ``env`` more variables. The
@@ -208,26 +206,21 @@ def _start_shared(
         },
         timeout=240,
     )
-    yield StartedRun(running, project, marker, tmp, before)
+    yield SharedRun(running, project, marker, tmp, before)
     running.stop()
 
 
-START_EARLY = ("shared_started", "broken_imports_started")
+START_EARLY = ("shared", "broken_imports")
 
 
 @pytest.fixture(scope="module")
-def shared_started(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StartedRun]:
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedRun]:
     # writes_late sleeps past the 1 s call timeout, then writes (no other tool reads it).
     yield from _start_shared(
         tmp_path_factory.mktemp("shared"),
         SHARED_TARGETS,
         env={"TOOLNEXUS_CORPUS_LATE": "1.5"},
     )
-
-
-@pytest.fixture(scope="module")
-def shared(shared_started: StartedRun) -> SharedRun:
-    return shared_started.result()
 
 
 def test_the_shared_run_fails_and_leaves_nothing_behind(shared: SharedRun) -> None:
@@ -290,7 +283,7 @@ IMPORTS = {
 
 
 @pytest.fixture(scope="module")
-def broken_imports_started(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StartedRun]:
+def broken_imports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedRun]:
     """One session on the three broken imports and a healthy target beside them."""
     yield from _start_shared(
         tmp_path_factory.mktemp("imports"),
@@ -299,11 +292,6 @@ def broken_imports_started(tmp_path_factory: pytest.TempPathFactory) -> Iterator
         "5",  # the other target's worker starts in a sandbox, on a busy machine
         modules={module: source + "tools = []\n" for module, source in IMPORTS.items()},
     )
-
-
-@pytest.fixture(scope="module")
-def broken_imports(broken_imports_started: StartedRun) -> SharedRun:
-    return broken_imports_started.result()
 
 
 def test_the_broken_imports_run_fails_and_leaves_nothing_behind(
