@@ -95,6 +95,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     )
 
 
+#: xdist's modes that run each module's tests in one process ("no": without xdist).
+_WHOLE_MODULES = ("no", "loadfile", "loadscope")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Each xdist worker is told the run's ``--dist``: its own option says ``no``."""
+    node.workerinput["toolnexus_tests_dist"] = node.config.getoption("dist")
+
+
+def _distribution(config: pytest.Config) -> str:
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        return str(config.getoption("dist", "no"))
+    return str(workerinput.get("toolnexus_tests_dist", "load"))
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _sessions_started_early(request: pytest.FixtureRequest) -> None:
     """The module-scoped fixtures a module names in ``START_EARLY``, set up first.
@@ -102,8 +119,13 @@ def _sessions_started_early(request: pytest.FixtureRequest) -> None:
     Each starts a session that mostly waits (``_sessions.start_session``): set up
     as the module's first test begins, it runs beside the module's other tests,
     and the tests that read it run last (``pytest_collection_modifyitems``). Only
-    the fixtures a selected test of the module uses are set up.
+    the fixtures a selected test of the module uses are set up, and only where the
+    whole module runs in this process: xdist's ``load`` and ``worksteal`` hand a
+    module's tests to any worker, and each worker would start the sessions that
+    only one of them reads.
     """
+    if _distribution(request.config) not in _WHOLE_MODULES:
+        return
     early = getattr(request.module, "START_EARLY", ())
     used = {
         name
