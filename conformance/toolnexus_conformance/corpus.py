@@ -80,9 +80,13 @@ def _load_module(path: Path) -> Any:
     return module
 
 
-def load_corpus(folder: Path) -> Iterator[tuple[str, Entry]]:
-    """``(module-stem, entry)`` for every entry in every ``*.py`` module of ``folder``."""
-    for path in sorted(folder.glob("*.py")):
+def load_corpus(folder: Path, pattern: str = "*.py") -> Iterator[tuple[str, Entry]]:
+    """``(module-stem, entry)`` for every entry in every module of ``folder`` matching ``pattern``.
+
+    Only the modules named are imported: some corpus modules import an agent
+    framework to build their tools, which takes a second a framework.
+    """
+    for path in sorted(folder.glob(pattern)):
         if path.name.startswith("_"):
             continue
         module = _load_module(path)

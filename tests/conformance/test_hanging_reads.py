@@ -17,7 +17,7 @@ from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.corpus import Entry, load_corpus
 
 CORPUS = Path(__file__).resolve().parents[2] / "conformance" / "corpus" / "bad"
-HANGING = [entry for stem, entry in load_corpus(CORPUS) if stem == "hanging"]
+HANGING = [entry for _, entry in load_corpus(CORPUS, "hanging.py")]
 LIMIT = 0.4
 #: The check that reports an unreadable attribute, and how its finding names it.
 READS = {

@@ -5,15 +5,28 @@ model lists, and Ollama's generate/show/tags/embed."""
 from __future__ import annotations
 
 import math
+from types import ModuleType
 from typing import Any
 
 import httpx
 import pytest
+from _installed import skip_unless_installed
 
 from pytest_toolnexus.fakes import FakeLLM, text
 
-openai = pytest.importorskip("openai")
-anthropic = pytest.importorskip("anthropic")
+skip_unless_installed("openai", "anthropic")
+
+
+@pytest.fixture(scope="module")
+def openai() -> ModuleType:
+    """The openai SDK, imported when a test here first runs rather than at collection."""
+    return pytest.importorskip("openai")
+
+
+@pytest.fixture(scope="module")
+def anthropic() -> ModuleType:
+    """The anthropic SDK, imported as ``openai`` is."""
+    return pytest.importorskip("anthropic")
 
 
 def _norm(vector: list[float]) -> float:
@@ -21,7 +34,7 @@ def _norm(vector: list[float]) -> float:
 
 
 @pytest.mark.parametrize("how", ["respx", "server"])
-def test_openai_embeddings_are_deterministic_unit_vectors(how: str) -> None:
+def test_openai_embeddings_are_deterministic_unit_vectors(openai: ModuleType, how: str) -> None:
     fake = FakeLLM()
     if how == "respx":
         with fake.respx():
@@ -81,7 +94,7 @@ def test_unscripted_embeddings_find_the_same_text() -> None:
     assert found[0].page_content == "document number 4"
 
 
-def test_openai_lists_the_fake_model() -> None:
+def test_openai_lists_the_fake_model(openai: ModuleType) -> None:
     fake = FakeLLM(model="gpt-fake")
     with fake.respx():
         client = openai.OpenAI(api_key="x", max_retries=0)
@@ -89,7 +102,7 @@ def test_openai_lists_the_fake_model() -> None:
         assert client.models.retrieve("gpt-other").id == "gpt-other"
 
 
-def test_anthropic_count_tokens_matches_the_usage_the_fake_reports() -> None:
+def test_anthropic_count_tokens_matches_the_usage_the_fake_reports(anthropic: ModuleType) -> None:
     fake = FakeLLM([text("hello")])
     ask: dict[str, Any] = {
         "model": "claude-x",
@@ -172,7 +185,7 @@ def test_an_unknown_endpoint_gets_a_json_404_and_a_bad_body_a_json_400() -> None
     assert "'input' must be a string or a list" in bad.json()["error"]["message"]
 
 
-def test_anthropic_structured_output_binds_the_script() -> None:
+def test_anthropic_structured_output_binds_the_script(anthropic: ModuleType) -> None:
     from pydantic import BaseModel
 
     class Answer(BaseModel):
@@ -212,7 +225,9 @@ def test_anthropic_structured_output_binds_the_script() -> None:
     assert [rule for _, rule, _ in bad.violations] == ["response_format"]
 
 
-def test_request_ids_and_provider_shaped_call_ids() -> None:
+def test_request_ids_and_provider_shaped_call_ids(
+    openai: ModuleType, anthropic: ModuleType
+) -> None:
     from pytest_toolnexus.fakes import tool_calls
 
     fake = FakeLLM([tool_calls(("add", {"a": 1, "b": 2})), text("hi"), error_reply()])
@@ -239,7 +254,7 @@ def error_reply() -> Any:
     return error(429, "slow down", retry_after=0)
 
 
-def test_n_choices_and_logprobs_when_asked() -> None:
+def test_n_choices_and_logprobs_when_asked(openai: ModuleType) -> None:
     fake = FakeLLM([text("Hello there world"), text("plain")])
     with fake.respx():
         client = openai.OpenAI(api_key="x", max_retries=0)

@@ -4,17 +4,25 @@ with an item of a tool the request did not offer is refused."""
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import pytest
+from _installed import skip_unless_installed
 
 from pytest_toolnexus.fakes import FakeLLM, file_search, text, web_search
 
-openai = pytest.importorskip("openai")
+skip_unless_installed("openai")
+
+
+@pytest.fixture(scope="module")
+def openai() -> ModuleType:
+    """The openai SDK, imported when a test here first runs rather than at collection."""
+    return pytest.importorskip("openai")
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
-def test_web_search_and_file_search_items(stream: bool) -> None:
+def test_web_search_and_file_search_items(openai: ModuleType, stream: bool) -> None:
     hosted = [
         web_search("weather paris", sources=["https://example.com/paris"]),
         file_search("paris notes", results=[{"file_id": "file_1", "score": 0.9, "text": "x"}]),
@@ -54,7 +62,7 @@ def test_web_search_and_file_search_items(stream: bool) -> None:
     assert len(set(item.id for item in reply.output)) == 4
 
 
-def test_a_hosted_item_needs_its_tool_offered() -> None:
+def test_a_hosted_item_needs_its_tool_offered(openai: ModuleType) -> None:
     fake = FakeLLM([text("Sunny.", hosted=[web_search("weather")])])
     with fake.respx():
         client = openai.OpenAI(api_key="x", max_retries=0)
@@ -70,7 +78,7 @@ def test_a_hosted_item_needs_its_tool_offered() -> None:
     fake.verify()
 
 
-def test_hosted_items_exist_only_on_responses() -> None:
+def test_hosted_items_exist_only_on_responses(openai: ModuleType) -> None:
     fake = FakeLLM([text("Sunny.", hosted=[web_search("weather")])])
     with fake.respx():
         client = openai.OpenAI(api_key="x", max_retries=0)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import time
 
-import openai
 import pytest
 
 from pytest_toolnexus.fakes import FakeLLM, delayed, hang, text
@@ -18,6 +17,8 @@ USER = [{"role": "user", "content": "hi"}]
 
 @pytest.mark.parametrize("how", ["respx", "server"])
 def test_a_hang_ends_in_the_sdk_timeout(how: str) -> None:
+    import openai
+
     fake = FakeLLM([hang(limit=5)])
     if how == "respx":
         with fake.respx():
@@ -41,6 +42,8 @@ def test_a_hang_ends_in_the_sdk_timeout(how: str) -> None:
 
 @pytest.mark.parametrize("how", ["respx", "server"])
 def test_a_delayed_reply_still_arrives(how: str) -> None:
+    import openai
+
     fake = FakeLLM([delayed(text("late"), 0.05)])
     if how == "respx":
         with fake.respx():

@@ -10,16 +10,17 @@ import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import ModuleType
 from typing import Any
 
 import pytest
+from _installed import skip_unless_installed
 
 from pytest_toolnexus.fakes import FakeLLM, text, tool_calls
 
+skip_unless_installed("litellm", "aioresponses")
 # litellm fetches its model cost map from the network at import unless told not to
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-litellm = pytest.importorskip("litellm")
-pytest.importorskip("aioresponses")
 # litellm's own pydantic models warn on import and use; not ours to fix
 pytestmark = [
     pytest.mark.filterwarnings("ignore:.*ReadOnly.*:UserWarning"),
@@ -40,11 +41,19 @@ ADD = {
 }
 
 
+@pytest.fixture(scope="module")
+def litellm() -> ModuleType:
+    """litellm, imported when a test here first runs rather than at collection (the import
+    takes seconds); module-scoped, so before the test's guard on ``socket``, which is for
+    its requests, not its import."""
+    return pytest.importorskip("litellm")
+
+
 def _script() -> list[Any]:
     return [tool_calls(("add", {"a": 2, "b": 40})), text("It is 42.", reasoning="Added.")]
 
 
-async def _loop(model: str, stream: bool, **where: Any) -> tuple[str, str]:
+async def _loop(litellm: ModuleType, model: str, stream: bool, **where: Any) -> tuple[str, str]:
     """A tool loop over ``acompletion``; returns the answer and its reasoning_content."""
     messages: list[Any] = [{"role": "user", "content": "2 + 40?"}]
     for _ in range(3):
@@ -67,15 +76,17 @@ async def _loop(model: str, stream: bool, **where: Any) -> tuple[str, str]:
 
 @pytest.mark.parametrize("how", ["respx", "server"])
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
-def test_acompletion_runs_a_tool_loop(how: str, stream: bool, escapes: list[str]) -> None:
+def test_acompletion_runs_a_tool_loop(
+    litellm: ModuleType, how: str, stream: bool, escapes: list[str]
+) -> None:
     fake = FakeLLM(_script(), fragment=3)
     if how == "respx":
         with fake.respx():
-            answer, thought = asyncio.run(_loop("openai/gpt-fake", stream))
+            answer, thought = asyncio.run(_loop(litellm, "openai/gpt-fake", stream))
     else:
         with fake.serve() as server:
             answer, thought = asyncio.run(
-                _loop("openai/gpt-fake", stream, api_base=server.openai_base_url)
+                _loop(litellm, "openai/gpt-fake", stream, api_base=server.openai_base_url)
             )
     assert answer == "It is 42."
     assert thought == "Added."  # reasoning_content, whole or rebuilt from the deltas
@@ -98,7 +109,9 @@ def _ollama(fake: FakeLLM, how: str) -> Iterator[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("how", ["respx", "server"])
-def test_ollama_prefix_reaches_api_generate(how: str, escapes: list[str]) -> None:
+def test_ollama_prefix_reaches_api_generate(
+    litellm: ModuleType, how: str, escapes: list[str]
+) -> None:
     fake = FakeLLM([text("Hello from generate."), text("Hello again.")], fragment=4)
     with _ollama(fake, how) as where:
         ask: dict[str, Any] = {
@@ -121,10 +134,12 @@ async def _collect(pending: Any) -> list[Any]:
 
 
 @pytest.mark.parametrize("how", ["respx", "server"])
-def test_ollama_chat_prefix_runs_a_tool_loop(how: str, escapes: list[str]) -> None:
+def test_ollama_chat_prefix_runs_a_tool_loop(
+    litellm: ModuleType, how: str, escapes: list[str]
+) -> None:
     fake = FakeLLM(_script(), fragment=3)
     with _ollama(fake, how) as where:
-        answer, _ = asyncio.run(_loop("ollama_chat/llama-fake", False, **where))
+        answer, _ = asyncio.run(_loop(litellm, "ollama_chat/llama-fake", False, **where))
     assert answer == "It is 42."
     fake.verify()
     assert escapes == []

@@ -9,11 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _installed import skip_unless_installed
 
 from pytest_toolnexus.fakes import FakeLLM, FakeLLMServer, text, tool_calls
 
-pytest.importorskip("langgraph")
-pytest.importorskip("langchain_openai")
+skip_unless_installed("langgraph", "langchain_openai")
 
 PLUGIN = ("-p", "pytest_toolnexus._llm_fixtures", "-p", "no:cacheprovider")
 KEY = "sk-live-do-not-write-me"
@@ -40,6 +40,15 @@ def test_agent(fake_llm, fake_llm_server):
     out = agent.invoke({{"messages": [("user", "2 + 3?")]}})
     assert out["messages"][-1].content == "It is 5."
 """
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _agent_libraries() -> None:
+    """LangGraph and langchain-openai, imported when a test here first runs rather than at
+    collection, and before pytester snapshots ``sys.modules``: each in-process run drops
+    the modules it imported, so each would import them again."""
+    pytest.importorskip("langgraph")
+    pytest.importorskip("langchain_openai")
 
 
 @pytest.fixture

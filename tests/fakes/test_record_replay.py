@@ -7,9 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
 import pytest
 
 from pytest_toolnexus.fakes import Cassette, FakeLLM, NewEpisodes, Recorder, text, tool_calls
@@ -17,6 +16,9 @@ from toolnexus_ref import BaseTool
 from toolnexus_ref.host import AnthropicClient, run_loop
 from toolnexus_ref.wire import ToolDecl
 from toolnexus_ref.wire import openai as openai_wire
+
+if TYPE_CHECKING:  # the tests import the SDK themselves: collecting this module stays cheap
+    import openai
 
 KEY = "sk-live-do-not-write-me"
 
@@ -47,6 +49,8 @@ def _loop(client: openai.OpenAI, tools: list[BaseTool], *, nag: bool = False) ->
 
 
 def _record(tmp_path: Path, tools: list[BaseTool]) -> Path:
+    import openai
+
     real_api = FakeLLM([tool_calls(("add", {"a": 2, "b": 3})), text("It is 5.")])
     cassette = tmp_path / "session.yaml"
     with real_api.serve() as upstream, Recorder(cassette, upstream=upstream.url) as recorder:
@@ -57,6 +61,8 @@ def _record(tmp_path: Path, tools: list[BaseTool]) -> Path:
 
 
 def test_record_then_replay_offline(tmp_path: Path, tools: list[BaseTool]) -> None:
+    import openai
+
     cassette = _record(tmp_path, tools)
     written = cassette.read_text()
     assert KEY not in written
@@ -70,6 +76,8 @@ def test_record_then_replay_offline(tmp_path: Path, tools: list[BaseTool]) -> No
 
 
 def test_a_changed_conversation_fails_with_a_diff(tmp_path: Path, tools: list[BaseTool]) -> None:
+    import openai
+
     cassette = _record(tmp_path, tools)
     fake = FakeLLM.replay(cassette)
     with fake.respx():
@@ -93,6 +101,8 @@ def test_replay_matches_shape_not_bytes_across_wires(tmp_path: Path, tools: list
 
 
 def test_changed_calls_show_in_the_diff(tmp_path: Path, tools: list[BaseTool]) -> None:
+    import openai
+
     cassette = _record(tmp_path, tools)
     recorded = '\'assistant: add({"a": 2, "b": 3})\''
     assert recorded in cassette.read_text()
@@ -107,6 +117,8 @@ def test_changed_calls_show_in_the_diff(tmp_path: Path, tools: list[BaseTool]) -
 
 
 def test_a_streamed_session_records_too(tmp_path: Path) -> None:
+    import openai
+
     real_api = FakeLLM([text("streamed answer")])
     cassette = tmp_path / "stream.yaml"
     with real_api.serve() as upstream, Recorder(cassette, upstream=upstream.url) as recorder:
@@ -132,6 +144,8 @@ def test_new_episodes_replays_what_matches_and_records_the_rest(
     """VCR's ``new_episodes``: the agent changed after its first turn; that turn is
     served from the cassette (the real API is not asked), the new one is recorded and
     appended, and the grown cassette then replays the changed agent offline."""
+    import openai
+
     cassette = _record(tmp_path, tools)
     real_api = FakeLLM([text("It is 5, quickly.")])
     with real_api.serve() as upstream:

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import anthropic
-import openai
 import pytest
+from _installed import skip_unless_installed
 
 from pytest_toolnexus.fakes import RULES, FakeLLM, text
 
@@ -31,6 +30,8 @@ def _chat_call(*ids: str) -> dict[str, Any]:
 
 def _chat(messages: list[Any], tools: list[Any] | None = None) -> Callable[[], Any]:
     def go() -> Any:
+        import openai
+
         client = openai.OpenAI(api_key="k", max_retries=0)
         return client.chat.completions.create(
             model="m", messages=messages, tools=tools or [CHAT_TOOL]
@@ -41,6 +42,8 @@ def _chat(messages: list[Any], tools: list[Any] | None = None) -> Callable[[], A
 
 def _resp(items: list[Any], tools: list[Any] | None = None) -> Callable[[], Any]:
     def go() -> Any:
+        import openai
+
         client = openai.OpenAI(api_key="k", max_retries=0)
         return client.responses.create(model="m", input=items, tools=tools or [RESP_TOOL])
 
@@ -49,6 +52,8 @@ def _resp(items: list[Any], tools: list[Any] | None = None) -> Callable[[], Any]
 
 def _ant(messages: list[Any], tools: list[Any] | None = None, **body: Any) -> Callable[[], Any]:
     def go() -> Any:
+        import anthropic
+
         client = anthropic.Anthropic(api_key="k", max_retries=0)
         payload = {"model": "m", "messages": messages, "tools": tools or [ANT_TOOL], **body}
         # the SDK's own low-level call: its typed create() would not let max_tokens go missing
@@ -128,8 +133,16 @@ CASES: dict[tuple[str, str], Callable[[], Any]] = {
     ),
 }
 
-ERRORS = {"openai": openai.BadRequestError, "responses": openai.BadRequestError}
-ERRORS["anthropic"] = anthropic.BadRequestError  # type: ignore[assignment]
+
+def _bad_request(provider: str) -> type[Exception]:
+    """The provider's SDK's own 400 error class."""
+    if provider == "anthropic":
+        import anthropic
+
+        return anthropic.BadRequestError
+    import openai
+
+    return openai.BadRequestError
 
 
 @pytest.mark.parametrize(
@@ -137,7 +150,7 @@ ERRORS["anthropic"] = anthropic.BadRequestError  # type: ignore[assignment]
 )
 def test_the_sdk_raises_its_own_400_and_the_turn_stays_unused(provider: str, rule: str) -> None:
     fake = FakeLLM([text("never said")])
-    with fake.respx(), pytest.raises(ERRORS[provider]) as info:
+    with fake.respx(), pytest.raises(_bad_request(provider)) as info:
         CASES[provider, rule]()
     assert info.value.status_code == 400
     assert [(n, r) for n, r, _ in fake.refusals] == [(1, rule)]
@@ -166,10 +179,11 @@ def test_every_rule_has_a_case() -> None:
     assert set(RULES) == {"openai", "responses", "anthropic", "gemini", "ollama"}
 
 
-genai = pytest.importorskip("google.genai")
+skip_unless_installed("google.genai")
 
 
 def _gemini(contents: list[Any], declaration: dict[str, Any]) -> Callable[[], Any]:
+    from google import genai
     from google.genai import types
 
     def go() -> Any:
@@ -215,6 +229,8 @@ def test_gemini_sdk_raises_its_client_error(rule: str) -> None:
 
 
 def test_a_tool_message_with_no_call_before_it() -> None:
+    import openai
+
     fake = FakeLLM([text("never said")])
     tool_first = [USER, {"role": "tool", "tool_call_id": "call_a", "content": "1"}]
     with fake.respx(), pytest.raises(openai.BadRequestError, match="preceeding message"):

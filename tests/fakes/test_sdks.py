@@ -7,10 +7,8 @@ import asyncio
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
-import openai
 import pytest
 
 from pytest_toolnexus.fakes import FakeLLM, text, tool_calls
@@ -18,6 +16,10 @@ from toolnexus_ref import BaseTool
 from toolnexus_ref.wire import ToolDecl
 from toolnexus_ref.wire import anthropic as anthropic_wire
 from toolnexus_ref.wire import openai as openai_wire
+
+if TYPE_CHECKING:  # the tests import the SDKs themselves: collecting this module stays cheap
+    import anthropic
+    import openai
 
 
 def _decls(tools: list[BaseTool]) -> list[ToolDecl]:
@@ -103,6 +105,8 @@ def _anthropic_loop(client: anthropic.Anthropic, tools: list[BaseTool], stream: 
 @pytest.mark.parametrize("how", ["respx", "server"])
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 def test_openai_sdk_runs_a_tool_loop(tools: list[BaseTool], how: str, stream: bool) -> None:
+    import openai
+
     fake = FakeLLM(_script(), fragment=3)
     with _transport(fake, how, "openai") as base_url:
         client = openai.OpenAI(api_key="sk-test", base_url=base_url, max_retries=0)
@@ -121,6 +125,8 @@ def test_openai_sdk_runs_a_tool_loop(tools: list[BaseTool], how: str, stream: bo
 @pytest.mark.parametrize("how", ["respx", "server"])
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 def test_anthropic_sdk_runs_a_tool_loop(tools: list[BaseTool], how: str, stream: bool) -> None:
+    import anthropic
+
     fake = FakeLLM(_script(), fragment=3)
     with _transport(fake, how, "anthropic") as base_url:
         client = anthropic.Anthropic(api_key="sk-test", base_url=base_url, max_retries=0)
@@ -138,6 +144,8 @@ def test_anthropic_sdk_runs_a_tool_loop(tools: list[BaseTool], how: str, stream:
 
 
 def test_openai_sdk_sees_a_429_with_retry_after(tools: list[BaseTool]) -> None:
+    import openai
+
     from pytest_toolnexus.fakes import error
 
     fake = FakeLLM([error(429, retry_after=0)])
@@ -150,6 +158,8 @@ def test_openai_sdk_sees_a_429_with_retry_after(tools: list[BaseTool]) -> None:
 
 
 def test_async_openai_sdk_through_respx(tools: list[BaseTool]) -> None:
+    import openai
+
     fake = FakeLLM([text("hello")])
 
     async def go() -> str:

@@ -7,21 +7,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from unittest import mock
 
 import httpx
 import pytest
+from _installed import skip_unless_installed
 
 from pytest_toolnexus.fakes import FakeLLM, error, text, tool_calls
 from toolnexus_ref import BaseTool
 from toolnexus_ref.wire import ToolDecl
 
-genai = pytest.importorskip("google.genai")
-from google.genai import errors, types  # noqa: E402
+skip_unless_installed("google.genai")
+if TYPE_CHECKING:  # the tests import the SDK themselves: collecting this module stays cheap
+    from google.genai import types
 
 MODEL = "gemini-fake"
-NO_RETRY = types.HttpRetryOptions(attempts=1)
 
 
 def _decls(tools: list[BaseTool]) -> list[ToolDecl]:
@@ -29,6 +30,8 @@ def _decls(tools: list[BaseTool]) -> list[ToolDecl]:
 
 
 def _config(tools: list[BaseTool]) -> types.GenerateContentConfig:
+    from google.genai import types
+
     declared = [
         types.FunctionDeclaration(
             name=t.name, description=t.description, parameters_json_schema=dict(t.input_schema)
@@ -61,24 +64,30 @@ def _client(fake: FakeLLM, how: str) -> Iterator[Any]:
 
 @contextmanager
 def _reach(fake: FakeLLM, how: str) -> Iterator[Any]:
+    from google import genai
+    from google.genai import types
+
+    no_retry = types.HttpRetryOptions(attempts=1)
     if how == "server":
         with fake.serve() as server:
-            options = types.HttpOptions(base_url=server.gemini_base_url, retry_options=NO_RETRY)
+            options = types.HttpOptions(base_url=server.gemini_base_url, retry_options=no_retry)
             yield genai.Client(api_key="test", http_options=options)
         return
     with fake.respx():
         if how == "respx-httpx":
             with httpx.Client() as http:
-                options = types.HttpOptions(httpx_client=http, retry_options=NO_RETRY)
+                options = types.HttpOptions(httpx_client=http, retry_options=no_retry)
                 yield genai.Client(api_key="test", http_options=options)
         else:
-            yield genai.Client(api_key="test", http_options={"retry_options": NO_RETRY})
+            yield genai.Client(api_key="test", http_options={"retry_options": no_retry})
 
 
 class _Loop:
     """The host side of a Gemini tool loop, as a user would write it with the SDK."""
 
     def __init__(self, tools: list[BaseTool]) -> None:
+        from google.genai import types
+
         self.tools = tools
         self.config = _config(tools)
         self.contents: list[types.Content] = [
@@ -90,6 +99,8 @@ class _Loop:
     def take(self, chunks: list[types.GenerateContentResponse]) -> str | list[types.FunctionCall]:
         """Fold one turn (one response, or a stream's chunks): the final text, or the
         calls to answer with ``answer``."""
+        from google.genai import types
+
         parts = [
             part
             for chunk in chunks
@@ -106,6 +117,8 @@ class _Loop:
         return calls
 
     def answer(self, calls: list[types.FunctionCall], outputs: list[str]) -> None:
+        from google.genai import types
+
         responses = [
             types.Part(
                 function_response=types.FunctionResponse(
@@ -152,6 +165,8 @@ async def _async_loop(client: Any, tools: list[BaseTool], stream: bool) -> tuple
 
 
 def _check(fake: FakeLLM, tools: list[BaseTool], loop: _Loop, stream: bool) -> None:
+    from google.genai import types
+
     fake.verify()
     assert [(r.provider, r.model, r.stream) for r in fake.requests] == [
         ("gemini", MODEL, stream)
@@ -215,6 +230,8 @@ def test_a_gemini_schema_is_recorded_as_json_schema() -> None:
     """``parameters`` as the SDK's own ``Schema`` goes out as ``type: "OBJECT"`` with
     ``max_items`` and ``any_of``; the fake records the same JSON Schema as for
     ``parameters_json_schema``."""
+    from google.genai import types
+
     schema = types.Schema(
         type=types.Type.OBJECT,
         properties={
@@ -251,6 +268,8 @@ def test_a_gemini_schema_is_recorded_as_json_schema() -> None:
 
 @pytest.mark.parametrize("how", ["respx", "server"])
 def test_genai_sdk_sees_a_429(how: str) -> None:
+    from google.genai import errors
+
     fake = FakeLLM([error(429, "slow down", retry_after=0)])
     with _client(fake, how) as client, pytest.raises(errors.ClientError) as info:
         client.models.generate_content(model=MODEL, contents="hi")
@@ -261,6 +280,8 @@ def test_genai_sdk_sees_a_429(how: str) -> None:
 
 
 def test_a_request_after_the_script_is_a_clear_sdk_error_and_fails_verify() -> None:
+    from google.genai import errors
+
     fake = FakeLLM([text("only one")])
     with _client(fake, "respx") as client:
         assert client.models.generate_content(model=MODEL, contents="hi").text == "only one"

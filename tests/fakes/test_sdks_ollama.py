@@ -3,13 +3,21 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import pytest
+from _installed import skip_unless_installed
 
 from pytest_toolnexus.fakes import FakeLLM, text, tool_calls
 
-ollama = pytest.importorskip("ollama")
+skip_unless_installed("ollama")
+
+
+@pytest.fixture(scope="module")
+def ollama() -> ModuleType:
+    """The ollama client, imported when a test here first runs rather than at collection."""
+    return pytest.importorskip("ollama")
 
 
 def add(a: int, b: int) -> int:
@@ -46,7 +54,7 @@ def _loop(client: Any, stream: bool) -> str:
 
 @pytest.mark.parametrize("how", ["respx", "server"])
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
-def test_ollama_client_runs_a_tool_loop(how: str, stream: bool) -> None:
+def test_ollama_client_runs_a_tool_loop(ollama: ModuleType, how: str, stream: bool) -> None:
     fake = FakeLLM([tool_calls(("add", {"a": 2, "b": 40})), text("It is 42.")], fragment=3)
     if how == "respx":
         with fake.respx():

@@ -8,15 +8,17 @@ import asyncio
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
 import pytest
 
 from pytest_toolnexus.fakes import FakeLLM, text, tool_calls
 from toolnexus_ref import BaseTool
 from toolnexus_ref.wire import ToolDecl
 from toolnexus_ref.wire import responses as responses_wire
+
+if TYPE_CHECKING:  # the tests import the SDKs themselves: collecting this module stays cheap
+    import openai
 
 
 def _decls(tools: list[BaseTool]) -> list[dict[str, Any]]:
@@ -79,6 +81,8 @@ def _sdk_loop(client: openai.OpenAI, tools: list[BaseTool], stream: bool) -> str
 @pytest.mark.parametrize("how", ["respx", "server"])
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 def test_openai_sdk_runs_a_responses_loop(tools: list[BaseTool], how: str, stream: bool) -> None:
+    import openai
+
     fake = FakeLLM(_script(), fragment=3)
     with _base_url(fake, how) as base_url:
         client = openai.OpenAI(api_key="sk-test", base_url=base_url, max_retries=0)
@@ -96,6 +100,8 @@ def test_openai_sdk_runs_a_responses_loop(tools: list[BaseTool], how: str, strea
 
 
 def test_previous_response_id_continues_a_served_conversation(tools: list[BaseTool]) -> None:
+    import openai
+
     fake = FakeLLM([tool_calls(("add", {"a": 1, "b": 2})), text("It is 3.")])
     with fake.respx():
         client = openai.OpenAI(api_key="sk-test", max_retries=0)
@@ -131,6 +137,8 @@ def _agents_tools() -> list[Any]:
 @pytest.mark.parametrize("how", ["respx", "server"])
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 def test_openai_agents_sdk(how: str, stream: bool) -> None:
+    import openai
+
     agents = pytest.importorskip("agents")
     fake = FakeLLM([tool_calls(("add", {"a": 2, "b": 40})), text("42")])
     with _base_url(fake, how) as base_url:
@@ -227,6 +235,8 @@ def test_langchain_use_responses_api(how: str, stream: bool) -> None:
 
 
 def test_an_unstored_response_cannot_be_continued() -> None:
+    import openai
+
     fake = FakeLLM([text("one")])
     with fake.respx():
         client = openai.OpenAI(api_key="sk-test", max_retries=0)

@@ -3,8 +3,6 @@ forbids is refused with the rule named, and ``max_tokens`` cuts a long text."""
 
 from __future__ import annotations
 
-import anthropic
-import openai
 import pytest
 
 from pytest_toolnexus.fakes import FakeLLM, text, tool_calls
@@ -17,6 +15,8 @@ USER = [{"role": "user", "content": "hi"}]
 
 
 def _chat(fake: FakeLLM, **settings: object) -> object:
+    import openai
+
     with fake.respx():
         client = openai.OpenAI(api_key="k", max_retries=0)
         return client.chat.completions.create(
@@ -46,6 +46,8 @@ def _chat(fake: FakeLLM, **settings: object) -> object:
 def test_a_forbidden_reply_fails_with_the_rule_named(
     reply: object, settings: dict[str, object], rule: str
 ) -> None:
+    import openai
+
     fake = FakeLLM([reply])  # type: ignore[list-item]
     with pytest.raises(openai.BadRequestError, match=f"breaks the request's {rule} rule"):
         _chat(fake, **settings)
@@ -66,6 +68,8 @@ def test_allowed_replies_pass() -> None:
 
 
 def test_json_schema_output_is_checked() -> None:
+    import openai
+
     schema = {
         "type": "object",
         "properties": {"city": {"type": "string"}},
@@ -81,6 +85,9 @@ def test_json_schema_output_is_checked() -> None:
 
 
 def test_max_tokens_cuts_a_long_text_with_the_length_stop() -> None:
+    import anthropic
+    import openai
+
     long = "word " * 100
     done = _chat(FakeLLM([text(long)]), max_completion_tokens=5)
     choice = done.choices[0]  # type: ignore[attr-defined]
@@ -102,6 +109,8 @@ def test_max_tokens_cuts_a_long_text_with_the_length_stop() -> None:
 
 
 def test_anthropic_tool_choice_any_and_parallel_off() -> None:
+    import anthropic
+
     fake = FakeLLM([tool_calls("add", "echo")])
     decl = [{"name": n, "input_schema": {"type": "object"}} for n in ("add", "echo")]
     with fake.respx(), pytest.raises(anthropic.BadRequestError, match="parallel_tool_calls"):
@@ -115,6 +124,8 @@ def test_anthropic_tool_choice_any_and_parallel_off() -> None:
 
 
 def test_usage_is_on_every_reply_and_streamed_only_when_asked() -> None:
+    import openai
+
     from pytest_toolnexus.fakes import Usage
 
     done = _chat(FakeLLM([tool_calls("add")]))

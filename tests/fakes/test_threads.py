@@ -4,11 +4,20 @@ conversation, and refuses a continue from a reply it never served as the API doe
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import pytest
+from _installed import skip_unless_installed
 
 from pytest_toolnexus.fakes import FakeLLM, text, tool_calls
 
-anthropic = pytest.importorskip("anthropic")
+skip_unless_installed("anthropic")
+
+
+@pytest.fixture(scope="module")
+def anthropic() -> ModuleType:
+    """The anthropic SDK, imported when a test here first runs rather than at collection."""
+    return pytest.importorskip("anthropic")
 
 
 def _tool() -> object:
@@ -22,7 +31,7 @@ def _tool() -> object:
     return add
 
 
-def test_tool_runner_continues_a_thread() -> None:
+def test_tool_runner_continues_a_thread(anthropic: ModuleType) -> None:
     fake = FakeLLM(
         [
             tool_calls(("add", {"a": 2, "b": 3})),
@@ -62,7 +71,7 @@ def test_tool_runner_continues_a_thread() -> None:
     fake.assert_tool_called("add", {"a": 5, "b": 1})
 
 
-def test_a_continue_from_an_unknown_reply_is_refused_as_the_api_does() -> None:
+def test_a_continue_from_an_unknown_reply_is_refused_as_the_api_does(anthropic: ModuleType) -> None:
     fake = FakeLLM([text("never")])
     with fake.respx():
         client = anthropic.Anthropic(api_key="x", max_retries=0)
@@ -79,7 +88,7 @@ def test_a_continue_from_an_unknown_reply_is_refused_as_the_api_does() -> None:
         fake.verify()
 
 
-def test_a_reply_without_a_thread_cannot_be_continued() -> None:
+def test_a_reply_without_a_thread_cannot_be_continued(anthropic: ModuleType) -> None:
     fake = FakeLLM([text("one"), text("two")])
     with fake.respx():
         client = anthropic.Anthropic(api_key="x", max_retries=0)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import openai
 import pytest
 
 from pytest_toolnexus.fakes import ADVERSARIAL_KINDS, POSSIBLE_KINDS, FakeLLM
@@ -72,6 +71,8 @@ def test_impossible_shapes_only_when_asked(tools: list[BaseTool]) -> None:
 
 def test_a_host_that_carries_on_is_named(tools: list[BaseTool]) -> None:
     """A host that answers a bad call with a plain success is caught by the verdict."""
+    import openai
+
     from pytest_toolnexus.fakes import FakeLLM as Fake
 
     fake = Fake.adversarial(kinds=["unknown_tool", "wrong_type"])

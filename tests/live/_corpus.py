@@ -12,4 +12,4 @@ LIVE = ("TN5", "TN6", "TN7", "TN8", "TN9")
 
 
 def live_entries(kind: str) -> list[Entry]:
-    return [entry for stem, entry in load_corpus(CORPUS / kind) if stem.startswith("live_")]
+    return [entry for _, entry in load_corpus(CORPUS / kind, "live_*.py")]

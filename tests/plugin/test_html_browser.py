@@ -16,9 +16,11 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
+from _installed import skip_unless_installed
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
@@ -27,9 +29,8 @@ if not CHROMIUM.exists():
         " .ci/run installs it where it runs as root with apt)",
         allow_module_level=True,
     )
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="playwright (a test dependency) is not installed"
-)
+PLAYWRIGHT_MISSING = "playwright (a test dependency) is not installed"
+skip_unless_installed("playwright", reason=PLAYWRIGHT_MISSING)
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "conformance" / "corpus" / "servers" / "seeded_bugs.py"
@@ -143,7 +144,13 @@ class Watched:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def sync_api() -> ModuleType:
+    """Playwright's sync API, imported when a test here first runs rather than at collection."""
+    return pytest.importorskip("playwright.sync_api", reason=PLAYWRIGHT_MISSING)
+
+
+@pytest.fixture(scope="module")
+def browser(sync_api: ModuleType) -> Iterator[Any]:
     with sync_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         try:
@@ -171,7 +178,7 @@ def open_page(browser: Any) -> Iterator[Any]:
 
 
 def test_the_example_toolkit_page_is_a_green_grid(
-    pages: dict[str, Path], open_page: Any, tmp_path: Path
+    pages: dict[str, Path], open_page: Any, tmp_path: Path, sync_api: ModuleType
 ) -> None:
     watched = open_page(pages["example"])
     page = watched.page
@@ -189,7 +196,7 @@ def test_the_example_toolkit_page_is_a_green_grid(
 
 
 def test_the_defective_server_page_shows_failures_on_click_and_filters(
-    pages: dict[str, Path], open_page: Any, tmp_path: Path
+    pages: dict[str, Path], open_page: Any, tmp_path: Path, sync_api: ModuleType
 ) -> None:
     page = open_page(pages["defective"]).page
     expect = sync_api.expect

@@ -3,78 +3,83 @@
 from __future__ import annotations
 
 import asyncio
+from types import SimpleNamespace
 
 import pytest
-
-pytest.importorskip("langchain_core")
-
+from _installed import skip_unless_installed
 from _kit import run_kit, shown
-from langchain_core.tools import StructuredTool, ToolException, tool
-from langchain_core.utils.function_calling import convert_to_openai_tool
 from toolnexus_conformance.targets import load_target, parse_target
 
 from toolnexus_ref import ToolContext, as_tools
 from toolnexus_ref.adapters.langchain import LangChainTool
 
-
-@tool
-def add(a: int, b: int) -> int:
-    """Add two integers and return the sum."""
-    return a + b
+skip_unless_installed("langchain_core")
 
 
-@tool
-async def shout(text: str) -> str:
-    """Return the text in capitals."""
-    return text.upper()
+@pytest.fixture(scope="module")
+def lc() -> SimpleNamespace:
+    """The LangChain tools these tests adapt, made (and langchain-core imported) when a
+    test here first runs rather than at collection."""
+    from langchain_core.tools import StructuredTool, ToolException, tool
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two integers and return the sum."""
+        return a + b
+
+    @tool
+    async def shout(text: str) -> str:
+        """Return the text in capitals."""
+        return text.upper()
+
+    @tool
+    async def wait_long(seconds: float) -> str:
+        """Sleep, then answer."""
+        await asyncio.sleep(seconds)
+        return "woke"
+
+    def _divide(a: float, b: float) -> float:
+        if b == 0:
+            raise ToolException("cannot divide by zero")
+        return a / b
+
+    def _crash(a: int) -> int:
+        raise RuntimeError("the database is down")
+
+    return SimpleNamespace(
+        add=add,
+        shout=shout,
+        wait_long=wait_long,
+        divide=StructuredTool.from_function(_divide, name="divide", description="Divide a by b."),
+        handled=StructuredTool.from_function(
+            _divide, name="divide_handled", description="Divide a by b.", handle_tool_error=True
+        ),
+        crash=StructuredTool.from_function(_crash, name="crash", description="Always fails."),
+    )
 
 
-@tool
-async def wait_long(seconds: float) -> str:
-    """Sleep, then answer."""
-    await asyncio.sleep(seconds)
-    return "woke"
-
-
-def _divide(a: float, b: float) -> float:
-    if b == 0:
-        raise ToolException("cannot divide by zero")
-    return a / b
-
-
-divide = StructuredTool.from_function(_divide, name="divide", description="Divide a by b.")
-handled = StructuredTool.from_function(
-    _divide, name="divide_handled", description="Divide a by b.", handle_tool_error=True
-)
-
-
-def _crash(a: int) -> int:
-    raise RuntimeError("the database is down")
-
-
-crash = StructuredTool.from_function(_crash, name="crash", description="Always fails.")
-
-
-def test_a_single_langchain_tool_target_is_one_tool_not_its_fields() -> None:
-    loaded = asyncio.run(load_target(parse_target(add)))
+def test_a_single_langchain_tool_target_is_one_tool_not_its_fields(lc: SimpleNamespace) -> None:
+    loaded = asyncio.run(load_target(parse_target(lc.add)))
     assert len(loaded.tools) == 1
     (only,) = loaded.tools
     assert isinstance(only, LangChainTool)
     assert only.name == "add"
 
 
-def test_the_declaration_is_what_langchain_sends_to_providers() -> None:
-    (adapted,) = as_tools(add)
-    sent = convert_to_openai_tool(add)["function"]
+def test_the_declaration_is_what_langchain_sends_to_providers(lc: SimpleNamespace) -> None:
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    (adapted,) = as_tools(lc.add)
+    sent = convert_to_openai_tool(lc.add)["function"]
     assert adapted.name == sent["name"]
     assert adapted.description == sent["description"]
     assert adapted.input_schema == sent["parameters"]
-    assert adapted.wrapped is add
+    assert adapted.wrapped is lc.add
 
 
 @pytest.mark.anyio
-async def test_calls_map_langchain_outcomes_as_a_langchain_host_does() -> None:
-    tools = {t.name: t for t in as_tools([add, shout, divide, handled, crash])}
+async def test_calls_map_langchain_outcomes_as_a_langchain_host_does(lc: SimpleNamespace) -> None:
+    tools = {t.name: t for t in as_tools([lc.add, lc.shout, lc.divide, lc.handled, lc.crash])}
     ok = await tools["add"].execute({"a": 2, "b": 3})
     assert (ok.output, ok.is_error) == ("5", False)
     assert (await tools["shout"].execute({"text": "hi"})).output == "HI"  # ainvoke
@@ -91,15 +96,15 @@ async def test_calls_map_langchain_outcomes_as_a_langchain_host_does() -> None:
 
 
 @pytest.mark.anyio
-async def test_other_exceptions_escape_so_the_suites_can_see_them() -> None:
-    (adapted,) = as_tools(crash)
+async def test_other_exceptions_escape_so_the_suites_can_see_them(lc: SimpleNamespace) -> None:
+    (adapted,) = as_tools(lc.crash)
     with pytest.raises(RuntimeError, match="the database is down"):
         await adapted.execute({"a": 1})
 
 
 @pytest.mark.anyio
-async def test_a_cancel_abandons_the_call_with_an_error_result() -> None:
-    (adapted,) = as_tools(wait_long)
+async def test_a_cancel_abandons_the_call_with_an_error_result(lc: SimpleNamespace) -> None:
+    (adapted,) = as_tools(lc.wait_long)
     ctx = ToolContext()
     asyncio.get_running_loop().call_later(0.05, ctx.cancel, "user pressed stop")
     result = await adapted.execute({"seconds": 30}, ctx)
@@ -145,6 +150,9 @@ good = [add, shout, divide]
 '''
 
 
+# langchain-core is imported before pytester snapshots ``sys.modules``: an in-process run
+# drops the modules it imported, so each run would import it again
+@pytest.mark.usefixtures("lc")
 def test_through_the_plugin_good_tools_pass_and_a_spaced_name_is_found(
     pytester: pytest.Pytester,
 ) -> None:
@@ -160,22 +168,29 @@ def test_through_the_plugin_good_tools_pass_and_a_spaced_name_is_found(
     assert {r["tool"] for r in single} == {"add", "*"}
 
 
-def test_the_library_is_known_by_the_class_module_without_importing_anything() -> None:
+def test_the_library_is_known_by_the_class_module_without_importing_anything(
+    lc: SimpleNamespace,
+) -> None:
     import toolnexus_ref.adapters as adapters
 
-    assert adapters.foreign_kind(add) == "langchain_core"
+    assert adapters.foreign_kind(lc.add) == "langchain_core"
     assert adapters.foreign_kind(object()) is None
 
 
 @pytest.mark.anyio
-async def test_the_mcp_server_serves_langchain_tools_through_the_same_rule() -> None:
+async def test_the_mcp_server_serves_langchain_tools_through_the_same_rule(
+    lc: SimpleNamespace,
+) -> None:
     pytest.importorskip("mcp")
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
     from toolnexus_ref.mcp import mcp_client
 
-    async with mcp_client([add, divide]) as client:
+    async with mcp_client([lc.add, lc.divide]) as client:
         listed = await client.list_tools()
         assert [t.name for t in listed.tools] == ["add", "divide"]
-        assert listed.tools[0].input_schema == convert_to_openai_tool(add)["function"]["parameters"]
+        sent = convert_to_openai_tool(lc.add)["function"]["parameters"]
+        assert listed.tools[0].input_schema == sent
         answer = await client.call_tool("divide", {"a": 1, "b": 0})
         assert answer.is_error
         assert answer.content[0].text == "cannot divide by zero"
