@@ -6,7 +6,7 @@ import collections
 import dataclasses
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import pytest
@@ -426,6 +426,61 @@ class BlocksItsLoopOnce(Counted):
             self.calls.append(args)
             time.sleep(2.0)
         return super().execute(args, ctx)
+
+
+class HoldsTheLoopFromOutside(Counted):
+    """A sync tool, called in a thread and never on the loop, whose first call has the
+    loop's thread held from outside, as a busy machine's scheduler can hold it."""
+
+    def __init__(self, name: str, owner: BackgroundLoop, hold: Callable[[], object]) -> None:
+        super().__init__(name)
+        self.owner, self.hold = owner, hold
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        if not self.calls:
+            self.owner.loop.call_soon_threadsafe(self.hold)
+        return super().execute(args, ctx)
+
+
+@pytest.mark.parametrize("ends", [True, False], ids=["hold-ends", "hold-stays"])
+def test_a_loop_held_with_no_tools_code_on_it_blames_no_tool_once_it_runs_again(
+    monkeypatch: pytest.MonkeyPatch, ends: bool
+) -> None:
+    """A loaded machine held the hostile corpus's first loop 1.1 s while only a sync
+    tool's thread ran, and that tool was blamed for blocking it. With nothing of a tool
+    on the loop, the kit looks whether it runs again within the bound: the hold ends
+    here as the kit looks, and the tool is explored again on that loop, taken back; a
+    hold that outlasts the look (3 s) is blamed as before."""
+    from toolnexus_conformance._runner import check_subjects
+    from toolnexus_conformance.live import _explorations
+
+    monkeypatch.setattr(_explorations, "stretch", lambda: 1.0)  # the bound: 0.8 s
+    released = threading.Event()
+    looked: list[bool] = []
+    real = BackgroundLoop.take_back
+
+    def take_back(self: BackgroundLoop, loop: Any, within: float) -> bool:
+        if ends:
+            released.set()
+        looked.append(real(self, loop, within))
+        return looked[-1]
+
+    monkeypatch.setattr(BackgroundLoop, "take_back", take_back)
+    owner = BackgroundLoop()
+    hold = (lambda: released.wait(10)) if ends else (lambda: time.sleep(3.0))
+    try:
+        tool = HoldsTheLoopFromOutside("held", owner, hold)
+        subjects = read_subjects([tool], "t")
+        verdicts = check_subjects(subjects, "t", select=LIVE, options=FAST, loop=owner)
+    finally:
+        released.set()
+        owner.close(timeout=0.1)
+    assert looked == [ends]
+    blamed = [v for v in verdicts if "the event loop ran nothing for" in v.message]
+    assert bool(blamed) is not ends, [v.message for v in verdicts]
+    if ends:
+        assert _by_code(verdicts)["TN501"].outcome is Outcome.PASSED, verdicts
+        assert owner.generation == 1  # explored again on the loop it was held on
 
 
 @pytest.mark.parametrize(("load", "abandoned"), [(1.0, True), (6.0, False)])

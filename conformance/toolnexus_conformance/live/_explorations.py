@@ -177,6 +177,7 @@ class Explorations:
     def _run(self, batch: list[_Plan]) -> None:
         import_generator()
         pending = batch
+        starved = False  # the loop was found stopped once with no tool's code on it
         while pending:
             # MCP tools run in their server's process: this process's directory stays put.
             remote = all(p.subject.source == "mcp" for p in pending)
@@ -189,15 +190,17 @@ class Explorations:
                     # block is still found before the session's watch of a tool's
                     # process gives the call up (``process._isolation``, ``overdue``).
                     bound = max(self._options(p).call_timeout for p in pending)
+                    stall = bound * stretch() + self.options.grace
+                    loop = self.loop.loop  # the loop this round runs on
                     # The searches take the import turn: a caller holding it (a test
                     # module running the suites as it is collected) waits without it.
                     with IMPORTS.set_aside():
-                        self.loop.run(
-                            self._explore_all(pending),
-                            stall=bound * stretch() + self.options.grace,
-                        )
+                        self.loop.run(self._explore_all(pending), stall=stall)
             except LoopBlocked as exc:
-                self._blame(pending, str(exc))
+                if self._held_only(starved, loop, stall):
+                    starved = True  # explored again, once, on the same loop
+                else:
+                    self._blame(pending, str(exc))
             except Exception as exc:  # our own failure: say so, never blame a tool...
                 ran_out = exhaustion(exc)  # ...unless the tools used up the process
                 for plan in pending:
@@ -220,6 +223,17 @@ class Explorations:
                         )
                     )
             pending = [p for p in pending if id(p.subject) not in self._done]
+
+    def _held_only(self, starved: bool, loop: asyncio.AbstractEventLoop, stall: float) -> bool:
+        """Whether the loop found blocked was only held, with no tool's code on it.
+
+        A busy machine's scheduler can keep the loop's thread from a core for longer
+        than the bound; a sync tool, running in a thread meanwhile, was then blamed for
+        blocking it. A loop that runs again within the bound, while no tool's code ran
+        on it, was not blocked by a tool: it is taken back and the tools not yet
+        explored are explored again, once; a block that comes back is blamed.
+        """
+        return not starved and self._on_loop_now is None and self.loop.take_back(loop, stall)
 
     def _blame(self, pending: list[_Plan], reason: str) -> None:
         culprit = self._on_loop_now

@@ -159,6 +159,25 @@ class BackgroundLoop:
         with self._lock:
             self._loop = None
 
+    def take_back(self, loop: asyncio.AbstractEventLoop, within: float) -> bool:
+        """Make ``loop``, found blocked and abandoned, this one's again if it runs within
+        ``within`` seconds and none has replaced it.
+
+        Then it was only held: on a busy machine the scheduler can keep its thread from
+        a core for longer than a bound. Whatever lives on it (MCP sessions, a target's
+        async objects) goes on serving from it; a loop still blocked stays abandoned.
+        """
+        probe = asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop)
+        try:
+            probe.result(within)
+        except (concurrent.futures.TimeoutError, RuntimeError):
+            probe.cancel()
+            return False
+        with self._lock:
+            if self._loop is None and not loop.is_closed():
+                self._loop = loop
+            return self._loop is loop
+
     def close(self, timeout: float = 5.0) -> None:
         with self._lock:
             loop, self._loop = self._loop, None
