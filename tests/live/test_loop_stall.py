@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 import pytest
@@ -52,3 +53,28 @@ def test_a_loop_that_keeps_running_is_never_blocked() -> None:
         assert loop.run(busy(), timeout=60, stall=stall) > 0
     finally:
         loop.close()
+
+
+def test_a_held_loop_is_taken_back_once_it_runs_again_unless_another_replaced_it() -> None:
+    """``take_back``: a loop whose thread is still held stays abandoned; one that runs
+    again is this owner's loop again, but only while no fresh loop has taken its place."""
+    owner = BackgroundLoop()
+    held = owner.loop
+    gate = threading.Event()
+    held.call_soon_threadsafe(gate.wait, 30)
+    owner.abandon()
+    try:
+        assert owner.take_back(held, 0.2) is False  # still held
+        gate.set()
+        assert owner.take_back(held, 10) is True
+        assert owner.loop is held
+        assert owner.generation == 1
+        owner.abandon()
+        fresh = owner.loop  # a fresh loop took its place
+        assert owner.take_back(held, 10) is False
+        assert owner.loop is fresh
+    finally:
+        gate.set()
+        owner.close()
+        if not held.is_closed():
+            held.call_soon_threadsafe(held.stop)

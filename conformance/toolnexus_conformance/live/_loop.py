@@ -167,10 +167,12 @@ class BackgroundLoop:
         a core for longer than a bound. Whatever lives on it (MCP sessions, a target's
         async objects) goes on serving from it; a loop still blocked stays abandoned.
         """
+        if loop.is_closed():
+            return False
         probe = asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop)
         try:
             probe.result(within)
-        except (concurrent.futures.TimeoutError, RuntimeError):
+        except concurrent.futures.TimeoutError:
             probe.cancel()
             return False
         with self._lock:
