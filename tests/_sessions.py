@@ -80,24 +80,33 @@ def start_session(
     environment.pop("TOX_ENV_DIR", None)
     environment.update(env or {})
     command = [sys.executable, "-m", "pytest", f"--basetemp={path / 'runpytest-0'}", *args]
-    process = subprocess.Popen(
-        command,
-        cwd=path,
-        env=environment,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    return RunningSession(process, path, timeout)
+    return RunningSession(command, path, timeout, env=environment)
 
 
 class RunningSession:
-    """A process running in the background, a session ``start_session`` started or
-    another command whose output is read as one's: ``result()`` waits for its end."""
+    """A command running in ``path`` in the background, a session ``start_session``
+    started or another whose output is read as one's: ``result()`` waits for its end.
 
-    def __init__(self, process: subprocess.Popen[str], path: Path, timeout: float) -> None:
-        self._process = process
+    ``env`` is its whole environment (this process's when ``None``).
+    """
+
+    def __init__(
+        self,
+        command: list[str],
+        path: Path,
+        timeout: float,
+        *,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self._process = subprocess.Popen(
+            command,
+            cwd=path,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self._path = path
         self._ended: Future[Session] = Future()
         threading.Thread(

@@ -124,9 +124,9 @@ def _sessions_started_early(request: pytest.FixtureRequest) -> None:
     module's tests to any worker, and each worker would start the sessions that
     only one of them reads.
     """
-    if _distribution(request.config) not in _WHOLE_MODULES:
-        return
     early = getattr(request.module, "START_EARLY", ())
+    if not early or _distribution(request.config) not in _WHOLE_MODULES:
+        return
     used = {
         name
         for item in request.session.items

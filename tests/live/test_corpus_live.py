@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,15 +109,7 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSes
     tests run.
     """
     folder = tmp_path_factory.mktemp("hostile")
-    process = subprocess.Popen(
-        [sys.executable, str(HERE / "_hostile_run.py")],
-        cwd=folder,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    running = RunningSession(process, folder, timeout=180)
+    running = RunningSession([sys.executable, str(HERE / "_hostile_run.py")], folder, 180)
     yield running
     running.stop()
 
