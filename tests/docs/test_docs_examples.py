@@ -9,6 +9,7 @@ import ast
 import asyncio
 import inspect
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -27,10 +28,13 @@ def _pages() -> list[Path]:
 
 
 @pytest.mark.parametrize("page", _pages(), ids=lambda p: p.name)
-def test_docs_examples_run(page: Path) -> None:
+def test_docs_examples_run(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if page.name in RUN_ELSEWHERE:
         assert (DOCS.parent / RUN_ELSEWHERE[page.name]).is_file()
         return
+    # A page makes its scratch folders with ``tempfile``, as a reader would, and leaves
+    # them for the system to clear: under the test, they are made in its own folder.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     namespace: dict[str, object] = {"__name__": f"docs_{page.stem}"}
     for index, block in enumerate(_BLOCK.findall(page.read_text(encoding="utf-8"))):
         if _SHOWS_A_FILE.match(block):
