@@ -41,6 +41,8 @@ COSTS_KEY = "toolnexus/tool-costs"
 #: The key of xdist's ``workerinput`` saying that the controller schedules whole units.
 UNITS_KEY = "toolnexus_units"
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+#: The key of xdist's ``workeroutput`` holding the items of a shard its cut emptied.
+_EMPTIED_KEY = "toolnexus_shard_emptied"
 
 
 def add_scaling_options(parser: pytest.Parser) -> None:
@@ -59,8 +61,8 @@ def add_scaling_options(parser: pytest.Parser) -> None:
         default=None,
         dest="toolnexus_shard",
         metavar="K/N",
-        help="run shard K of N (1 <= K <= N): a split by target and tool, the same on every"
-        " machine; the other items are deselected.",
+        help="run shard K of N (1 <= K <= N): a split by target, server and tool, the same on"
+        " every machine; the other items are deselected.",
     )
     parser.addini("toolnexus_dist", "toolnexus | xdist: the scheduler under -n", default="")
     parser.addini("toolnexus_shard", "K/N: the shard of the conformance run to run", default="")
@@ -244,13 +246,20 @@ def read_shard(config: pytest.Config) -> tuple[int, int] | None:
     return k, n
 
 
-def shard_of(nodeids: Sequence[str], k: int, n: int) -> set[int]:
+def shard_of(
+    nodeids: Sequence[str],
+    k: int,
+    n: int,
+    servers: Mapping[str, Sequence[str]] | None = None,
+) -> set[int]:
     """Positions of the items in shard ``k`` of ``n``: whole tools and whole servers.
 
     Balanced by the number of tools (not by measured costs: every shard runs on its
-    own machine, with its own cache, and all must cut alike).
+    own machine, with its own cache, and all must cut alike). ``servers``: the
+    tool-name prefix of each server of an mcp.json, by target node name
+    (``ConformanceSession.servers_by_target``): such a target is cut by server.
     """
-    units: list[Unit] = units_of(nodeids, workers=n, concurrency=1)
+    units: list[Unit] = units_of(nodeids, workers=n, concurrency=1, servers=servers)
     costs = [estimated_cost(u, {}) for u in units]
     return {i for position in assign(costs, n)[k - 1] for i in units[position].indices}
 
@@ -260,16 +269,46 @@ class ShardPlugin:
 
     def __init__(self, k: int, n: int) -> None:
         self.k, self.n = k, n
+        #: Items there were before the cut, when the cut left none of them.
+        self.emptied: int | None = None
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
-        keep = shard_of([i.nodeid for i in items], self.k, self.n)
+        conformance = config.pluginmanager.get_plugin("toolnexus-conformance")
+        servers: Mapping[str, Sequence[str]] = getattr(conformance, "servers_by_target", dict)()
+        keep = shard_of([i.nodeid for i in items], self.k, self.n, servers)
         deselected = [item for index, item in enumerate(items) if index not in keep]
         if deselected:
+            if not keep:
+                self.emptied = len(items)
+                output = getattr(config, "workeroutput", None)
+                if output is not None:  # an xdist worker: the controller sets the status
+                    output[_EMPTIED_KEY] = self.emptied
             config.hook.pytest_deselected(items=deselected)
             items[:] = [item for index, item in enumerate(items) if index in keep]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """xdist's controller: the shard a worker's cut left empty (all cut alike)."""
+        emptied = getattr(node, "workeroutput", {}).get(_EMPTIED_KEY)
+        if isinstance(emptied, int) and emptied > 0:
+            self.emptied = emptied
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """A shard the cut left empty has nothing to fail: a matrix of more shards than
+        the run has units (a tool, a server) passes, rather than exit 5 (no tests)."""
+        if self.emptied and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            session.exitstatus = pytest.ExitCode.OK
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.emptied:
+            terminalreporter.write_line(
+                f"toolnexus shard {self.k}/{self.n}: nothing to run; the other shards hold all"
+                f" {self.emptied} items (whole tools and whole servers are never split)"
+            )
 
     def pytest_report_header(self, config: pytest.Config) -> str:
         return f"toolnexus shard: {self.k}/{self.n}"

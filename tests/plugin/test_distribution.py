@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,36 @@ def test_shards_are_disjoint_cover_everything_and_cut_no_tool() -> None:
                 prefix = f"{target}::{tool}::"
                 owning = {i for i, nodeid in enumerate(COLLECTION) if nodeid.startswith(prefix)}
                 assert owning <= shard
+
+
+SERVERS_TARGET = "servers/mcp.json"
+#: An mcp.json of three servers: each tool's name starts with its server's.
+BY_SERVER = [
+    "tests/test_a.py::test_one",
+    f"toolnexus:{SERVERS_TARGET}::TN851-mcp-server-starts",
+    *(
+        f"toolnexus:{SERVERS_TARGET}::{server}_{tool}::TN5{c:02d}-x"
+        for server in ("alpha", "beta", "gamma")
+        for tool in ("read", "write")
+        for c in range(3)
+    ),
+]
+
+
+def test_a_shard_takes_whole_servers_of_an_mcp_json_and_the_files_own_items_go_to_one() -> None:
+    servers = {f"toolnexus:{SERVERS_TARGET}": ["alpha_", "beta_", "gamma_"]}
+    shards = [shard_of(BY_SERVER, k, 3, servers) for k in (1, 2, 3)]
+    assert sum(len(s) for s in shards) == len(BY_SERVER)
+    assert set().union(*shards) == set(range(len(BY_SERVER)))
+    holders = {}
+    for server in ("alpha", "beta", "gamma"):
+        owning = {i for i, n in enumerate(BY_SERVER) if f"::{server}_" in n}
+        [holder] = [k for k, shard in enumerate(shards) if owning & shard]
+        assert owning <= shards[holder]
+        holders[server] = holder
+    assert sorted(holders.values()) == [0, 1, 2]  # one server in each shard
+    # Without the servers (no listing says them), the file is one unit, as before.
+    assert sum(1 for k in (1, 2, 3) if shard_of(BY_SERVER, k, 3) - {0}) == 1
 
 
 class _Gateway:
@@ -294,6 +325,10 @@ def test_shards_cover_the_run_and_merge_into_its_verdicts(tools_module: pytest.P
     assert merged["not_called"] == expected["not_called"]
     with pytest.raises(MergeError, match="given twice"):
         merge([path / "1.json", path / "1.json"], path / "bad.json")
+    # More shards than units: a shard left empty passes (not pytest's 5), saying why.
+    empty = tools_module.runpytest(*args, "--toolnexus-shard", "999/999")
+    assert empty.ret == 0
+    empty.stdout.fnmatch_lines(["toolnexus shard 999/999: nothing to run; *"])
     assert main([str(path / "m2.json"), str(path / "serial.json"), str(path / "merged.json")]) == 2
 
 
@@ -316,3 +351,30 @@ def test_merge_refuses_another_version_and_marks_an_unfinished_shard(tmp_path: P
     assert merged["not_judged"] == ["toolnexus:x"]
     with pytest.raises(MergeError, match="version 99"):
         merge([tmp_path / "a.json", tmp_path / "c.json"], tmp_path / "m.json")
+
+
+GOOD_SERVER = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "good.py"
+
+
+def test_shards_cut_an_mcp_json_by_server(pytester: pytest.Pytester) -> None:
+    """A CI matrix over one mcp.json: each server is explored in one shard, and the
+    file's own checks in one (every shard lists every server, so all cut alike)."""
+    servers = {name: {"command": sys.executable, "args": [str(GOOD_SERVER)]} for name in "ab"}
+    (pytester.path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    args = [*BASE, "--toolnexus-only", "--toolnexus-execute", "none"]
+    args += ["--toolnexus-target", "mcp.json", "--toolnexus-select", "TN101,TN851"]
+    shards = [
+        pytester.runpytest_subprocess(
+            *args, "--toolnexus-shard", f"{k}/3", "--toolnexus-report", f"{k}.json"
+        )
+        for k in (1, 2, 3)
+    ]
+    assert [s.ret for s in shards] == [0] * 3, [s.stdout.str() for s in shards]
+    paths = [pytester.path / f"{k}.json" for k in (1, 2, 3)]
+    reports = [json.loads(path.read_text()) for path in paths]
+    held = [{r["tool"].split("_", 1)[0] for r in report["results"]} for report in reports]
+    assert sorted(map(sorted, held)) == [["*"], ["a"], ["b"]]
+    summary = merge(paths, pytester.path / "merged.json")  # no verdict in two shards
+    tools = {r["tool"] for report in reports for r in report["results"]} - {"*"}
+    assert summary["tools"] == len(tools) > 2
+    assert summary["failed"] == 0
