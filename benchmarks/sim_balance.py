@@ -39,12 +39,15 @@ The schedulers compared:
   twenty items per tool; a worker explores, at a tool's first item it runs, every
   tool of the items it holds that it has not explored (what the plugin did when it
   read xdist's queue);
-* toolnexus, shards: ``--toolnexus-shard``'s split, whole servers, balanced by
-  number of tools plus ``SESSION_COST`` for the server's start (every shard cuts
-  alike, without measured costs);
+* toolnexus, shards: ``--toolnexus-shard``'s split, whole servers shared out before
+  any starts, server ``i`` to shard ``i mod N`` (every shard cuts alike, knowing no
+  server's tools);
+* listed in each: the cut the kit made before, after collection: whole servers
+  balanced by number of tools plus ``SESSION_COST``, but every shard started and
+  listed every server to collect;
 * by items: equal runs of consecutive items per shard (what splitting the item list
-  evenly gives), which cuts servers: a server cut in two is started and listed in
-  both shards.
+  evenly gives): every shard lists every server to have the items, and a server
+  cut in two is explored in both shards.
 """
 
 from __future__ import annotations
@@ -165,15 +168,29 @@ def xdist_load(
 
 # -- shards ------------------------------------------------------------------------------
 def toolnexus_shards(servers: Sequence[tuple[float, list[float]]], shards: int) -> list[float]:
-    """Whole servers, longest (by number of tools) first to the least loaded shard."""
+    """Whole servers shared out before any starts: server ``i`` to shard ``i mod N``
+    (``_shard_targets``: no shard knows a server's tools before it is listed)."""
+    loads = [0.0] * shards
+    for index, (start, tools) in enumerate(servers):
+        loads[index % shards] += start + sum(tools)
+    return loads
+
+
+def listed_everywhere(servers: Sequence[tuple[float, list[float]]], shards: int) -> list[float]:
+    """The cut made after collection: whole servers balanced by their tools, but every
+    shard starts and lists every server to collect (what the kit did before)."""
     placed = assign([len(tools) + SESSION_COST for _, tools in servers], shards)
-    return [sum(servers[s][0] + sum(servers[s][1]) for s in shard) for shard in placed]
+    listing = sum(start for start, _ in servers)
+    return [listing + sum(sum(servers[s][1]) for s in shard) for shard in placed]
 
 
 def item_shards(
     servers: Sequence[tuple[float, list[float]]], shards: int
 ) -> tuple[list[float], int, int]:
-    """Equal runs of consecutive items: loads, server sessions, explorations."""
+    """Equal runs of consecutive items: loads, server sessions, explorations.
+
+    Cutting the item list needs the items: every shard starts and lists every server
+    to collect, and a server whose items it runs is its session (counted once)."""
     items = [
         (s, t)
         for s, (_, tools) in enumerate(servers)
@@ -184,12 +201,11 @@ def item_shards(
     loads, sessions, explorations = [], 0, 0
     for k in range(shards):
         chunk = items[k * per : (k + 1) * per]
-        started = {s for s, _ in chunk}
         tools = set(chunk)
-        sessions += len(started)
+        sessions += len(servers)
         explorations += len(tools)
         loads.append(
-            sum(servers[s][0] for s in started)
+            sum(start for start, _ in servers)
             + sum(servers[s][1][t] for s, t in tools)
             + JUDGE * len(chunk)
         )
@@ -222,6 +238,11 @@ def main() -> None:
     print(
         f"  toolnexus shards    balance {balance(ours):5.2f}  server sessions per server 1.00"
         f"  explorations per tool 1.00  longest shard {max(ours):7.0f} s"
+    )
+    before = listed_everywhere(servers, args.shards)
+    print(
+        f"  listed in each      balance {balance(before):5.2f}  server sessions per server"
+        f" {args.shards:4.2f}  explorations per tool 1.00  longest shard {max(before):7.0f} s"
     )
     loads, sessions, explored = item_shards(servers, args.shards)
     print(

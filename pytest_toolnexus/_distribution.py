@@ -12,13 +12,13 @@ Imports only the standard library and pytest at module level: loaded at configur
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import pytest
 
 from ._shared_loads import SHARED_KEY, local_node, remove_folder
-from ._units import Unit, assign, estimated_cost, units_of
+from ._units import Unit, assign, estimated_cost, split_nodeid, units_of
 
 __all__ = [
     "DIST",
@@ -41,7 +41,7 @@ COSTS_KEY = "toolnexus/tool-costs"
 #: The key of xdist's ``workerinput`` saying that the controller schedules whole units.
 UNITS_KEY = "toolnexus_units"
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
-#: The key of xdist's ``workeroutput`` holding the items of a shard its cut emptied.
+#: The key of xdist's ``workeroutput`` saying that the cut left the worker's shard empty.
 _EMPTIED_KEY = "toolnexus_shard_emptied"
 
 
@@ -61,8 +61,8 @@ def add_scaling_options(parser: pytest.Parser) -> None:
         default=None,
         dest="toolnexus_shard",
         metavar="K/N",
-        help="run shard K of N (1 <= K <= N): a split by target, server and tool, the same on"
-        " every machine; the other items are deselected.",
+        help="run shard K of N (1 <= K <= N): each server started in one shard, Python targets"
+        " split by tool, the same on every machine; the other items are deselected.",
     )
     parser.addini("toolnexus_dist", "toolnexus | xdist: the scheduler under -n", default="")
     parser.addini("toolnexus_shard", "K/N: the shard of the conformance run to run", default="")
@@ -251,6 +251,9 @@ def shard_of(
     k: int,
     n: int,
     servers: Mapping[str, Sequence[str]] | None = None,
+    *,
+    held: Callable[[str], bool] = lambda target: False,
+    loads: Sequence[float] = (),
 ) -> set[int]:
     """Positions of the items in shard ``k`` of ``n``: whole tools and whole servers.
 
@@ -258,10 +261,22 @@ def shard_of(
     own machine, with its own cache, and all must cut alike). ``servers``: the
     tool-name prefix of each server of an mcp.json, by target node name
     (``ConformanceSession.servers_by_target``): such a target is cut by server.
+    ``held``: whether a target (its node name) is a server this shard was given
+    before collection (``_shard_targets``): its items are all kept; the others are
+    balanced against ``loads``, each shard's servers' expected cost.
     """
     units: list[Unit] = units_of(nodeids, workers=n, concurrency=1, servers=servers)
-    costs = [estimated_cost(u, {}) for u in units]
-    return {i for position in assign(costs, n)[k - 1] for i in units[position].indices}
+    kept: set[int] = set()
+    rest: list[Unit] = []
+    for unit in units:
+        found = split_nodeid(nodeids[unit.indices[0]])
+        if found is not None and held(found[0]):
+            kept.update(unit.indices)
+        else:
+            rest.append(unit)
+    costs = [estimated_cost(u, {}) for u in rest]
+    given = assign(costs, n, loads=loads or None)[k - 1]
+    return kept | {i for position in given for i in rest[position].indices}
 
 
 class ShardPlugin:
@@ -269,7 +284,8 @@ class ShardPlugin:
 
     def __init__(self, k: int, n: int) -> None:
         self.k, self.n = k, n
-        #: Items there were before the cut, when the cut left none of them.
+        #: Items there were before the cut, when the cut left none of them (0: an xdist
+        #: controller, told by its workers).
         self.emptied: int | None = None
 
     @pytest.hookimpl(trylast=True)
@@ -278,36 +294,45 @@ class ShardPlugin:
     ) -> None:
         conformance = config.pluginmanager.get_plugin("toolnexus-conformance")
         servers: Mapping[str, Sequence[str]] = getattr(conformance, "servers_by_target", dict)()
-        keep = shard_of([i.nodeid for i in items], self.k, self.n, servers)
+        share = getattr(conformance, "shard_targets", None)
+        from ._shard_targets import held_target
+
+        keep = shard_of(
+            [i.nodeid for i in items],
+            self.k,
+            self.n,
+            servers,
+            held=(lambda target: held_target(target, share)) if share else lambda target: False,
+            loads=share.loads if share else (),
+        )
         deselected = [item for index, item in enumerate(items) if index not in keep]
+        if not keep and (items or share is not None):  # all went to the other shards
+            self.emptied = len(items)
+            output = getattr(config, "workeroutput", None)
+            if output is not None:  # an xdist worker: the controller sets the status
+                output[_EMPTIED_KEY] = True
         if deselected:
-            if not keep:
-                self.emptied = len(items)
-                output = getattr(config, "workeroutput", None)
-                if output is not None:  # an xdist worker: the controller sets the status
-                    output[_EMPTIED_KEY] = self.emptied
             config.hook.pytest_deselected(items=deselected)
             items[:] = [item for index, item in enumerate(items) if index in keep]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """xdist's controller: the shard a worker's cut left empty (all cut alike)."""
-        emptied = getattr(node, "workeroutput", {}).get(_EMPTIED_KEY)
-        if isinstance(emptied, int) and emptied > 0:
-            self.emptied = emptied
+        if getattr(node, "workeroutput", {}).get(_EMPTIED_KEY):
+            self.emptied = 0
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """A shard the cut left empty has nothing to fail: a matrix of more shards than
         the run has units (a tool, a server) passes, rather than exit 5 (no tests)."""
-        if self.emptied and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        if self.emptied is not None and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
             session.exitstatus = pytest.ExitCode.OK
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.emptied:
+        if self.emptied is not None:
             terminalreporter.write_line(
-                f"toolnexus shard {self.k}/{self.n}: nothing to run; the other shards hold all"
-                f" {self.emptied} items (whole tools and whole servers are never split)"
+                f"toolnexus shard {self.k}/{self.n}: nothing to run; the other shards hold the"
+                " run's targets and items (whole tools and whole servers are never split)"
             )
 
     def pytest_report_header(self, config: pytest.Config) -> str:

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 from toolnexus_conformance.live._loop import BackgroundLoop, LoopBlocked
@@ -76,7 +76,16 @@ def prestart(config: pytest.Config, settings: Settings, *, serial: bool) -> Pres
     sandbox = make_sandbox(config, settings)
     early = EarlyServers(sandbox.launcher())
     if serial and sdk_installed():
-        starts = server_starts(settings.targets, Path(str(config.rootpath)))
+        base_dir = Path(str(config.rootpath))
+        targets: list[Any] = list(settings.targets)
+        from ._distribution import read_shard
+
+        shard = read_shard(config)
+        if shard is not None:  # only this shard's servers (``_shard_targets``)
+            from ._shard_targets import shard_targets
+
+            targets = shard_targets(targets, base_dir, *shard).kept
+        starts = server_starts(targets, base_dir)
         if starts:
             threading.Thread(
                 target=start_all, args=(loop, early, starts), name="toolnexus-start", daemon=True
@@ -98,12 +107,16 @@ class ServerStart:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def server_starts(targets: Iterable[str], base_dir: Path) -> list[ServerStart]:
+def server_starts(targets: Iterable[Any], base_dir: Path) -> list[ServerStart]:
     """The stdio servers the targets will start; what cannot be read is left to the loads."""
     starts: list[ServerStart] = []
     for target in targets:
         try:
-            spec = parse_target(target, base_dir=base_dir)
+            spec = (
+                target
+                if isinstance(target, TargetSpec)
+                else parse_target(target, base_dir=base_dir)
+            )
         except TargetError:
             continue  # reported at collection, with the others
         starts.extend(spec_starts(spec, base_dir))
@@ -138,9 +151,12 @@ def mcp_json_entries(spec: TargetSpec, base_dir: Path) -> list[ServerConfig] | N
     if not path.is_absolute():
         path = base_dir / path
     try:
-        return load_mcp_json(path, base_dir=path.parent, isolate=True)
+        configs = load_mcp_json(path, base_dir=path.parent, isolate=True)
     except Exception:
         return None
+    if spec.only is not None:  # a shard's share of the servers
+        return [config for config in configs if config.name in spec.only]
+    return configs
 
 
 def config_start(config: ServerConfig) -> ServerStart | None:

@@ -49,7 +49,7 @@ from toolnexus_conformance.targets import (
 from . import _arguments
 from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
-from ._distribution import is_xdist_controller, sent_costs, worker_prefetch
+from ._distribution import is_xdist_controller, read_shard, sent_costs, worker_prefetch
 from ._exit import skip_exit_collection
 from ._heap import HeapFreeze, paused
 from ._interrupts import InterruptGuard
@@ -84,6 +84,7 @@ from ._server_listings import (
     share_of,
     shares,
 )
+from ._shard_targets import ShardTargets, shard_targets
 from ._shared_loads import POLL, Claim, Listing, SharedListings, shared_for
 from ._tool_settings import ignores, read_tables
 from ._units import server_unit
@@ -229,6 +230,9 @@ class ConformanceSession:
         self._servers: dict[str, list[str]] = {}
         #: Every MCP target loaded, by node name: a shard cuts an mcp.json by server.
         self._mcp_loaded: dict[str, LoadedTarget] = {}
+        #: ``(K, N)`` of ``--toolnexus-shard``, and this shard's targets once collected.
+        self._shard = read_shard(config)
+        self.shard_targets: ShardTargets | None = None
         #: The units (``_units``) of the servers and whole targets this worker listed,
         #: and has running: explored together (``_distribution.prefetch_groups``).
         self._listed_here: set[str] = set()
@@ -261,10 +265,11 @@ class ConformanceSession:
         _import_shared_modules()
         base_dir = Path(str(self.config.rootpath))
         specs: list[TargetSpec] = []
-        ordered, own = _rotated(self.settings.targets, getattr(self.config, "workerinput", None))
+        given = self._shard_share(list(self.settings.targets), base_dir).kept
+        ordered, own = _rotated(given, getattr(self.config, "workerinput", None))
         for position, raw in enumerate(ordered):
             try:
-                spec = parse_target(raw, base_dir=base_dir)
+                spec = _spec_of(raw, base_dir)
             except TargetError:
                 continue  # reported at collection, with the others
             if position < own:
@@ -728,6 +733,12 @@ class ConformanceSession:
         with IMPORTS:
             return (yield)
 
+    def _shard_share(self, raws: list[Any], base_dir: Path) -> ShardTargets:
+        """This shard's share of the targets (``_shard_targets``); all of them outside shards."""
+        if self._shard is None:
+            return ShardTargets(raws, [], frozenset())
+        return shard_targets(raws, base_dir, *self._shard)
+
     def _target_specs(self) -> list[Any]:
         specs: list[Any] = list(self.settings.targets)
         with IMPORTS:  # a conftest's hook imports the project, as collection does
@@ -753,9 +764,13 @@ class ConformanceSession:
         # so they load at once; their nodes are then made in the order given.
         pending: list[tuple[Any, TargetSpec | None, concurrent.futures.Future[_Loaded] | str]] = []
         given: dict[tuple[str, Any], list[str]] = {}
-        for raw in self._target_specs():
+        share = self._shard_share(self._target_specs(), base_dir)
+        if self._shard is not None:
+            self.shard_targets = share
+            self._unloaded.extend(share.elsewhere)  # their tools are collected elsewhere
+        for raw in share.kept:
             try:
-                spec = parse_target(raw, base_dir=base_dir)
+                spec = _spec_of(raw, base_dir)
             except TargetError as exc:
                 pending.append((raw, None, str(exc)))
                 continue
@@ -1080,6 +1095,8 @@ class ConformanceSession:
         }
         if self.baseline is not None:
             extra["baseline"] = str(self.baseline.path)
+        if self._shard is not None:  # what merge_reports reads to join the shards
+            extra["shard"] = f"{self._shard[0]}/{self._shard[1]}"
         self.records.write_report(path, **(state.as_report() if state else {}), extra=extra)
 
     @pytest.hookimpl(wrapper=True)
@@ -1156,6 +1173,11 @@ class _Refused:
 
     def judge(self, check: Check, subject: ToolSubject) -> tuple[Finding, ...]:
         raise KitFailure(self.why)
+
+
+def _spec_of(raw: Any, base_dir: Path) -> TargetSpec:
+    """A target as given, parsed; a shard's share of an mcp.json is parsed already."""
+    return raw if isinstance(raw, TargetSpec) else parse_target(raw, base_dir=base_dir)
 
 
 def _rotated(targets: Sequence[Any], workerinput: Any) -> tuple[list[Any], int]:

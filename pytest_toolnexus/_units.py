@@ -285,17 +285,25 @@ def estimated_cost(
     return cost
 
 
-def assign(costs: Sequence[float], bins: int, *, capacity: int | None = None) -> list[list[int]]:
+def assign(
+    costs: Sequence[float],
+    bins: int,
+    *,
+    capacity: int | None = None,
+    loads: Sequence[float] | None = None,
+) -> list[list[int]]:
     """Longest first to the least loaded: the positions of ``costs`` in each of ``bins``.
 
     ``capacity`` caps the positions a bin takes (``bins * capacity`` must hold them
-    all). Deterministic: ties go by position, then to the lowest bin.
+    all); ``loads``: what each bin holds already. Deterministic: ties go by position,
+    then to the lowest bin.
     """
     if bins < 1:
         raise ValueError("at least one bin is needed")
     if capacity is not None and bins * capacity < len(costs):
         raise ValueError(f"{bins} bins of {capacity} cannot hold {len(costs)}")
-    heap = [(0.0, b) for b in range(bins)]
+    heap = [(float(loads[b]) if loads else 0.0, b) for b in range(bins)]
+    heapq.heapify(heap)
     out: list[list[int]] = [[] for _ in range(bins)]
     for position in sorted(range(len(costs)), key=lambda p: (-costs[p], p)):
         load, b = heapq.heappop(heap)

@@ -4,11 +4,14 @@ Run:  python -m pytest_toolnexus.merge_reports merged.json shard-1.json shard-2.
 
 The shards of one run split targets and tools without overlap, so the merged
 report holds every shard's records, and its summary and ``not_called`` counts are
-made again from them, as a single run would have made them. The merged report is
-complete only if every shard's was; ``interrupted`` names the shards that were
-not; ``not_judged`` joins theirs. Reports of another format version are refused.
-A file given twice, or a target's own verdict found in two reports (shards of
-different runs), is an error: verdicts would be counted twice.
+made again from them, as a single run would have made them. An mcp.json whose
+servers were shared out over the shards has its own verdicts (``TN851``, ...)
+judged in each shard on that shard's servers: they are joined into one, failed if
+any shard's failed. The merged report is complete only if every shard's was;
+``interrupted`` names the shards that were not; ``not_judged`` joins theirs.
+Reports of another format version are refused. A file given twice, two reports of
+one shard, or a target's own verdict found in two reports that are not shards of
+one run, is an error: verdicts would be counted twice.
 """
 
 from __future__ import annotations
@@ -23,7 +26,16 @@ from typing import Any
 __all__ = ["MergeError", "main", "merge"]
 
 #: Keys of a report that are made again from the merged records, or merged by rule.
-_MADE = ("version", "complete", "interrupted", "not_judged", "results", "summary", "not_called")
+_MADE = (
+    "version",
+    "complete",
+    "interrupted",
+    "not_judged",
+    "results",
+    "summary",
+    "not_called",
+    "shard",
+)
 
 
 class MergeError(ValueError):
@@ -58,6 +70,40 @@ def _extra(reports: Sequence[tuple[Path, Mapping[str, Any]]]) -> dict[str, Any]:
     return out
 
 
+#: Which of several verdicts a joined one takes: a failure in any shard fails it.
+_PRECEDENCE = {"failed": 0, "passed": 1, "skipped": 2}
+
+
+def _shards(reports: Sequence[tuple[Path, Mapping[str, Any]]]) -> bool:
+    """Whether the reports are distinct shards of one ``--toolnexus-shard K/N`` run
+    (a report without ``shard`` predates it, or was not a shard); two of one shard
+    are an error."""
+    given = [r.get("shard") for _, r in reports]
+    if not all(isinstance(g, str) and g.count("/") == 1 for g in given):
+        return False
+    parts = [str(g).split("/") for g in given]
+    if len({n for _, n in parts}) != 1:
+        return False
+    seen: dict[str, Path] = {}
+    for (path, _), (k, _n) in zip(reports, parts, strict=True):
+        if k in seen:
+            raise MergeError(f"{path} and {seen[k]} are both shard {k}: merge each shard once")
+        seen[k] = path
+    return True
+
+
+def _joined(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One verdict of a target's own check from each shard that judged it: the worst
+    outcome, with the messages and findings of the shards that gave it."""
+    worst = min(records, key=lambda r: _PRECEDENCE.get(str(r.get("outcome")), 3))
+    same = [r for r in records if r.get("outcome") == worst.get("outcome")]
+    joined = dict(worst)
+    messages = [str(r["message"]) for r in same if r.get("message")]
+    joined["message"] = "; ".join(dict.fromkeys(messages))
+    joined["findings"] = [f for r in same for f in r.get("findings") or ()]
+    return joined
+
+
 def merge(paths: Sequence[Path], out: Path) -> dict[str, int]:
     """Write the merged report of ``paths`` to ``out``; the merged summary."""
     from toolnexus_conformance._report import REPORT_VERSION, Records
@@ -75,21 +121,29 @@ def merge(paths: Sequence[Path], out: Path) -> dict[str, int]:
     for number, path in enumerate(given):
         if path in given[:number]:
             raise MergeError(f"{paths[number]} is given twice")
+    shards = _shards(reports)
     records = Records()
-    # A target's own checks are judged in exactly one shard: found in two, the
-    # reports are not shards of one run. (Tools may share a name within a target.)
+    # A target's own checks are judged in one shard, or, for an mcp.json whose servers
+    # were shared out, in each shard holding some: found in two reports that are not
+    # shards of one run, they would count twice. (Tools may share a name in a target.)
     seen: dict[tuple[str, str, str], Path] = {}
+    own: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
     try:
         for path, report in reports:
             for record in report["results"]:
                 key = _identity(record)
-                if key[1] == "*" and seen.get(key, path) != path:
+                if key[1] != "*":
+                    records.add(record)
+                    continue
+                if seen.get(key, path) != path and not shards:
                     raise MergeError(
                         f"{path}: the verdict of {key[2]} on {key[0]} is also in {seen[key]}:"
                         " these are not shards of one run"
                     )
                 seen[key] = path
-                records.add(record)
+                own.setdefault(key, []).append(record)
+        for found in own.values():
+            records.add(found[0] if len(found) == 1 else _joined(found))
         unfinished = [(p, r) for p, r in reports if not r.get("complete", False)]
         interrupted = "; ".join(
             f"{p}: {r.get('interrupted') or 'incomplete'}" for p, r in unfinished

@@ -56,6 +56,8 @@ class TargetSpec:
     #: How the target is named in node ids and reports.
     label: str
     obj: Any = None
+    #: An mcp.json's servers to load, by name (a CI shard's share); ``None``: all.
+    only: tuple[str, ...] | None = None
 
 
 def parse_target(spec: str | object, *, base_dir: Path | None = None) -> TargetSpec:
@@ -250,7 +252,9 @@ async def _load_mcp(spec: TargetSpec, base_dir: Path | None, launcher: Any = Non
             path = base_dir / path
         if not path.is_file():
             raise TargetError(f"mcp.json target {spec.value!r}: no such file ({path})")
-        source = await mcp_source.open_mcp_json(path, base_dir=path.parent, launcher=launcher)
+        source = await mcp_source.open_mcp_json(
+            path, base_dir=path.parent, launcher=launcher, only=spec.only
+        )
     elif spec.kind is TargetKind.STDIO:
         try:
             command = shlex.split(spec.value)

@@ -356,25 +356,81 @@ def test_merge_refuses_another_version_and_marks_an_unfinished_shard(tmp_path: P
 GOOD_SERVER = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "good.py"
 
 
-def test_shards_cut_an_mcp_json_by_server(pytester: pytest.Pytester) -> None:
-    """A CI matrix over one mcp.json: each server is explored in one shard, and the
-    file's own checks in one (every shard lists every server, so all cut alike)."""
-    servers = {name: {"command": sys.executable, "args": [str(GOOD_SERVER)]} for name in "ab"}
+COUNTED_GOOD_SERVER = f"""
+import pathlib, runpy, sys
+
+with open(pathlib.Path(__file__).with_name("starts.log"), "a") as log:
+    log.write(sys.argv[1] + "\\n")
+runpy.run_path({str(GOOD_SERVER)!r}, run_name="__main__")
+"""
+
+
+def test_shards_share_out_an_mcp_jsons_servers_before_any_starts(pytester: pytest.Pytester) -> None:
+    """A CI matrix over one mcp.json: each server starts, and is explored, in one shard
+    only; the file's own checks, judged where its servers are, merge into one verdict;
+    a shard given nothing exits 0, saying why. Merged, the same verdicts as one run."""
+    pytester.makepyfile(counted=COUNTED_GOOD_SERVER)
+    # A setting for a tool of server b: in shard 1, where b is not listed, it is not lost.
+    pytester.makefile(".toml", pyproject="[tool.toolnexus.tools.b_lookup]\ncall_timeout = 5\n")
+    servers = {name: {"command": sys.executable, "args": ["counted.py", name]} for name in "ab"}
     (pytester.path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
     args = [*BASE, "--toolnexus-only", "--toolnexus-execute", "none"]
     args += ["--toolnexus-target", "mcp.json", "--toolnexus-select", "TN101,TN851"]
-    shards = [
-        pytester.runpytest_subprocess(
-            *args, "--toolnexus-shard", f"{k}/3", "--toolnexus-report", f"{k}.json"
+    log = pytester.path / "starts.log"
+    serial = pytester.runpytest_subprocess(*args, "--toolnexus-report", "serial.json")
+    assert serial.ret == 0, serial.stdout.str()
+    log.unlink()
+    started = []
+    shards = []
+    for k in (1, 2, 3):
+        shards.append(
+            pytester.runpytest_subprocess(
+                *args, "--toolnexus-shard", f"{k}/3", "--toolnexus-report", f"{k}.json"
+            )
         )
-        for k in (1, 2, 3)
-    ]
+        started.append(sorted(log.read_text().split()) if log.exists() else [])
+        log.unlink(missing_ok=True)
+    assert started == [["a"], ["b"], []]
     assert [s.ret for s in shards] == [0] * 3, [s.stdout.str() for s in shards]
+    shards[2].stdout.fnmatch_lines(["toolnexus shard 3/3: nothing to run; *"])
     paths = [pytester.path / f"{k}.json" for k in (1, 2, 3)]
     reports = [json.loads(path.read_text()) for path in paths]
-    held = [{r["tool"].split("_", 1)[0] for r in report["results"]} for report in reports]
-    assert sorted(map(sorted, held)) == [["*"], ["a"], ["b"]]
-    summary = merge(paths, pytester.path / "merged.json")  # no verdict in two shards
-    tools = {r["tool"] for report in reports for r in report["results"]} - {"*"}
-    assert summary["tools"] == len(tools) > 2
-    assert summary["failed"] == 0
+    held = [sorted({r["tool"].split("_", 1)[0] for r in report["results"]}) for report in reports]
+    assert held == [["*", "a"], ["*", "b"], []]
+    summary = merge(paths, pytester.path / "merged.json")
+    expected = json.loads((pytester.path / "serial.json").read_text())
+    merged = json.loads((pytester.path / "merged.json").read_text())
+    assert summary == expected["summary"]
+
+    def verdicts(report: dict[str, Any]) -> list[tuple[str, ...]]:
+        return sorted((r["target"], r["tool"], r["check"], r["outcome"]) for r in report["results"])
+
+    assert verdicts(merged) == verdicts(expected)
+
+
+def test_each_server_given_goes_to_one_shard_before_any_starts(tmp_path: Path) -> None:
+    from toolnexus_conformance.targets import TargetSpec
+
+    from pytest_toolnexus._shard_targets import SERVER_COST, shard_targets
+
+    servers = {name: {"command": "server", "args": [name]} for name in ("x", "y", "z")}
+    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    raws = ["pkg.mod:tools", "stdio:one", "mcp.json", "stdio:two", "stdio:one", "stdio:"]
+    shares = [shard_targets(raws, tmp_path, k, 2) for k in (1, 2)]
+    # The python target (cut later) and the unreadable one stay in both; one server each in
+    # turn: stdio:one, then x, y, z, then stdio:two; the second stdio:one follows the first.
+    assert shares[0].kept[:2] == ["pkg.mod:tools", "stdio:one"]
+    assert shares[1].kept[0] == "pkg.mod:tools"
+    [first_json] = [s for s in shares[0].kept if isinstance(s, TargetSpec)]
+    [second_json] = [s for s in shares[1].kept if isinstance(s, TargetSpec)]
+    assert (first_json.only, second_json.only) == (("y",), ("x", "z"))
+    assert "stdio:two" in shares[0].kept
+    assert "stdio:two" not in shares[1].kept
+    assert shares[0].kept.count("stdio:one") == 2
+    assert "stdio:one" not in shares[1].kept
+    assert all(s.kept[-1] == "stdio:" for s in shares)  # unreadable: cut after collection
+    assert shares[0].loads == shares[1].loads == [3 * SERVER_COST, 2 * SERVER_COST]
+    assert shares[0].held == {"stdio:one", "mcp.json", "stdio:two"}
+    assert shares[1].held == {"mcp.json"}
+    assert shares[0].elsewhere == {"mcp.json"}  # some of its servers are shard 2's
+    assert shares[1].elsewhere == {"mcp.json", "stdio:one", "stdio:two"}

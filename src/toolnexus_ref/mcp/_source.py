@@ -247,15 +247,18 @@ async def open_mcp_json(
     *,
     base_dir: str | os.PathLike[str] | None = None,
     launcher: Launcher | None = None,
+    only: Collection[str] | None = None,
 ) -> McpSource:
     """Every server in an ``mcp.json``; raises ``McpConfigError`` only for a bad file.
 
     A bad entry (an unset ``${VAR}``, a wrong key) fails its own server, with the
-    reason in its status; the others start as usual.
+    reason in its status; the others start as usual. ``only``: the servers to open,
+    by name (the others are left out, as if the file did not name them).
     """
-    return await open_servers(
-        load_mcp_json(path, base_dir=base_dir, isolate=True), launcher=launcher
-    )
+    configs = load_mcp_json(path, base_dir=base_dir, isolate=True)
+    if only is not None:
+        configs = [config for config in configs if config.name in only]
+    return await open_servers(configs, launcher=launcher)
 
 
 #: File and folder names that say nothing about which server it is (``dist/index.js``).
