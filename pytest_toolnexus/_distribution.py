@@ -250,22 +250,19 @@ def shard_of(
     nodeids: Sequence[str],
     k: int,
     n: int,
-    servers: Mapping[str, Sequence[str]] | None = None,
     *,
     held: Callable[[str], bool] = lambda target: False,
     loads: Sequence[float] = (),
 ) -> set[int]:
     """Positions of the items in shard ``k`` of ``n``: whole tools and whole servers.
 
-    Balanced by the number of tools (not by measured costs: every shard runs on its
-    own machine, with its own cache, and all must cut alike). ``servers``: the
-    tool-name prefix of each server of an mcp.json, by target node name
-    (``ConformanceSession.servers_by_target``): such a target is cut by server.
     ``held``: whether a target (its node name) is a server this shard was given
-    before collection (``_shard_targets``): its items are all kept; the others are
-    balanced against ``loads``, each shard's servers' expected cost.
+    before collection (``_shard_targets``): its items are all kept. The others are
+    cut here, balanced by the number of tools (not by measured costs: every shard
+    runs on its own machine, with its own cache, and all must cut alike) against
+    ``loads``, each shard's servers' expected cost.
     """
-    units: list[Unit] = units_of(nodeids, workers=n, concurrency=1, servers=servers)
+    units: list[Unit] = units_of(nodeids, workers=n, concurrency=1)
     kept: set[int] = set()
     rest: list[Unit] = []
     for unit in units:
@@ -293,7 +290,6 @@ class ShardPlugin:
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
         conformance = config.pluginmanager.get_plugin("toolnexus-conformance")
-        servers: Mapping[str, Sequence[str]] = getattr(conformance, "servers_by_target", dict)()
         share = getattr(conformance, "shard_targets", None)
         from ._shard_targets import held_target
 
@@ -301,7 +297,6 @@ class ShardPlugin:
             [i.nodeid for i in items],
             self.k,
             self.n,
-            servers,
             held=(lambda target: held_target(target, share)) if share else lambda target: False,
             loads=share.loads if share else (),
         )

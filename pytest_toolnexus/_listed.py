@@ -31,7 +31,6 @@ __all__ = [
     "mcp_from_listing",
     "needs_client",
     "python_from_listing",
-    "listed_prefixes",
     "ready_to_build",
     "server_prefixes",
     "shareable",
@@ -88,15 +87,9 @@ def server_prefixes(spec: TargetSpec, data: bytes) -> list[str]:
     two or more: such a target is explored by server (``_units``). Else none."""
     if spec.kind is not TargetKind.MCP_JSON:
         return []
-    return listed_prefixes(json.loads(data))
-
-
-def listed_prefixes(listing: list[dict[str, Any]]) -> list[str]:
-    """The tool-name prefix of each server of a listing (``McpSource.listing``) that
-    lists tools, when two or more do; else none."""
     from toolnexus_ref._naming import sanitize
 
-    prefixes = [f"{sanitize(str(e['name']))}_" for e in listing if e.get("tools")]
+    prefixes = [f"{sanitize(str(e['name']))}_" for e in json.loads(data) if e.get("tools")]
     return prefixes if len(prefixes) > 1 else []
 
 

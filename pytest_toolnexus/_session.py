@@ -56,7 +56,6 @@ from ._interrupts import InterruptGuard
 from ._items import RECORD_KEY, CheckItem, ToolCollector
 from ._listed import (
     ListedWorker,
-    listed_prefixes,
     listing_of,
     loaded_from,
     mcp_from_listing,
@@ -228,8 +227,6 @@ class ConformanceSession:
         #: The servers' tool-name prefixes of each mcp.json explored by server, by node
         #: name: from the listing every worker reads, so all cut the same units.
         self._servers: dict[str, list[str]] = {}
-        #: Every MCP target loaded, by node name: a shard cuts an mcp.json by server.
-        self._mcp_loaded: dict[str, LoadedTarget] = {}
         #: ``(K, N)`` of ``--toolnexus-shard``, and this shard's targets once collected.
         self._shard = read_shard(config)
         self.shard_targets: ShardTargets | None = None
@@ -658,23 +655,6 @@ class ConformanceSession:
         if sdk_installed():
             start_all(self.loop, self.early, spec_starts(spec, base_dir), limit)
 
-    def servers_by_target(self) -> dict[str, list[str]]:
-        """The tool-name prefix of each server of every mcp.json of two or more servers
-        that list tools, by target node name: where a shard cuts such a target.
-
-        From the listing every shard makes alike (each lists every server), so all
-        shards cut the same units and each server is explored in one of them.
-        """
-        found: dict[str, list[str]] = {}
-        for node, loaded in self._mcp_loaded.items():
-            source: Any = loaded.info.get("mcp_source")
-            prefixes = self._servers.get(node)
-            if prefixes is None and hasattr(source, "listing"):
-                prefixes = listed_prefixes(source.listing())
-            if prefixes:
-                found[node] = prefixes
-        return found
-
     # -- the sandbox ---------------------------------------------------------------------
     @property
     def launcher(self) -> Any:
@@ -810,8 +790,6 @@ class ConformanceSession:
             seen_labels[label] = count + 1
             if count:
                 label = f"{label}#{count + 1}"
-            if loaded is not None and loaded.info.get("mcp_source") is not None:
-                self._mcp_loaded[f"toolnexus:{label}"] = loaded
             with paused():  # its nodes all live on (``_heap``)
                 new.extend(self._target_nodes(session, t_index, label, loaded, load_error, worker))
         new.extend(self._give_arguments(session))

@@ -101,6 +101,8 @@ def _server_spec(raw: Any, base_dir: Path) -> TargetSpec | None:
         spec = parse_target(raw, base_dir=base_dir)
     except TargetError:
         return None
+    if spec.kind is TargetKind.MCP_JSON:  # named .json or not
+        return spec
     if spec.kind is TargetKind.OBJECT or not whole_target(PREFIX + spec.label):
         return None
     return spec

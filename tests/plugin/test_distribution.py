@@ -128,36 +128,6 @@ def test_shards_are_disjoint_cover_everything_and_cut_no_tool() -> None:
                 assert owning <= shard
 
 
-SERVERS_TARGET = "servers/mcp.json"
-#: An mcp.json of three servers: each tool's name starts with its server's.
-BY_SERVER = [
-    "tests/test_a.py::test_one",
-    f"toolnexus:{SERVERS_TARGET}::TN851-mcp-server-starts",
-    *(
-        f"toolnexus:{SERVERS_TARGET}::{server}_{tool}::TN5{c:02d}-x"
-        for server in ("alpha", "beta", "gamma")
-        for tool in ("read", "write")
-        for c in range(3)
-    ),
-]
-
-
-def test_a_shard_takes_whole_servers_of_an_mcp_json_and_the_files_own_items_go_to_one() -> None:
-    servers = {f"toolnexus:{SERVERS_TARGET}": ["alpha_", "beta_", "gamma_"]}
-    shards = [shard_of(BY_SERVER, k, 3, servers) for k in (1, 2, 3)]
-    assert sum(len(s) for s in shards) == len(BY_SERVER)
-    assert set().union(*shards) == set(range(len(BY_SERVER)))
-    holders = {}
-    for server in ("alpha", "beta", "gamma"):
-        owning = {i for i, n in enumerate(BY_SERVER) if f"::{server}_" in n}
-        [holder] = [k for k, shard in enumerate(shards) if owning & shard]
-        assert owning <= shards[holder]
-        holders[server] = holder
-    assert sorted(holders.values()) == [0, 1, 2]  # one server in each shard
-    # Without the servers (no listing says them), the file is one unit, as before.
-    assert sum(1 for k in (1, 2, 3) if shard_of(BY_SERVER, k, 3) - {0}) == 1
-
-
 class _Gateway:
     def __init__(self, name: str) -> None:
         self.id = name
