@@ -461,7 +461,8 @@ class ConformanceSession:
         )
         loaded = loaded_from(spec.label, source)
         self._loaded.append(loaded)
-        if not loaded.tools and not any(s.state == "failed" for s in source.statuses.values()):
+        failed = any(s.state == "failed" for s in source.statuses.values())
+        if not loaded.tools and not failed and spec.only is None:  # a shard's share may list none
             states = ", ".join(f"{n} ({s.state})" for n, s in source.statuses.items())
             raise TargetError(
                 f"{spec.label!r} yields no tools: its servers list none (servers: {states})"
@@ -775,7 +776,13 @@ class ConformanceSession:
             load_error: str | None = None
             loaded: LoadedTarget | None = None
             worker: TargetWorker | None = None
-            label = raw if isinstance(raw, str) else type(raw).__name__
+            label = (
+                raw.label
+                if isinstance(raw, TargetSpec)  # a shard's share of an mcp.json
+                else raw
+                if isinstance(raw, str)
+                else type(raw).__name__
+            )
             if isinstance(load, str) or target is None:
                 load_error = str(load)
             else:

@@ -67,7 +67,7 @@ def shard_targets(raws: Sequence[Any], base_dir: Path, k: int, n: int) -> ShardT
             if decided[key]:
                 kept.append(raw)
             continue
-        names = _shared_out(spec, base_dir)
+        names, idle = _shared_out(spec, base_dir)
         owners = [(position + i) % n for i in range(max(1, len(names)))]
         position += len(owners)
         for owner in owners:
@@ -79,8 +79,8 @@ def shard_targets(raws: Sequence[Any], base_dir: Path, k: int, n: int) -> ShardT
         if not decided[key]:
             continue
         held.add(spec.label)
-        if names and len(mine) < len(names):
-            kept.append(dataclasses.replace(spec, only=tuple(mine)))
+        if names and len(mine) < len(names):  # the disabled ones start nowhere: in each
+            kept.append(dataclasses.replace(spec, only=(*mine, *idle)))
         else:
             kept.append(raw)
     loads = [count * SERVER_COST for count in counts]
@@ -108,13 +108,16 @@ def _server_spec(raw: Any, base_dir: Path) -> TargetSpec | None:
     return spec
 
 
-def _shared_out(spec: TargetSpec, base_dir: Path) -> list[str]:
-    """An mcp.json's server names, when its servers can be shared out (two or more,
-    named in the file); else none: the target is one server's share."""
+def _shared_out(spec: TargetSpec, base_dir: Path) -> tuple[list[str], list[str]]:
+    """An mcp.json's enabled servers, when they can be shared out (two or more, named
+    in the file), and its disabled ones; else none: the target is one server's share."""
     if spec.kind is not TargetKind.MCP_JSON:
-        return []
+        return [], []
     configs = mcp_json_entries(spec, base_dir)
-    if not configs or len(configs) < 2 or any(c.named_by_server for c in configs):
-        return []
+    if not configs or any(c.named_by_server for c in configs):
+        return [], []
     names = [c.name for c in configs]
-    return names if len(set(names)) == len(names) else []
+    enabled = [c.name for c in configs if c.enabled]
+    if len(enabled) < 2 or len(set(names)) < len(names):
+        return [], []
+    return enabled, [c.name for c in configs if not c.enabled]

@@ -266,8 +266,10 @@ async def _load_mcp(spec: TargetSpec, base_dir: Path | None, launcher: Any = Non
     tools = list(source.tools)
     statuses = getattr(source, "statuses", {})
     # A failed server is TN851's to report; a target whose servers all came up
-    # (or are disabled) and list nothing has no tools to judge.
-    if not tools and not any(status.state == "failed" for status in statuses.values()):
+    # (or are disabled) and list nothing has no tools to judge. A shard's share of a
+    # file (``only``) may list none while the file's other servers list some.
+    failed = any(status.state == "failed" for status in statuses.values())
+    if not tools and not failed and spec.only is None:
         await source.close()
         listed = ", ".join(f"{n} ({s.state})" for n, s in statuses.items()) or "none"
         raise TargetError(

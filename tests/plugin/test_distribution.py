@@ -383,7 +383,8 @@ def test_each_server_given_goes_to_one_shard_before_any_starts(tmp_path: Path) -
 
     from pytest_toolnexus._shard_targets import SERVER_COST, shard_targets
 
-    servers = {name: {"command": "server", "args": [name]} for name in ("x", "y", "z")}
+    servers: dict[str, Any] = {name: {"command": "s", "args": [name]} for name in ("x", "y", "z")}
+    servers["off"] = {"command": "s", "disabled": True}  # starts nowhere: in every share
     (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
     raws = ["pkg.mod:tools", "stdio:one", "mcp.json", "stdio:two", "stdio:one", "stdio:"]
     shares = [shard_targets(raws, tmp_path, k, 2) for k in (1, 2)]
@@ -393,7 +394,7 @@ def test_each_server_given_goes_to_one_shard_before_any_starts(tmp_path: Path) -
     assert shares[1].kept[0] == "pkg.mod:tools"
     [first_json] = [s for s in shares[0].kept if isinstance(s, TargetSpec)]
     [second_json] = [s for s in shares[1].kept if isinstance(s, TargetSpec)]
-    assert (first_json.only, second_json.only) == (("y",), ("x", "z"))
+    assert (first_json.only, second_json.only) == (("y", "off"), ("x", "z", "off"))
     assert "stdio:two" in shares[0].kept
     assert "stdio:two" not in shares[1].kept
     assert shares[0].kept.count("stdio:one") == 2
@@ -404,3 +405,27 @@ def test_each_server_given_goes_to_one_shard_before_any_starts(tmp_path: Path) -
     assert shares[1].held == {"mcp.json"}
     assert shares[0].elsewhere == {"mcp.json"}  # some of its servers are shard 2's
     assert shares[1].elsewhere == {"mcp.json", "stdio:one", "stdio:two"}
+
+
+NO_TOOLS_SERVER = Path(__file__).resolve().parents[1] / "sources" / "servers" / "no_tools.py"
+
+
+def test_a_shards_share_of_an_mcp_json_may_list_no_tools(pytester: pytest.Pytester) -> None:
+    """A server that offers no tools (prompts, resources) is no fault of the file when
+    the file's other servers do: in the shard given only that server, no TN001 either."""
+    servers = {
+        "a": {"command": sys.executable, "args": [str(GOOD_SERVER)]},
+        "b": {"command": sys.executable, "args": [str(NO_TOOLS_SERVER)]},
+    }
+    (pytester.path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    args = [*BASE, "--toolnexus-only", "--toolnexus-execute", "none"]
+    args += ["--toolnexus-target", "mcp.json", "--toolnexus-select", "TN001,TN851"]
+    runs = [
+        pytester.runpytest_subprocess(
+            *args, "--toolnexus-shard", f"{k}/2", "--toolnexus-report", f"{k}.json"
+        )
+        for k in (1, 2)
+    ]
+    assert [r.ret for r in runs] == [0, 0], [r.stdout.str() for r in runs]
+    summary = merge([pytester.path / f"{k}.json" for k in (1, 2)], pytester.path / "m.json")
+    assert summary["failed"] == 0
