@@ -10,8 +10,8 @@ judged in each shard on that shard's servers: they are joined into one, failed i
 any shard's failed. The merged report is complete only if every shard's was;
 ``interrupted`` names the shards that were not; ``not_judged`` joins theirs.
 Reports of another format version are refused. A file given twice, two reports of
-one shard, or a target's own verdict found in two reports that are not shards of
-one run, is an error: verdicts would be counted twice.
+one shard, a tool found in two shards, or a target's own verdict found in two
+reports that are not shards of one run, is an error: verdicts would be counted twice.
 """
 
 from __future__ import annotations
@@ -133,6 +133,14 @@ def merge(paths: Sequence[Path], out: Path) -> dict[str, int]:
             for record in report["results"]:
                 key = _identity(record)
                 if key[1] != "*":
+                    # A tool is explored whole in one shard (tools of one name too):
+                    # found in two shards, the shards cut the run differently.
+                    tool = (key[0], key[1], "")
+                    if shards and seen.setdefault(tool, path) != path:
+                        raise MergeError(
+                            f"{path}: tool {key[1]!r} of {key[0]} is also in {seen[tool]}:"
+                            " the shards did not cut the same run alike"
+                        )
                     records.add(record)
                     continue
                 if seen.get(key, path) != path and not shards:

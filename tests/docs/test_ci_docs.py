@@ -16,7 +16,7 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,19 +45,28 @@ def workflows() -> list[Any]:
     return [yaml.safe_load(block) for block in _YAML.findall(PAGE.read_text(encoding="utf-8"))]
 
 
-def pytest_commands() -> list[list[str]]:
-    """Every pytest command line of the page's YAML, as argument lists, in order."""
+def _lines(workflow: Any, start: str, values: Mapping[str, str] | None = None) -> list[list[str]]:
+    """The command lines of a workflow's scripts that begin with ``start``, as argument
+    lists, in order (line continuations joined); each ``${{ expression }}`` of
+    ``values`` replaced first, as the CI does before the shell reads the line."""
     commands: list[list[str]] = []
-    for workflow in workflows():
-        for script in _strings(workflow):
-            for line in script.replace("\\\n", " ").splitlines():
-                if line.strip().startswith("pytest "):
-                    commands.append(shlex.split(line)[1:])
+    for script in _strings(workflow):
+        for line in script.replace("\\\n", " ").splitlines():
+            for expression, value in (values or {}).items():
+                line = line.replace(f"${{{{ {expression} }}}}", value)
+            if line.strip().startswith(start):
+                commands.append(shlex.split(line))
     return commands
 
 
+def pytest_commands() -> list[list[str]]:
+    """Every pytest command line of the one-job workflows, as argument lists, in order."""
+    github, gitlab, _sharded = workflows()
+    return [line[1:] for workflow in (github, gitlab) for line in _lines(workflow, "pytest ")]
+
+
 def test_the_page_has_a_github_workflow_and_a_gitlab_job() -> None:
-    github, gitlab = workflows()
+    github, gitlab, _sharded = workflows()
     steps = github["jobs"]["conformance"]["steps"]
     uploads = [s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact")]
     assert any("toolnexus-report.html" in s["with"]["path"] for s in uploads)
@@ -133,3 +142,41 @@ def test_the_pages_pytest_commands_run_against_the_example_toolkit(
         assert (tmp_path / "toolnexus-baseline.toml").is_file()
     if "--junitxml" in ran[-1]:
         assert (tmp_path / "toolnexus-junit.xml").is_file()
+
+
+def test_the_pages_matrix_of_shards_merges_into_one_report_and_page(tmp_path: Path) -> None:
+    """The sharded workflow's commands, each job's with its matrix value, then the merge
+    job's: every shard passes, and the merged report and page hold the whole run."""
+    *_, sharded = workflows()
+    job = sharded["jobs"]["conformance"]
+    shards = job["strategy"]["matrix"]["shard"]
+    assert all("--toolnexus-shard" in line for line in _lines(job, "pytest "))
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\ntoolnexus_targets = ["toolnexus_ref.examples:toolkit"]\n'
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+
+    def run(args: list[str]) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
+        )
+        assert done.returncode == 0, f"{args}\n{done.stdout}\n{done.stderr}"
+        return done
+
+    for shard in shards:  # static checks only: the cut and the merge are what is shown
+        [check] = _lines(job, "pytest ", {"matrix.shard": str(shard)})
+        run([sys.executable, "-m", "pytest", *check[1:], "--toolnexus-execute", "none"])
+    merge_job = sharded["jobs"]["report"]
+    for line in _lines(merge_job, "python -m pytest_toolnexus."):
+        args = [sys.executable, *line[1:-1]]
+        pattern = line[-1]
+        found = sorted(p.name for p in tmp_path.glob(pattern)) if "*" in pattern else [pattern]
+        run([*args, *found])
+    report = json.loads((tmp_path / "toolnexus-report.json").read_text())
+    assert report["complete"] is True
+    whole = ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-execute", "none"]
+    run([sys.executable, "-m", "pytest", *whole, "--toolnexus-report", "one.json"])
+    one = json.loads((tmp_path / "one.json").read_text())
+    assert report["summary"] == one["summary"]
+    assert report["summary"]["tools"] == 4  # the example toolkit's, each in one shard
+    assert "get_weather" in (tmp_path / "toolnexus-report.html").read_text()

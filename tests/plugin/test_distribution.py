@@ -321,6 +321,16 @@ def test_merge_refuses_another_version_and_marks_an_unfinished_shard(tmp_path: P
     assert merged["not_judged"] == ["toolnexus:x"]
     with pytest.raises(MergeError, match="version 99"):
         merge([tmp_path / "a.json", tmp_path / "c.json"], tmp_path / "m.json")
+    record = {"target": "t", "tool": "x", "check": "TN101", "outcome": "passed", "message": ""}
+    record.update(category="naming", severity="error", findings=[])
+    for name, shard in (("s1", "1/2"), ("s2", "2/2"), ("s1again", "1/2")):
+        (tmp_path / f"{name}.json").write_text(
+            json.dumps({**done, "shard": shard, "results": [record]})
+        )
+    with pytest.raises(MergeError, match="both shard 1"):
+        merge([tmp_path / "s1.json", tmp_path / "s1again.json"], tmp_path / "m.json")
+    with pytest.raises(MergeError, match="tool 'x' of t is also in"):
+        merge([tmp_path / "s1.json", tmp_path / "s2.json"], tmp_path / "m.json")
 
 
 GOOD_SERVER = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "good.py"
