@@ -12,13 +12,16 @@ Imports only the standard library and pytest at module level: loaded at configur
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ._shared_loads import SHARED_KEY, local_node, remove_folder
 from ._units import Unit, assign, estimated_cost, split_nodeid, units_of
+
+if TYPE_CHECKING:
+    from ._shard_targets import ShardTargets
 
 __all__ = [
     "DIST",
@@ -246,33 +249,26 @@ def read_shard(config: pytest.Config) -> tuple[int, int] | None:
     return k, n
 
 
-def shard_of(
-    nodeids: Sequence[str],
-    k: int,
-    n: int,
-    *,
-    held: Callable[[str], bool] = lambda target: False,
-    loads: Sequence[float] = (),
-) -> set[int]:
+def shard_of(nodeids: Sequence[str], k: int, n: int, share: ShardTargets | None = None) -> set[int]:
     """Positions of the items in shard ``k`` of ``n``: whole tools and whole servers.
 
-    ``held``: whether a target (its node name) is a server this shard was given
-    before collection (``_shard_targets``): its items are all kept. The others are
-    cut here, balanced by the number of tools (not by measured costs: every shard
-    runs on its own machine, with its own cache, and all must cut alike) against
-    ``loads``, each shard's servers' expected cost.
+    ``share``: the servers each shard was given before collection
+    (``_shard_targets``): the items of those this shard holds are all kept. The
+    others are cut here, balanced by the number of tools (not by measured costs:
+    every shard runs on its own machine, with its own cache, and all must cut
+    alike) against the servers' expected cost in each shard.
     """
     units: list[Unit] = units_of(nodeids, workers=n, concurrency=1)
     kept: set[int] = set()
     rest: list[Unit] = []
     for unit in units:
         found = split_nodeid(nodeids[unit.indices[0]])
-        if found is not None and held(found[0]):
+        if share is not None and found is not None and share.holds(found[0]):
             kept.update(unit.indices)
         else:
             rest.append(unit)
     costs = [estimated_cost(u, {}) for u in rest]
-    given = assign(costs, n, loads=loads or None)[k - 1]
+    given = assign(costs, n, loads=share.loads if share else None)[k - 1]
     return kept | {i for position in given for i in rest[position].indices}
 
 
@@ -281,9 +277,8 @@ class ShardPlugin:
 
     def __init__(self, k: int, n: int) -> None:
         self.k, self.n = k, n
-        #: Items there were before the cut, when the cut left none of them (0: an xdist
-        #: controller, told by its workers).
-        self.emptied: int | None = None
+        #: Whether the cut left this shard nothing (an xdist controller: its workers').
+        self.emptied = False
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(
@@ -291,18 +286,10 @@ class ShardPlugin:
     ) -> None:
         conformance = config.pluginmanager.get_plugin("toolnexus-conformance")
         share = getattr(conformance, "shard_targets", None)
-        from ._shard_targets import held_target
-
-        keep = shard_of(
-            [i.nodeid for i in items],
-            self.k,
-            self.n,
-            held=(lambda target: held_target(target, share)) if share else lambda target: False,
-            loads=share.loads if share else (),
-        )
+        keep = shard_of([i.nodeid for i in items], self.k, self.n, share)
         deselected = [item for index, item in enumerate(items) if index not in keep]
         if not keep and (items or share is not None):  # all went to the other shards
-            self.emptied = len(items)
+            self.emptied = True
             output = getattr(config, "workeroutput", None)
             if output is not None:  # an xdist worker: the controller sets the status
                 output[_EMPTIED_KEY] = True
@@ -314,17 +301,17 @@ class ShardPlugin:
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """xdist's controller: the shard a worker's cut left empty (all cut alike)."""
         if getattr(node, "workeroutput", {}).get(_EMPTIED_KEY):
-            self.emptied = 0
+            self.emptied = True
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """A shard the cut left empty has nothing to fail: a matrix of more shards than
         the run has units (a tool, a server) passes, rather than exit 5 (no tests)."""
-        if self.emptied is not None and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        if self.emptied and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
             session.exitstatus = pytest.ExitCode.OK
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.emptied is not None:
+        if self.emptied:
             terminalreporter.write_line(
                 f"toolnexus shard {self.k}/{self.n}: nothing to run; the other shards hold the"
                 " run's targets and items (whole tools and whole servers are never split)"

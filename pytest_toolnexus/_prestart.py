@@ -41,7 +41,9 @@ __all__ = [
     "mcp_json_entries",
     "prestart",
     "server_starts",
+    "spec_of",
     "spec_starts",
+    "target_key",
 ]
 
 #: How long starting one server may hold the loop (a process is one exec away).
@@ -55,6 +57,9 @@ class Prestart:
     loop: BackgroundLoop
     sandbox: Sandbox
     early: EarlyServers
+    #: The command line's targets this run loads: under ``--toolnexus-shard``, its share
+    #: (``_shard_targets``), an mcp.json shared out given as its ``TargetSpec``.
+    targets: list[Any] = field(default_factory=list)
 
     def close(self) -> None:
         """End the servers started early and the loop: for a session that never began."""
@@ -75,22 +80,22 @@ def prestart(config: pytest.Config, settings: Settings, *, serial: bool) -> Pres
     loop = BackgroundLoop()
     sandbox = make_sandbox(config, settings)
     early = EarlyServers(sandbox.launcher())
+    base_dir = Path(str(config.rootpath))
+    targets: list[Any] = list(settings.targets)
+    from ._distribution import read_shard
+
+    shard = read_shard(config)
+    if shard is not None:  # only this shard's servers start, here and at the loads
+        from ._shard_targets import shard_targets
+
+        targets = shard_targets(targets, base_dir, *shard).kept
     if serial and sdk_installed():
-        base_dir = Path(str(config.rootpath))
-        targets: list[Any] = list(settings.targets)
-        from ._distribution import read_shard
-
-        shard = read_shard(config)
-        if shard is not None:  # only this shard's servers (``_shard_targets``)
-            from ._shard_targets import shard_targets
-
-            targets = shard_targets(targets, base_dir, *shard).kept
         starts = server_starts(targets, base_dir)
         if starts:
             threading.Thread(
                 target=start_all, args=(loop, early, starts), name="toolnexus-start", daemon=True
             ).start()
-    return Prestart(loop, sandbox, early)
+    return Prestart(loop, sandbox, early, targets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,15 +117,25 @@ def server_starts(targets: Iterable[Any], base_dir: Path) -> list[ServerStart]:
     starts: list[ServerStart] = []
     for target in targets:
         try:
-            spec = (
-                target
-                if isinstance(target, TargetSpec)
-                else parse_target(target, base_dir=base_dir)
-            )
+            spec = spec_of(target, base_dir)
         except TargetError:
             continue  # reported at collection, with the others
         starts.extend(spec_starts(spec, base_dir))
     return starts
+
+
+def spec_of(target: Any, base_dir: Path) -> TargetSpec:
+    """A target as given, parsed; a shard's share of an mcp.json is parsed already."""
+    if isinstance(target, TargetSpec):
+        return target
+    return parse_target(target, base_dir=base_dir)
+
+
+def target_key(spec: TargetSpec) -> tuple[str, Any]:
+    """What makes two targets the same one: a server given twice is started once."""
+    if spec.kind is TargetKind.OBJECT:
+        return (spec.kind.value, id(spec.obj))
+    return (spec.kind.value, " ".join(spec.value.split()))
 
 
 def spec_starts(spec: TargetSpec, base_dir: Path) -> list[ServerStart]:

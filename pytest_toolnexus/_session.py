@@ -43,7 +43,6 @@ from toolnexus_conformance.targets import (
     TargetKind,
     TargetSpec,
     load_target,
-    parse_target,
 )
 
 from . import _arguments
@@ -72,8 +71,10 @@ from ._prestart import (
     example_database,
     mcp_json_entries,
     prestart,
+    spec_of,
     spec_starts,
     start_all,
+    target_key,
 )
 from ._server_listings import (
     NotListed,
@@ -128,6 +129,8 @@ class ConformanceSession:
         #: How MCP stdio servers are started: the sandbox's launcher, holding the
         #: servers of ``stdio:`` targets started before the SDK is imported.
         self.early = started.early
+        #: The command line's targets this run loads (under a shard, its share).
+        self._given = started.targets
         #: Targets whose processes the sandbox holds (``RunOptions.contained``), as they load.
         self._contained: set[str] = set()
         self.options = RunOptions(
@@ -200,7 +203,7 @@ class ConformanceSession:
         self._loader = concurrent.futures.ThreadPoolExecutor(
             max(1, self.pool.size - self._warm), thread_name_prefix="toolnexus-load"
         )
-        #: Each distinct target's load, begun at most once (``_target_key``).
+        #: Each distinct target's load, begun at most once (``target_key``).
         self._loads: dict[tuple[str, Any], concurrent.futures.Future[_Loaded]] = {}
         #: Under xdist, the targets the run's local workers list once (``_shared_loads``).
         self.shared: SharedListings | None = None
@@ -262,15 +265,14 @@ class ConformanceSession:
         _import_shared_modules()
         base_dir = Path(str(self.config.rootpath))
         specs: list[TargetSpec] = []
-        given = self._shard_share(list(self.settings.targets), base_dir).kept
-        ordered, own = _rotated(given, getattr(self.config, "workerinput", None))
+        ordered, own = _rotated(self._given, getattr(self.config, "workerinput", None))
         for position, raw in enumerate(ordered):
             try:
-                spec = _spec_of(raw, base_dir)
+                spec = spec_of(raw, base_dir)
             except TargetError:
                 continue  # reported at collection, with the others
             if position < own:
-                self._own.add(_target_key(spec))
+                self._own.add(target_key(spec))
             specs.append(spec)
             if spec.kind is TargetKind.PYTHON and self.isolated is None:
                 continue  # imported in this process: at collection, as before
@@ -292,7 +294,7 @@ class ConformanceSession:
 
     def _submit_load(self, spec: TargetSpec, base_dir: Path) -> concurrent.futures.Future[_Loaded]:
         """The target's load, begun now unless it already was: a target loads once."""
-        key = _target_key(spec)
+        key = target_key(spec)
         found = self._loads.get(key)
         if found is None:
             isolated = spec.kind is TargetKind.PYTHON and self.isolated is not None
@@ -333,9 +335,9 @@ class ConformanceSession:
         if not again and not future.set_running_or_notify_cancel():
             return
         assert self.shared is not None
-        key = " ".join(_target_key(spec)[1:])
+        key = " ".join(target_key(spec)[1:])
         if (
-            _target_key(spec) not in self._own
+            target_key(spec) not in self._own
             and not self._own_listed.is_set()
             and time.monotonic() - self._started < self.settings.load_timeout
         ):
@@ -751,11 +753,11 @@ class ConformanceSession:
             self._unloaded.extend(share.elsewhere)  # their tools are collected elsewhere
         for raw in share.kept:
             try:
-                spec = _spec_of(raw, base_dir)
+                spec = spec_of(raw, base_dir)
             except TargetError as exc:
                 pending.append((raw, None, str(exc)))
                 continue
-            key = _target_key(spec)
+            key = target_key(spec)
             if key in given:
                 given[key].append(spec.label)
                 continue
@@ -1160,11 +1162,6 @@ class _Refused:
         raise KitFailure(self.why)
 
 
-def _spec_of(raw: Any, base_dir: Path) -> TargetSpec:
-    """A target as given, parsed; a shard's share of an mcp.json is parsed already."""
-    return raw if isinstance(raw, TargetSpec) else parse_target(raw, base_dir=base_dir)
-
-
 def _rotated(targets: Sequence[Any], workerinput: Any) -> tuple[list[Any], int]:
     """The targets in the order this xdist worker lists them, and how many are its own.
 
@@ -1178,13 +1175,6 @@ def _rotated(targets: Sequence[Any], workerinput: Any) -> tuple[list[Any], int]:
     start = index * len(targets) // count
     own = (index + 1) * len(targets) // count - start
     return [*targets[start:], *targets[:start]], own
-
-
-def _target_key(spec: TargetSpec) -> tuple[str, Any]:
-    """What makes two targets the same one: a server given twice is started once."""
-    if spec.kind is TargetKind.OBJECT:
-        return (spec.kind.value, id(spec.obj))
-    return (spec.kind.value, " ".join(spec.value.split()))
 
 
 async def _close_all(closes: Sequence[Callable[[], Awaitable[None]]]) -> None:

@@ -23,10 +23,10 @@ from typing import Any
 
 from toolnexus_conformance.targets import TargetError, TargetKind, TargetSpec, parse_target
 
-from ._prestart import mcp_json_entries
-from ._units import _DUPLICATE, PREFIX, SESSION_COST, whole_target
+from ._prestart import mcp_json_entries, target_key
+from ._units import _DUPLICATE, PREFIX, SESSION_COST
 
-__all__ = ["SERVER_COST", "ShardTargets", "held_target", "shard_targets"]
+__all__ = ["SERVER_COST", "ShardTargets", "shard_targets"]
 
 #: What a server is expected to cost, in tools, before it is listed: its start and a
 #: handful of tools (the median server of ``benchmarks/sim_balance.py`` has six).
@@ -48,6 +48,11 @@ class ShardTargets:
     #: a setting or a baseline entry naming one of their tools is not lost.
     elsewhere: frozenset[str] = frozenset()
 
+    def holds(self, target: str) -> bool:
+        """Whether the target of node name ``target`` is one of the servers held here."""
+        label = target[len(PREFIX) :] if target.startswith(PREFIX) else target
+        return label in self.held or _DUPLICATE.sub("", label) in self.held
+
 
 def shard_targets(raws: Sequence[Any], base_dir: Path, k: int, n: int) -> ShardTargets:
     """Shard ``k`` of ``n``'s share of ``raws`` (the targets as given)."""
@@ -55,14 +60,14 @@ def shard_targets(raws: Sequence[Any], base_dir: Path, k: int, n: int) -> ShardT
     counts = [0] * n
     held: set[str] = set()
     elsewhere: set[str] = set()
-    decided: dict[tuple[str, str], bool] = {}  # a server given twice goes where it first went
+    decided: dict[tuple[str, Any], bool] = {}  # a server given twice goes where it first went
     position = 0
     for raw in raws:
         spec = _server_spec(raw, base_dir)
         if spec is None:  # cut after collection, with the project's items
             kept.append(raw)
             continue
-        key = (spec.kind.value, " ".join(spec.value.split()))
+        key = target_key(spec)
         if key in decided:
             if decided[key]:
                 kept.append(raw)
@@ -87,12 +92,6 @@ def shard_targets(raws: Sequence[Any], base_dir: Path, k: int, n: int) -> ShardT
     return ShardTargets(kept, loads, frozenset(held), frozenset(elsewhere))
 
 
-def held_target(target: str, shard: ShardTargets) -> bool:
-    """Whether the target of node name ``target`` is one of the servers ``shard`` holds."""
-    label = target[len(PREFIX) :] if target.startswith(PREFIX) else target
-    return label in shard.held or _DUPLICATE.sub("", label) in shard.held
-
-
 def _server_spec(raw: Any, base_dir: Path) -> TargetSpec | None:
     """The spec of a server target (MCP, HTTP, A2A, skills), else ``None``."""
     if not isinstance(raw, str):
@@ -101,11 +100,7 @@ def _server_spec(raw: Any, base_dir: Path) -> TargetSpec | None:
         spec = parse_target(raw, base_dir=base_dir)
     except TargetError:
         return None
-    if spec.kind is TargetKind.MCP_JSON:  # named .json or not
-        return spec
-    if spec.kind is TargetKind.OBJECT or not whole_target(PREFIX + spec.label):
-        return None
-    return spec
+    return None if spec.kind is TargetKind.PYTHON else spec
 
 
 def _shared_out(spec: TargetSpec, base_dir: Path) -> tuple[list[str], list[str]]:

@@ -127,6 +127,7 @@ def merge(paths: Sequence[Path], out: Path) -> dict[str, int]:
     # were shared out, in each shard holding some: found in two reports that are not
     # shards of one run, they would count twice. (Tools may share a name in a target.)
     seen: dict[tuple[str, str, str], Path] = {}
+    tools: dict[tuple[str, str], Path] = {}  # which report holds each tool
     own: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
     try:
         for path, report in reports:
@@ -135,10 +136,10 @@ def merge(paths: Sequence[Path], out: Path) -> dict[str, int]:
                 if key[1] != "*":
                     # A tool is explored whole in one shard (tools of one name too):
                     # found in two shards, the shards cut the run differently.
-                    tool = (key[0], key[1], "")
-                    if shards and seen.setdefault(tool, path) != path:
+                    holder = tools.setdefault(key[:2], path)
+                    if shards and holder != path:
                         raise MergeError(
-                            f"{path}: tool {key[1]!r} of {key[0]} is also in {seen[tool]}:"
+                            f"{path}: tool {key[1]!r} of {key[0]} is also in {holder}:"
                             " the shards did not cut the same run alike"
                         )
                     records.add(record)
