@@ -1,15 +1,22 @@
 """What CI shards gain: one run over M stdio servers against the same run over N shards.
 
-Run:  .venv/bin/python benchmarks/bench_shards.py [--servers 12] [--shards 4] [--repeat 3]
+Run:  .venv/bin/python benchmarks/bench_shards.py [--servers 12] [--shards 4] [--heavy 2] [--repeat 3]
 
-Each server is the suite's well-behaved test server (``tests/mcp/servers/good.py``),
-started through a wrapper that notes each start. The baseline is the whole run on
-one machine (``pytest --toolnexus-conformance``, depth 0, sandbox off, bytecode
-cached); the shards run one after another here, as N machines would run them at
-once, so a matrix takes its longest shard. Printed, as medians of interleaved
-repeats: the whole run's wall time, the longest shard's, the speed-up (N at best),
-each shard's CPU, and the server starts per server over all shards (1.00: each
-server started in one shard only).
+Each server is the suite's well-behaved test server (``tests/mcp/servers/good.py``,
+three tools), started through a wrapper that notes each start. The baseline is the
+whole run on one machine (``pytest --toolnexus-conformance``, depth 0, sandbox off,
+bytecode cached); the shards run one after another here, as N machines would run
+them at once, so a matrix takes its longest shard. Printed, as medians of
+interleaved repeats: the whole run's wall time, the longest shard's, the speed-up
+(N at best), each shard's CPU, and the server starts per server over all shards
+(1.00: each server started in one shard only).
+
+Then the same with ``--heavy`` of the servers the seeded-bug corpus's server
+(``conformance/corpus/servers/seeded_bugs.py``, 24 tools), placed every N-th, where
+dealing the servers out in turn puts them all in shard 1 (an unlucky order, not an
+average one: ``sim_balance.py`` gives that): the shards cut in turn against the
+shards weighed by the whole run's report of the same repeat
+(``--toolnexus-shard-costs``).
 """
 
 from __future__ import annotations
@@ -26,12 +33,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = ROOT / "tests" / "mcp" / "servers" / "good.py"
-COUNTED = f"""
+SEEDED = ROOT / "conformance" / "corpus" / "servers" / "seeded_bugs.py"
+COUNTED = """
 import pathlib, runpy, sys
 
 with open(pathlib.Path(__file__).with_name("starts.log"), "a") as log:
     log.write(sys.argv[1] + "\\n")
-runpy.run_path({str(GOOD)!r}, run_name="__main__")
+runpy.run_path(sys.argv[2], run_name="__main__")
 """
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
@@ -41,52 +49,74 @@ def _cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def _run(folder: Path, servers: int, shard: str | None) -> tuple[float, float]:
+def _run(folder: Path, scripts: list[Path], *args: str) -> tuple[float, float]:
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
     command += ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-sandbox", "off"]
-    command += ["--toolnexus-depth", "0"]
-    for index in range(servers):
-        command += ["--toolnexus-target", f"stdio:{sys.executable} counted.py s{index}"]
-    if shard is not None:
-        command += ["--toolnexus-shard", shard]
+    command += ["--toolnexus-depth", "0", *args]
+    for index, script in enumerate(scripts):
+        command += ["--toolnexus-target", f"stdio:{sys.executable} counted.py s{index} {script}"]
     cpu, started = _cpu(), time.perf_counter()
     done = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=ENV)
     wall = time.perf_counter() - started
-    if done.returncode != 0:
+    if done.returncode not in (0, 1):  # 1: the seeded bugs are found
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}{done.stderr}")
     return wall, _cpu() - cpu
+
+
+def _shards(
+    folder: Path, scripts: list[Path], shards: int, *args: str
+) -> list[tuple[float, float]]:
+    return [
+        _run(folder, scripts, "--toolnexus-shard", f"{k}/{shards}", *args)
+        for k in range(1, shards + 1)
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--servers", type=int, default=12)
     parser.add_argument("--shards", type=int, default=4)
+    parser.add_argument("--heavy", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    whole: list[float] = []
-    longest: list[float] = []
-    shard_cpu: list[float] = []
-    starts: list[float] = []
+    alike = [GOOD] * args.servers
+    mixed = [
+        SEEDED if i % args.shards == 0 and i // args.shards < args.heavy else GOOD
+        for i in range(args.servers)
+    ]
+    figures: dict[str, list[float]] = {}
+
+    def note(name: str, value: float) -> None:
+        figures.setdefault(name, []).append(value)
+
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         (folder / "counted.py").write_text(COUNTED)
         log = folder / "starts.log"
         for _ in range(args.repeat):
-            whole.append(_run(folder, args.servers, None)[0])
+            note("whole", _run(folder, alike)[0])
             log.unlink(missing_ok=True)
-            runs = [
-                _run(folder, args.servers, f"{k}/{args.shards}") for k in range(1, args.shards + 1)
-            ]
-            longest.append(max(wall for wall, _ in runs))
-            shard_cpu.append(statistics.median(cpu for _, cpu in runs))
-            starts.append(len(log.read_text().splitlines()) / args.servers)
+            runs = _shards(folder, alike, args.shards)
+            note("longest", max(wall for wall, _ in runs))
+            note("cpu", statistics.median(cpu for _, cpu in runs))
+            note("starts", len(log.read_text().splitlines()) / args.servers)
+            note("mixed whole", _run(folder, mixed, "--toolnexus-report", "whole.json")[0])
+            note("in turn", max(wall for wall, _ in _shards(folder, mixed, args.shards)))
+            weighed = _shards(folder, mixed, args.shards, "--toolnexus-shard-costs", "whole.json")
+            note("weighed", max(wall for wall, _ in weighed))
             log.unlink()
-    one, sharded = statistics.median(whole), statistics.median(longest)
+    median = {key: statistics.median(values) for key, values in figures.items()}
+    one, sharded = median["whole"], median["longest"]
     print(f"{args.servers} stdio servers over {args.shards} shards ({args.repeat} repeats)")
     print(f"  one run            {one:6.2f} s")
     print(f"  longest shard      {sharded:6.2f} s   speed-up {one / sharded:4.2f}x")
-    print(f"  CPU of a shard     {statistics.median(shard_cpu):6.2f} s")
-    print(f"  starts per server  {statistics.median(starts):6.2f}   (1.00: each in one shard)")
+    print(f"  CPU of a shard     {median['cpu']:6.2f} s")
+    print(f"  starts per server  {median['starts']:6.2f}   (1.00: each in one shard)")
+    one = median["mixed whole"]
+    print(f"the same, {args.heavy} of them the 24-tool seeded server, every {args.shards}th")
+    print(f"  one run            {one:6.2f} s")
+    for key in ("in turn", "weighed"):
+        print(f"  longest, {key:9} {median[key]:6.2f} s   speed-up {one / median[key]:4.2f}x")
 
 
 if __name__ == "__main__":

@@ -42,6 +42,10 @@ The schedulers compared:
 * toolnexus, shards: ``--toolnexus-shard``'s split, whole servers shared out before
   any starts, server ``i`` to shard ``i mod N`` (every shard cuts alike, knowing no
   server's tools);
+* toolnexus, weighed: the same, given an earlier run's report
+  (``--toolnexus-shard-costs``): the costliest server first to the least loaded
+  shard, by seconds measured in a run that was not this one (``RERUN_NOISE``),
+  with some servers new since (``NEW_SHARE``);
 * listed in each: the cut the kit made before, after collection: whole servers
   balanced by number of tools plus ``SESSION_COST``, but every shard started and
   listed every server to collect;
@@ -73,6 +77,10 @@ SERVER_START = 1.5
 TOOLS_PER_SERVER = 6
 ITEMS_PER_TOOL = 20
 JUDGE = 0.002  # an item whose tool is explored already
+#: How far an earlier run's seconds of a server are from this run's (lognormal sigma),
+#: and the share of servers new since that run (weighed as the median server).
+RERUN_NOISE = 0.3
+NEW_SHARE = 0.05
 
 
 def draw_tool(rng: random.Random, measured: Sequence[float]) -> float:
@@ -176,6 +184,25 @@ def toolnexus_shards(servers: Sequence[tuple[float, list[float]]], shards: int) 
     return loads
 
 
+def weighed_shards(
+    servers: Sequence[tuple[float, list[float]]], shards: int, rng: random.Random
+) -> list[float]:
+    """``--toolnexus-shard-costs``: servers placed by an earlier run's seconds, the
+    costliest first to the least loaded shard (``_shard_targets``, with ``assign``).
+
+    What the earlier run measured is not what this one costs: each server's measure
+    is off by a lognormal factor (sigma ``RERUN_NOISE``), and a server new since
+    (``NEW_SHARE``) weighs the median server. The loads are this run's costs."""
+    weights: list[float | None] = []
+    for start, tools in servers:
+        new = rng.random() < NEW_SHARE
+        weights.append(None if new else (start + sum(tools)) * rng.lognormvariate(0, RERUN_NOISE))
+    known = sorted(w for w in weights if w is not None)
+    median = known[len(known) // 2]
+    placed = assign([median if w is None else w for w in weights], shards)
+    return [sum(servers[s][0] + sum(servers[s][1]) for s in shard) for shard in placed]
+
+
 def listed_everywhere(servers: Sequence[tuple[float, list[float]]], shards: int) -> list[float]:
     """The cut made after collection: whole servers balanced by their tools, but every
     shard starts and lists every server to collect (what the kit did before)."""
@@ -238,6 +265,11 @@ def main() -> None:
     print(
         f"  toolnexus shards    balance {balance(ours):5.2f}  server sessions per server 1.00"
         f"  explorations per tool 1.00  longest shard {max(ours):7.0f} s"
+    )
+    weighed = weighed_shards(servers, args.shards, rng)
+    print(
+        f"  toolnexus, weighed  balance {balance(weighed):5.2f}  server sessions per server 1.00"
+        f"  explorations per tool 1.00  longest shard {max(weighed):7.0f} s"
     )
     before = listed_everywhere(servers, args.shards)
     print(

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ._shard_costs import SHARD_COSTS, ShardCosts, read_costs
 from ._shared_loads import SHARED_KEY, local_node, remove_folder
 from ._units import Unit, assign, estimated_cost, split_nodeid, units_of
 
@@ -33,6 +35,7 @@ __all__ = [
     "is_xdist_controller",
     "prefetch_groups",
     "read_shard",
+    "read_shard_costs",
     "uses_tool_scheduling",
 ]
 
@@ -67,8 +70,22 @@ def add_scaling_options(parser: pytest.Parser) -> None:
         help="run shard K of N (1 <= K <= N): each server started in one shard, Python targets"
         " split by tool, the same on every machine; the other items are deselected.",
     )
+    group.addoption(
+        SHARD_COSTS,
+        default=None,
+        dest="toolnexus_shard_costs",
+        metavar="REPORT",
+        help="with --toolnexus-shard: balance the shards by the seconds each tool took in"
+        " REPORT, an earlier run's JSON report (every shard must be given the same file); a"
+        " missing file is said, and the servers are dealt out in turn.",
+    )
     parser.addini("toolnexus_dist", "toolnexus | xdist: the scheduler under -n", default="")
     parser.addini("toolnexus_shard", "K/N: the shard of the conformance run to run", default="")
+    parser.addini(
+        "toolnexus_shard_costs",
+        "an earlier run's JSON report whose seconds balance the shards",
+        default="",
+    )
 
 
 def _dist_mode(config: pytest.Config) -> str:
@@ -249,14 +266,37 @@ def read_shard(config: pytest.Config) -> tuple[int, int] | None:
     return k, n
 
 
+_COSTS_READ = pytest.StashKey["ShardCosts | None"]()
+
+
+def read_shard_costs(config: pytest.Config) -> ShardCosts | None:
+    """The costs the shards are balanced by (``--toolnexus-shard-costs``), read once;
+    ``None`` where none was given. Given without ``--toolnexus-shard``, a usage error."""
+    if _COSTS_READ in config.stash:
+        return config.stash[_COSTS_READ]
+    given = config.getoption("toolnexus_shard_costs", None)
+    base = Path(config.invocation_params.dir)
+    if not given:
+        given = str(config.getini("toolnexus_shard_costs") or "").strip()
+        base = Path(str(config.rootpath))
+    costs = None
+    if given:
+        if read_shard(config) is None:
+            raise pytest.UsageError(f"{SHARD_COSTS} balances shards: give {SHARD} K/N with it")
+        costs = read_costs(base / given)
+    config.stash[_COSTS_READ] = costs
+    return costs
+
+
 def shard_of(nodeids: Sequence[str], k: int, n: int, share: ShardTargets | None = None) -> set[int]:
     """Positions of the items in shard ``k`` of ``n``: whole tools and whole servers.
 
     ``share``: the servers each shard was given before collection
     (``_shard_targets``): the items of those this shard holds are all kept. The
-    others are cut here, balanced by the number of tools (not by measured costs:
-    every shard runs on its own machine, with its own cache, and all must cut
-    alike) against the servers' expected cost in each shard.
+    others are cut here, balanced by the number of tools, or by the seconds of the
+    costs every shard was given (``--toolnexus-shard-costs``; never a cache: every
+    shard runs on its own machine, and all must cut alike), against what the servers
+    each shard holds cost.
     """
     units: list[Unit] = units_of(nodeids, workers=n, concurrency=1)
     kept: set[int] = set()
@@ -267,7 +307,8 @@ def shard_of(nodeids: Sequence[str], k: int, n: int, share: ShardTargets | None 
             kept.update(unit.indices)
         else:
             rest.append(unit)
-    costs = [estimated_cost(u, {}) for u in rest]
+    measured = share.measured if share else {}
+    costs = [estimated_cost(u, measured) for u in rest]
     given = assign(costs, n, loads=share.loads if share else None)[k - 1]
     return kept | {i for position in given for i in rest[position].indices}
 
@@ -318,4 +359,6 @@ class ShardPlugin:
             )
 
     def pytest_report_header(self, config: pytest.Config) -> str:
-        return f"toolnexus shard: {self.k}/{self.n}"
+        costs = read_shard_costs(config)
+        how = f", {costs.describe()}" if costs is not None else ""
+        return f"toolnexus shard: {self.k}/{self.n}{how}"

@@ -82,13 +82,14 @@ def prestart(config: pytest.Config, settings: Settings, *, serial: bool) -> Pres
     early = EarlyServers(sandbox.launcher())
     base_dir = Path(str(config.rootpath))
     targets: list[Any] = list(settings.targets)
-    from ._distribution import read_shard
+    from ._distribution import read_shard, read_shard_costs
 
     shard = read_shard(config)
     if shard is not None:  # only this shard's servers start, here and at the loads
         from ._shard_targets import shard_targets
 
-        targets = shard_targets(targets, base_dir, *shard).kept
+        costs = read_shard_costs(config)
+        targets = shard_targets(targets, base_dir, *shard, costs.tools if costs else None).kept
     if serial and sdk_installed():
         starts = server_starts(targets, base_dir)
         if starts:

@@ -48,7 +48,13 @@ from toolnexus_conformance.targets import (
 from . import _arguments
 from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
-from ._distribution import is_xdist_controller, read_shard, sent_costs, worker_prefetch
+from ._distribution import (
+    is_xdist_controller,
+    read_shard,
+    read_shard_costs,
+    sent_costs,
+    worker_prefetch,
+)
 from ._exit import skip_exit_collection
 from ._heap import HeapFreeze, paused
 from ._interrupts import InterruptGuard
@@ -720,7 +726,8 @@ class ConformanceSession:
         """This shard's share of the targets (``_shard_targets``); all of them outside shards."""
         if self._shard is None:
             return ShardTargets(raws, [], frozenset())
-        return shard_targets(raws, base_dir, *self._shard)
+        costs = read_shard_costs(self.config)
+        return shard_targets(raws, base_dir, *self._shard, costs.tools if costs else None)
 
     def _target_specs(self) -> list[Any]:
         specs: list[Any] = list(self.settings.targets)
@@ -1084,6 +1091,8 @@ class ConformanceSession:
             extra["baseline"] = str(self.baseline.path)
         if self._shard is not None:  # what merge_reports reads to join the shards
             extra["shard"] = f"{self._shard[0]}/{self._shard[1]}"
+            costs = read_shard_costs(self.config)
+            extra["shard_costs"] = costs.digest if costs else "none"
         self.records.write_report(path, **(state.as_report() if state else {}), extra=extra)
 
     @pytest.hookimpl(wrapper=True)

@@ -4,11 +4,13 @@ Cut after collection, every shard had listed every target, so each started every
 server: a thousand servers over sixteen shards were sixteen thousand starts. The
 servers are known before they start, from the targets given and each ``mcp.json``'s
 entries (read without the SDK): the ``i``-th server, in the order given, is shard
-``i mod N``'s, and a shard loads its own alone (an ``mcp.json`` whose servers are
-shared out is loaded with its share, ``TargetSpec.only``). Python targets, the
-project's tests and targets that cannot be read are cut after collection
-(``ShardPlugin``), balanced against the servers each shard was given (``loads``):
-every shard computes the same, from the same command line.
+``i mod N``'s, or, given an earlier run's seconds (``_shard_costs``), the costliest
+server goes first to the shard least loaded so far; a shard loads its own alone (an
+``mcp.json`` whose servers are shared out is loaded with its share,
+``TargetSpec.only``). Python targets, the project's tests and targets that cannot be
+read are cut after collection (``ShardPlugin``), balanced against the servers each
+shard was given (``loads``): every shard computes the same, from the same command
+line and the same costs.
 
 Imports only the standard library and what reads a target spec (no SDK).
 """
@@ -16,7 +18,7 @@ Imports only the standard library and what reads a target spec (no SDK).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,8 @@ from typing import Any
 from toolnexus_conformance.targets import TargetError, TargetKind, TargetSpec, parse_target
 
 from ._prestart import mcp_json_entries, target_key
-from ._units import _DUPLICATE, PREFIX, SESSION_COST
+from ._server_listings import server_costs
+from ._units import _DUPLICATE, PREFIX, SESSION_COST, assign, unmeasured_cost
 
 __all__ = ["SERVER_COST", "ShardTargets", "shard_targets"]
 
@@ -47,6 +50,9 @@ class ShardTargets:
     #: The labels of the server targets whose servers (some or all) other shards hold:
     #: a setting or a baseline entry naming one of their tools is not lost.
     elsewhere: frozenset[str] = frozenset()
+    #: Each tool's measured seconds (``--toolnexus-shard-costs``), by which the rest of
+    #: the run is cut after collection too; empty: by count.
+    measured: Mapping[str, float] = dataclasses.field(default_factory=dict)
 
     def holds(self, target: str) -> bool:
         """Whether the target of node name ``target`` is one of the servers held here."""
@@ -54,42 +60,109 @@ class ShardTargets:
         return label in self.held or _DUPLICATE.sub("", label) in self.held
 
 
-def shard_targets(raws: Sequence[Any], base_dir: Path, k: int, n: int) -> ShardTargets:
-    """Shard ``k`` of ``n``'s share of ``raws`` (the targets as given)."""
-    kept: list[Any] = []
-    counts = [0] * n
-    held: set[str] = set()
-    elsewhere: set[str] = set()
-    decided: dict[tuple[str, Any], bool] = {}  # a server given twice goes where it first went
-    position = 0
+def shard_targets(
+    raws: Sequence[Any], base_dir: Path, k: int, n: int, costs: Mapping[str, float] | None = None
+) -> ShardTargets:
+    """Shard ``k`` of ``n``'s share of ``raws`` (the targets as given).
+
+    ``costs`` (each tool's seconds, ``_shard_costs``): the servers go longest first to
+    the shard least loaded so far; else the ``i``-th server to shard ``i mod n``.
+    """
+    servers: list[_Server] = []
+    given: list[tuple[Any, _Server | None, bool]] = []  # each raw, its server, and if first
+    decided: dict[tuple[str, Any], _Server] = {}  # a server given twice goes where it first went
     for raw in raws:
         spec = _server_spec(raw, base_dir)
         if spec is None:  # cut after collection, with the project's items
-            kept.append(raw)
+            given.append((raw, None, False))
             continue
         key = target_key(spec)
         if key in decided:
-            if decided[key]:
-                kept.append(raw)
+            given.append((raw, decided[key], False))
             continue
         names, idle = _shared_out(spec, base_dir)
-        owners = [(position + i) % n for i in range(max(1, len(names)))]
-        position += len(owners)
-        for owner in owners:
-            counts[owner] += 1
-        mine = [name for name, owner in zip(names, owners, strict=False) if owner == k - 1]
-        decided[key] = (k - 1) in owners
-        if any(owner != k - 1 for owner in owners):
-            elsewhere.add(spec.label)
-        if not decided[key]:
+        server = decided[key] = _Server(spec, names, idle)
+        servers.append(server)
+        given.append((raw, server, True))
+    units: list[tuple[_Server, str | None]] = []
+    for server in servers:  # each server shared out is a unit; else the target is one
+        units.extend([(server, name) for name in server.names] or [(server, None)])
+    weights = _weights(units, costs) if costs else None
+    if weights is None:  # no server's cost is known: each shard its turn
+        weights = [SERVER_COST] * len(units)
+        owners = [position % n for position in range(len(units))]
+    else:
+        owners = [0] * len(units)
+        for shard, positions in enumerate(assign(weights, n)):
+            for position in positions:
+                owners[position] = shard
+    loads = [0.0] * n
+    for owner, weight in zip(owners, weights, strict=True):
+        loads[owner] += weight
+    for (server, _name), owner in zip(units, owners, strict=True):
+        server.owners.append(owner)
+    kept: list[Any] = []
+    held: set[str] = set()
+    elsewhere: set[str] = set()
+    for raw, entry, first in given:
+        if entry is None:
+            kept.append(raw)
             continue
-        held.add(spec.label)
-        if names and len(mine) < len(names):  # the disabled ones start nowhere: in each
-            kept.append(dataclasses.replace(spec, only=(*mine, *idle)))
+        mine = k - 1 in entry.owners
+        if not first:  # given again: kept where the first is
+            if mine:
+                kept.append(raw)
+            continue
+        if any(owner != k - 1 for owner in entry.owners):
+            elsewhere.add(entry.spec.label)
+        if not mine:
+            continue
+        held.add(entry.spec.label)
+        names = [
+            name for name, owner in zip(entry.names, entry.owners, strict=False) if owner == k - 1
+        ]
+        if len(names) < len(entry.names):  # shared out; the disabled ones start nowhere: in each
+            kept.append(dataclasses.replace(entry.spec, only=(*names, *entry.idle)))
         else:
             kept.append(raw)
-    loads = [count * SERVER_COST for count in counts]
-    return ShardTargets(kept, loads, frozenset(held), frozenset(elsewhere))
+    return ShardTargets(kept, loads, frozenset(held), frozenset(elsewhere), dict(costs or {}))
+
+
+@dataclass(slots=True)
+class _Server:
+    """A server target as first given: its servers shared out (``names``), and to which
+    shard each went (one owner where it is not shared out)."""
+
+    spec: TargetSpec
+    names: list[str]
+    idle: list[str]
+    owners: list[int] = dataclasses.field(default_factory=list)
+
+
+def _weights(
+    units: Sequence[tuple[_Server, str | None]], costs: Mapping[str, float]
+) -> list[float] | None:
+    """Each server's measured seconds: its tools' and its start (``SESSION_COST`` tools of
+    the median cost); a server the costs do not know costs the median server. ``None``
+    where the costs know no server given."""
+    from toolnexus_ref._naming import sanitize
+
+    default = unmeasured_cost(costs)
+    found: list[float | None] = []
+    for entry, name in units:
+        head = f"{PREFIX}{entry.spec.label}::"
+        if name is None:
+            measured = [cost for tool, cost in costs.items() if tool.startswith(head)]
+            total = sum(measured) if measured else None
+        else:
+            prefixes = [f"{sanitize(n)}_" for n in entry.names]
+            total = server_costs(costs, head[:-2], prefixes)[entry.names.index(name)]
+        found.append(None if total is None else total + SESSION_COST * default)
+    known = sorted(c for c in found if c is not None)
+    if not known:
+        return None
+    median = known[len(known) // 2]
+    return [median if c is None else c for c in found]
 
 
 def _server_spec(raw: Any, base_dir: Path) -> TargetSpec | None:

@@ -12,6 +12,8 @@ any shard's failed. The merged report is complete only if every shard's was;
 Reports of another format version are refused. A file given twice, two reports of
 one shard, a tool found in two shards, or a target's own verdict found in two
 reports that are not shards of one run, is an error: verdicts would be counted twice.
+So are shards cut by different costs (``shard_costs``, ``--toolnexus-shard-costs``):
+a server may then have run in two shards, or in none.
 """
 
 from __future__ import annotations
@@ -89,6 +91,13 @@ def _shards(reports: Sequence[tuple[Path, Mapping[str, Any]]]) -> bool:
         if k in seen:
             raise MergeError(f"{path} and {seen[k]} are both shard {k}: merge each shard once")
         seen[k] = path
+    cut_by = {str(r.get("shard_costs", "none")): path for path, r in reports}
+    if len(cut_by) > 1:  # each cut the run by other costs: servers may be in two, or in none
+        said = ", ".join(f"{path} by {digest}" for digest, path in cut_by.items())
+        raise MergeError(
+            f"the shards were cut by different costs ({said}): give every shard the same"
+            " --toolnexus-shard-costs file, or none"
+        )
     return True
 
 

@@ -15,6 +15,7 @@ from ._distribution import (
     add_scaling_options,
     is_xdist_controller,
     read_shard,
+    read_shard_costs,
 )
 from ._options import add_options, read_settings
 from ._output_options import add_output_options, read_outputs
@@ -48,6 +49,7 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = read_settings(config)
     outputs = read_outputs(config)
     shard = read_shard(config)
+    read_shard_costs(config)  # read once, here: given without a shard, a usage error
     if shard is not None:
         config.pluginmanager.register(ShardPlugin(*shard), "toolnexus-shard")
     if is_xdist_controller(config):

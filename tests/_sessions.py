@@ -151,4 +151,5 @@ def healthy_judged(report: Mapping[str, Any], target: str | None = None) -> None
     assert mine, "the healthy neighbour got no verdicts"
     assert mine["TN601"]["outcome"] == "passed", mine["TN601"]
     assert mine["TN601"]["calls"] > 0  # counted in the tool's process, carried back
+    assert mine["TN601"]["seconds"] > 0  # what that process took, timed by the session
     assert all(r["outcome"] != "failed" for r in mine.values()), mine

@@ -153,6 +153,9 @@ class Verdict:
     #: Calls the live engine made to the tool (all its checks share them); ``None`` when
     #: the check made none or the count is not known where the verdict was made.
     calls: int | None = None
+    #: Seconds the tool's exploration took once it had its slot (all its checks share
+    #: it): what the next run's shards are balanced by (``--toolnexus-shard-costs``).
+    seconds: float | None = None
     #: Skipped because the kit failed (``KitFailure``): the run does not pass.
     kit_failure: bool = False
     #: Skipped because no live check may call the tool (``NotCalled``).
@@ -189,6 +192,8 @@ class Verdict:
         # One dict, built in place: a run of ten thousand tools makes half a million.
         if self.calls is not None:
             record["calls"] = self.calls
+        if self.seconds is not None:
+            record["seconds"] = round(self.seconds, 3)
         if self.kit_failure:
             record["kit_failure"] = True
         if self.not_called:

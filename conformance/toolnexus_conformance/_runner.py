@@ -13,7 +13,7 @@ import inspect
 import time
 import types
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeGuard
 
 from ._model import Fail, Finding, KitFailure, NotCalled, Outcome, Scope, Skip, Verdict
@@ -121,6 +121,14 @@ def _masker() -> Callable[[str], str] | None:
     return secrets.mask
 
 
+@dataclass(slots=True)
+class _Explored:
+    """What a live check's verdict tells of the tool's exploration, once it was explored."""
+
+    calls: int | None = None
+    seconds: float | None = None
+
+
 def _verdict(
     subject: ToolSubject | TargetSubject,
     check: Check,
@@ -128,7 +136,7 @@ def _verdict(
     message: str = "",
     findings: tuple[Finding, ...] = (),
     duration: float = 0.0,
-    calls: int | None = None,
+    explored: _Explored | None = None,
     kit_failure: bool = False,
     not_called: bool = False,
 ) -> Verdict:
@@ -144,7 +152,8 @@ def _verdict(
         message,
         findings,
         duration,
-        calls=calls,
+        calls=explored.calls if explored else None,
+        seconds=explored.seconds if explored else None,
         kit_failure=kit_failure,
         not_called=not_called,
     )
@@ -163,7 +172,7 @@ def run_check(
         sources = ", ".join(sorted(check.info.sources))
         return _verdict(subject, check, Outcome.SKIPPED, f"only for {sources} tools")
     started = time.perf_counter()
-    calls: list[int | None] = [None]
+    explored = _Explored()
     try:
         if check.info.live and isinstance(subject, ToolSubject):
             reason = may_execute(subject, options)
@@ -172,7 +181,7 @@ def run_check(
                 return _verdict(
                     subject, check, Outcome.SKIPPED, reason, duration=duration, not_called=True
                 )
-            findings = _live(check, subject, options, loop, explorations, calls)
+            findings = _live(check, subject, options, loop, explorations, explored)
         else:
             outcome = check.run(subject, options)
             # Nearly every check returns a plain generator: told apart first, cheaply.
@@ -201,11 +210,11 @@ def run_check(
         findings = (Finding(f"checking this tool raised {type(exc).__name__}: {exc}"),)
     duration = time.perf_counter() - started
     if not findings:
-        return _verdict(subject, check, Outcome.PASSED, duration=duration, calls=calls[0])
+        return _verdict(subject, check, Outcome.PASSED, duration=duration, explored=explored)
     message = findings[0].message
     if len(findings) > 1:
         message += f" (+{len(findings) - 1} more)"
-    return _verdict(subject, check, Outcome.FAILED, message, findings, duration, calls[0])
+    return _verdict(subject, check, Outcome.FAILED, message, findings, duration, explored)
 
 
 def _live(
@@ -214,7 +223,7 @@ def _live(
     options: RunOptions,
     loop: BackgroundLoop | None,
     explorations: Judges | None,
-    calls: list[int | None],
+    explored: _Explored,
 ) -> tuple[Finding, ...]:
     """The live check's findings; ``run_check`` has made sure the tool may be called."""
     if explorations is None:  # a lone check: explore just for it
@@ -224,7 +233,9 @@ def _live(
         return explorations.judge(check, subject)
     finally:
         count = getattr(explorations, "calls_of", None)
-        calls[0] = count(subject) if callable(count) else None
+        explored.calls = count(subject) if callable(count) else None
+        timed = getattr(explorations, "seconds_of", None)
+        explored.seconds = timed(subject) if callable(timed) else None
 
 
 def _plain_generator(outcome: Any) -> TypeGuard[Iterable[Finding]]:

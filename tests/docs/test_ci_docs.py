@@ -151,6 +151,11 @@ def test_the_pages_matrix_of_shards_merges_into_one_report_and_page(tmp_path: Pa
     job = sharded["jobs"]["conformance"]
     shards = job["strategy"]["matrix"]["shard"]
     assert all("--toolnexus-shard" in line for line in _lines(job, "pytest "))
+    # Every shard reads the one costs file the first job handed out, which the last keeps.
+    [costs] = {line[line.index("--toolnexus-shard-costs") + 1] for line in _lines(job, "pytest ")}
+    assert job["needs"] == "costs"
+    assert costs in _strings(sharded["jobs"]["costs"])
+    assert ["cp", "toolnexus-report.json", costs] in _lines(sharded["jobs"]["report"], "cp ")
     (tmp_path / "pyproject.toml").write_text(
         '[tool.pytest.ini_options]\ntoolnexus_targets = ["toolnexus_ref.examples:toolkit"]\n'
     )

@@ -66,6 +66,11 @@ def test_every_live_check_is_judged_from_one_exploration() -> None:
     # timing probes, not one search per check.
     edges = len(edge_args_for(NUMBER, {"n": 0}))
     assert len(tool.calls) <= 3 * (FAST.examples + FAST.depth) + 2 * edges + 8
+    # Every live verdict tells the one exploration's cost (what shards are weighed by).
+    passed = [v for v in live if v.outcome is Outcome.PASSED]
+    assert len({(v.calls, v.seconds) for v in passed}) == 1
+    assert all(v.seconds is not None and v.seconds > 0 for v in passed)
+    assert all(v.seconds is None for v in verdicts if not v.check.live)
 
 
 def test_the_simplest_arguments_come_first() -> None:

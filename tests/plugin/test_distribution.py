@@ -417,6 +417,130 @@ def test_each_server_given_goes_to_one_shard_before_any_starts(tmp_path: Path) -
     assert shares[1].elsewhere == {"mcp.json", "stdio:one", "stdio:two"}
 
 
+def test_given_costs_the_costliest_server_goes_first_to_the_least_loaded_shard(
+    tmp_path: Path,
+) -> None:
+    """Dealt out in turn, the slow server and a fast one share a shard while the other
+    shard idles; weighed by an earlier run's seconds, the slow one is alone."""
+    from pytest_toolnexus._shard_targets import shard_targets
+
+    servers = {name: {"command": "s", "args": [name]} for name in ("fast", "slow", "new")}
+    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    costs = {
+        "toolnexus:stdio:one::t": 1.0,
+        "toolnexus:stdio:two::t": 1.0,
+        "toolnexus:mcp.json::fast_t": 1.0,
+        "toolnexus:mcp.json::slow_t": 9.0,
+        "toolnexus:mcp.json::slow_u": 9.0,
+    }
+    raws = ["stdio:one", "mcp.json", "stdio:two", "pkg.mod:tools"]
+    by_count = [shard_targets(raws, tmp_path, k, 2) for k in (1, 2)]
+    assert by_count[0].kept[0] == "stdio:one"
+    assert by_count[0].kept[1].only == ("slow",)  # one, fast, slow, new, two: in turn
+    assert by_count[0].kept[2] == "stdio:two"
+    weighed = [shard_targets(raws, tmp_path, k, 2, costs) for k in (1, 2)]
+    # Each server costs its tools and a start (1.5 tools of the median, 1 s): slow 19.5 s;
+    # one, two and fast 2.5 s; new, unmeasured, the median server (2.5 s).
+    files = [[s for s in share.kept if not isinstance(s, str)] for share in weighed]
+    assert [f[0].only for f in files] == [("slow",), ("fast", "new")]
+    assert "stdio:one" not in weighed[0].kept
+    assert [s for s in weighed[1].kept if isinstance(s, str)] == [
+        "stdio:one",
+        "stdio:two",
+        "pkg.mod:tools",
+    ]
+    assert weighed[0].loads == weighed[1].loads == [19.5, 10.0]
+    assert weighed[0].measured == costs  # the Python target's tools are cut by them too
+    # Costs that know none of the servers: dealt out in turn, as with none.
+    unknown = [shard_targets(raws, tmp_path, k, 2, {"toolnexus:x::t": 1.0}) for k in (1, 2)]
+    assert [u.kept for u in unknown] == [b.kept for b in by_count]
+
+
+def test_the_costs_of_a_shard_plan_come_from_a_reports_seconds(tmp_path: Path) -> None:
+    from pytest_toolnexus._shard_costs import read_costs
+
+    def record(tool: str, seconds: Any) -> dict[str, Any]:
+        return {"target": "stdio:s", "tool": tool, "check": "TN601", "seconds": seconds}
+
+    path = tmp_path / "report.json"
+    results = [record("a", 1.5), record("a", 2.0), record("b", 0.25), record("*", 9.0)]
+    results += [record("c", "soon"), record("d", -1), {"no": "record"}]
+    path.write_text(json.dumps({"results": results}))
+    found = read_costs(path)
+    assert found.tools == {"toolnexus:stdio:s::a": 2.0, "toolnexus:stdio:s::b": 0.25}
+    assert found.digest == read_costs(path).digest != "none"
+    path.write_text(json.dumps({"results": [record("a", 1.5)]}))
+    assert read_costs(path).digest != found.digest
+    assert "does not exist" in read_costs(tmp_path / "gone.json").problem
+    path.write_text("{half")
+    assert "not a readable JSON report" in read_costs(path).problem
+    path.write_text(json.dumps({"results": [record("a", None)]}))
+    broken = read_costs(path)
+    assert (broken.tools, broken.digest) == ({}, "none")
+    assert "records no tool's seconds" in broken.describe()
+
+
+SEEDED_SERVER = Path(__file__).resolve().parents[2] / "conformance/corpus/servers/seeded_bugs.py"
+COUNTED_SERVER = """
+import pathlib, runpy, sys
+
+with open(pathlib.Path(__file__).with_name("starts.log"), "a") as log:
+    log.write(sys.argv[1] + "\\n")
+runpy.run_path(sys.argv[2], run_name="__main__")
+"""
+
+
+def test_shards_given_an_earlier_reports_seconds_leave_the_slow_server_alone(
+    pytester: pytest.Pytester,
+) -> None:
+    """One server of 24 tools and two of three: dealt out in turn, the big one shares a
+    shard; weighed by the serial run's report, it has a shard to itself, each server
+    still starts once, and the merge is the serial run's. Shards cut by other costs
+    (one given the file, one not) are refused at the merge."""
+    pytester.makepyfile(counted=COUNTED_SERVER)
+    scripts = {"b": SEEDED_SERVER, "a": GOOD_SERVER, "c": GOOD_SERVER}  # in turn: b, c | a
+    servers = {
+        name: {"command": sys.executable, "args": ["counted.py", name, str(script)]}
+        for name, script in scripts.items()
+    }
+    (pytester.path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    args = [*BASE, "--toolnexus-only", "--toolnexus-target", "mcp.json"]
+    args += ["--toolnexus-select", "TN601", "--toolnexus-examples", "3"]
+    serial = pytester.runpytest_subprocess(*args, "--toolnexus-report", "serial.json")
+    assert serial.ret == 0, serial.stdout.str()
+    log = pytester.path / "starts.log"
+    log.unlink()
+    started = []
+    for k in (1, 2):
+        run = pytester.runpytest_subprocess(
+            *args,
+            "--toolnexus-shard",
+            f"{k}/2",
+            "--toolnexus-shard-costs",
+            "serial.json",
+            "--toolnexus-report",
+            f"{k}.json",
+        )
+        run.stdout.fnmatch_lines(["toolnexus shard: *, balanced by the seconds measured in *"])
+        started.append(sorted(log.read_text().split()))
+        log.unlink()
+    assert started == [["b"], ["a", "c"]]
+    paths = [pytester.path / f"{k}.json" for k in (1, 2)]
+    summary = merge(paths, pytester.path / "merged.json")
+    expected = json.loads((pytester.path / "serial.json").read_text())
+    assert summary == expected["summary"]
+
+    def verdicts(report: dict[str, Any]) -> list[tuple[str, ...]]:
+        return sorted((r["target"], r["tool"], r["check"], r["outcome"]) for r in report["results"])
+
+    assert verdicts(json.loads((pytester.path / "merged.json").read_text())) == verdicts(expected)
+    uncosted = json.loads(paths[1].read_text())  # as shard 2 cut by count would say
+    uncosted["shard_costs"] = "none"
+    (pytester.path / "count.json").write_text(json.dumps(uncosted))
+    with pytest.raises(MergeError, match="cut by different costs"):
+        merge([paths[0], pytester.path / "count.json"], pytester.path / "bad.json")
+
+
 NO_TOOLS_SERVER = Path(__file__).resolve().parents[1] / "sources" / "servers" / "no_tools.py"
 
 

@@ -12,6 +12,7 @@ server that exits mid-batch is restarted once the call that ended it is known
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Container, Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -135,6 +136,8 @@ class Explorations:
         self.prefetch = prefetch
         self._plans: dict[int, _Plan] = {}
         self._done: dict[int, Observation] = {}
+        #: Seconds each tool's explorations took in their slots (``seconds_of``).
+        self._seconds: dict[int, float] = {}
         self._on_loop_now: int | None = None
         #: Servers (by ``id`` of the connection) that exited with no call to blame once,
         #: and what the replays showed then.
@@ -162,6 +165,13 @@ class Explorations:
         """Calls the tool's exploration made (its streams), once it was explored."""
         found = self._done.get(id(subject))
         return None if found is None else found.call_count()
+
+    def seconds_of(self, subject: ToolSubject) -> float | None:
+        """Seconds the tool's exploration took in its slot (made again: all of them), once
+        it was explored: its cost, apart from the time it waited for a slot."""
+        if id(subject) not in self._done:
+            return None
+        return self._seconds.get(id(subject))
 
     def observation(self, subject: ToolSubject) -> Observation:
         """The tool's observation, exploring it (and, with prefetch, the others) first."""
@@ -448,9 +458,13 @@ class Explorations:
             self.workers,
             codes=frozenset(plan.codes),
         )
+        started = time.monotonic()
         try:
             return await asyncio.wait_for(work, limit)
         except TimeoutError:
             return Observation(
                 plan.subject, error=f"exploring the tool took longer than {limit:g}s in all"
             )
+        finally:
+            key = id(plan.subject)
+            self._seconds[key] = self._seconds.get(key, 0.0) + time.monotonic() - started

@@ -1038,6 +1038,8 @@ class IsolatedExplorations:
         self._indexes: dict[int, int] = {}
         self._plans: dict[int, _Plan] = {}
         self._futures: dict[int, Future[ToolJudgement]] = {}
+        #: Seconds each tool's process took to explore it, from the worker's fork on.
+        self._seconds: dict[int, float] = {}
         #: Planned tools of each target not explored yet: at none, its worker stops.
         self._left: dict[str, int] = {}
         self._lock = threading.Lock()
@@ -1094,6 +1096,14 @@ class IsolatedExplorations:
             return None
         return future.result().calls
 
+    def seconds_of(self, subject: ToolSubject) -> float | None:
+        """Seconds the tool's process took, once it answered (as ``Explorations``); not the
+        time it waited for a worker, nor its worker's start."""
+        future = self._futures.get(id(subject))
+        if future is None or not future.done():
+            return None
+        return self._seconds.get(id(subject))
+
     def close(self) -> None:
         """Stop exploring what was not asked for yet (the session is ending)."""
         runner, self._runner = self._runner, None
@@ -1132,9 +1142,13 @@ class IsolatedExplorations:
             settings = self.options.settings_for(plan.group, name) if self.options.tools else None
             self.pool.acquire(worker)
             held = True
-            return worker.explore(
-                plan.index, subject.display_name, sorted(plan.codes), arguments, settings
-            )
+            started = time.monotonic()
+            try:
+                return worker.explore(
+                    plan.index, subject.display_name, sorted(plan.codes), arguments, settings
+                )
+            finally:
+                self._seconds[id(subject)] = time.monotonic() - started
         except Exception as exc:  # our own failure: say so, never blame the tool
             return ToolJudgement(error=f"exploring the tool failed: {type(exc).__name__}: {exc}")
         finally:
