@@ -1064,6 +1064,13 @@ class ConformanceSession:
             terminalreporter.write_line(f"{target}: not judged: {why}", yellow=True, bold=True)
         for line in self.baseline.summary_lines() if self.baseline is not None else []:
             terminalreporter.write_line(line)
+        if self.baseline is not None and self.baseline.updating and self._shard is not None:
+            terminalreporter.write_line(
+                f"the baseline holds shard {self._shard[0]}/{self._shard[1]}'s changes alone:"
+                " rewrite it from all the shards' reports with python -m"
+                f" pytest_toolnexus.update_baseline {self.baseline.path} REPORT...",
+                yellow=True,
+            )
         for line in incomplete:
             terminalreporter.write_line(line, red=True, bold=line is incomplete[0])
         if self.settings.report:

@@ -300,6 +300,12 @@ def test_shards_cover_the_run_and_merge_into_its_verdicts(tools_module: pytest.P
     assert empty.ret == 0
     empty.stdout.fnmatch_lines(["toolnexus shard 999/999: nothing to run; *"])
     assert main([str(path / "m2.json"), str(path / "serial.json"), str(path / "merged.json")]) == 2
+    # A shard's baseline update holds its own tools' changes: the run says where the rest is.
+    update = ["--toolnexus-baseline", "b.toml", "--toolnexus-update-baseline"]
+    updated = tools_module.runpytest(*args, "--toolnexus-shard", "1/2", *update)
+    updated.stdout.fnmatch_lines(
+        ["the baseline holds shard 1/2's changes alone: *pytest_toolnexus.update_baseline *b.toml*"]
+    )
 
 
 def test_merge_refuses_another_version_and_marks_an_unfinished_shard(tmp_path: Path) -> None:

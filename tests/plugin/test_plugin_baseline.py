@@ -27,6 +27,7 @@ from pytest_toolnexus._options import (
     TARGET,
     UPDATE_BASELINE,
 )
+from pytest_toolnexus.update_baseline import main as update_baseline
 
 TOOLS = """
 from toolnexus_ref import BaseTool
@@ -195,6 +196,14 @@ def test_the_baseline_cycle(pytester: pytest.Pytester) -> None:
     assert found[("bad tool", "TN102")] == "accepted"
     assert (report["summary"]["fixed"], report["summary"]["errors"]) == (1, 1)
 
+    # 3b. The same rewrite from that run's report alone (a CI run's, or its shards'),
+    # on a copy of the file: what --toolnexus-update-baseline would have written.
+    copy = pytester.path / "copy.toml"
+    copy.write_text(baseline.read_text())
+    assert update_baseline([str(copy), str(pytester.path / "report.json")]) == 0
+    assert entries(copy) == {"bad tool": {"TN102": "renamed in 2.0"}, "new tool": {"TN102": ""}}
+    assert tomllib.loads(copy.read_text())["accepted"]["elsewhere"] == {"x": {"TN102": ""}}
+
     # 4. Rewritten under xdist, "bad tool" deselected: its entry (and the foreign one) kept.
     result, report = run(pytester, UPDATE_BASELINE, "-n", "2", "-k", "not bad")
     assert result.ret == 0, result.stdout.str()
@@ -225,3 +234,41 @@ def test_update_needs_a_path_and_a_missing_baseline_stops_the_run(
     result = pytester.runpytest_subprocess(CONFORMANCE, ONLY, BASELINE, "none.toml")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*none.toml does not exist; write it with*"])
+
+
+def test_a_baseline_is_rewritten_from_the_reports_of_a_runs_shards(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each shard's verdicts, from its report: findings added, passes removed, reasons and
+    what no report judged kept; a shard missing is named, a shard twice refused."""
+    from toolnexus_conformance._report import REPORT_VERSION
+
+    baseline = tmp_path / "baseline.toml"
+    baseline.write_text(
+        '[accepted.t.a]\nTN101 = "why"\n[accepted.t.b]\nTN102 = ""\n[accepted.u.c]\nTN103 = "kept"\n'
+    )
+
+    def report(name: str, shard: str, *records: tuple[str, str, str, str]) -> str:
+        results = [
+            dict(zip(("target", "tool", "check", "outcome"), r, strict=True)) for r in records
+        ]
+        data = {"version": REPORT_VERSION, "complete": True, "shard": shard, "results": results}
+        (tmp_path / name).write_text(json.dumps(data))
+        return str(tmp_path / name)
+
+    first = report("1.json", "1/3", ("t", "a", "TN101", "failed"), ("t", "b", "TN102", "passed"))
+    second = report("2.json", "2/3", ("t", "d", "TN104", "failed"), ("u", "*", "TN851", "failed"))
+    assert update_baseline([str(baseline), first, second]) == 0
+    assert tomllib.loads(baseline.read_text())["accepted"] == {
+        "t": {"a": {"TN101": "why"}, "d": {"TN104": ""}},
+        "u": {"*": {"TN851": ""}, "c": {"TN103": "kept"}},
+    }
+    out = capsys.readouterr().out
+    assert "2 added, 1 removed" in out
+    assert "shards not given: 3/3: the entries of their tools stay" in out
+    again = report("again.json", "1/3")
+    assert update_baseline([str(baseline), first, again]) == 2
+    assert "are both shard 1/3" in capsys.readouterr().err
+    (tmp_path / "old.json").write_text(json.dumps({"version": 0, "results": []}))
+    assert update_baseline([str(baseline), str(tmp_path / "old.json")]) == 2
+    assert "report version 0" in capsys.readouterr().err
