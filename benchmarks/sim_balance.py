@@ -188,7 +188,8 @@ def weighed_shards(
     servers: Sequence[tuple[float, list[float]]], shards: int, rng: random.Random
 ) -> list[float]:
     """``--toolnexus-shard-costs``: servers placed by an earlier run's seconds, the
-    costliest first to the least loaded shard (``_shard_targets``, with ``assign``).
+    costliest first to the least loaded shard (``_shard_costs.place``, which, with a
+    shard as one core as here, is ``assign``).
 
     What the earlier run measured is not what this one costs: each server's measure
     is off by a lognormal factor (sigma ``RERUN_NOISE``), and a server new since

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._shard_costs import SHARD_COSTS, ShardCosts, read_costs
+from ._shard_costs import SHARD_COSTS, ShardCosts, Weight, place, read_costs, weight_of
 from ._shared_loads import SHARED_KEY, local_node, remove_folder
-from ._units import Unit, assign, estimated_cost, split_nodeid, units_of
+from ._units import Unit, assign, estimated_cost, split_nodeid, units_of, unmeasured_cost
 
 if TYPE_CHECKING:
     from ._shard_targets import ShardTargets
@@ -307,10 +307,27 @@ def shard_of(nodeids: Sequence[str], k: int, n: int, share: ShardTargets | None 
             kept.update(unit.indices)
         else:
             rest.append(unit)
-    measured = share.measured if share else {}
-    costs = [estimated_cost(u, measured) for u in rest]
-    given = assign(costs, n, loads=share.loads if share else None)[k - 1]
+    if share is not None and share.measured:  # weighed as the servers were
+        owners, _ = place(_weights(rest, share.measured, share.concurrency), n, share.loads)
+        given = [position for position, owner in enumerate(owners) if owner == k - 1]
+    else:
+        costs = [estimated_cost(u, {}) for u in rest]
+        given = assign(costs, n, loads=share.loads if share else None)[k - 1]
     return kept | {i for position in given for i in rest[position].indices}
+
+
+def _weights(
+    units: Sequence[Unit], measured: Mapping[str, float], concurrency: int
+) -> list[Weight]:
+    """Each unit's weight from its tools' measured seconds (a tool not measured: the
+    median); a unit of no tool (the project's tests, a target's own items) weighs little."""
+    default = unmeasured_cost(measured)
+    return [
+        weight_of([measured.get(t, default) for t in u.tools], concurrency)
+        if u.tools
+        else Weight(estimated_cost(u, {}), 0.0)
+        for u in units
+    ]
 
 
 class ShardPlugin:

@@ -89,7 +89,8 @@ def prestart(config: pytest.Config, settings: Settings, *, serial: bool) -> Pres
         from ._shard_targets import shard_targets
 
         costs = read_shard_costs(config)
-        targets = shard_targets(targets, base_dir, *shard, costs.tools if costs else None).kept
+        measured = costs.tools if costs else None
+        targets = shard_targets(targets, base_dir, *shard, measured, settings.concurrency).kept
     if serial and sdk_installed():
         starts = server_starts(targets, base_dir)
         if starts:

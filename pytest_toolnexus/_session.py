@@ -727,7 +727,8 @@ class ConformanceSession:
         if self._shard is None:
             return ShardTargets(raws, [], frozenset())
         costs = read_shard_costs(self.config)
-        return shard_targets(raws, base_dir, *self._shard, costs.tools if costs else None)
+        measured = costs.tools if costs else None
+        return shard_targets(raws, base_dir, *self._shard, measured, self.settings.concurrency)
 
     def _target_specs(self) -> list[Any]:
         specs: list[Any] = list(self.settings.targets)

@@ -9,6 +9,12 @@ its report which costs it was cut by (``shard_costs``, a digest), and
 ``merge_reports`` refuses shards cut by different ones. A file that is missing or
 is no report is said, and the shards are cut by count, as without one.
 
+A tool's seconds are its own wall time, but a shard explores ``concurrency`` tools
+at once: it lasts about its tools' seconds over that, or its longest tool,
+whichever is longer (``Weight``). Summed, the seconds of a server of many quick
+tools outweighed one whose single tool waits ten seconds, and the two heaviest
+servers of four real ones went to one shard.
+
 Imports only the standard library.
 """
 
@@ -16,12 +22,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["SHARD_COSTS", "ShardCosts", "read_costs"]
+__all__ = ["SHARD_COSTS", "ShardCosts", "Weight", "place", "read_costs", "weight_of"]
 
 SHARD_COSTS = "--toolnexus-shard-costs"
 _PREFIX = "toolnexus:"
@@ -83,3 +89,46 @@ def _seconds(record: Any) -> float | None:
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
         return None
     return float(seconds)
+
+
+class Weight(NamedTuple):
+    """What a server (or a bundle of tools) adds to a shard, in seconds of wall time."""
+
+    #: Its tools' seconds over the concurrency: the time they hold the shard's slots.
+    work: float
+    #: Its longest tool: no shard holding it ends sooner.
+    span: float
+
+    @property
+    def alone(self) -> float:
+        return max(self.work, self.span)
+
+
+def weight_of(seconds: Sequence[float], concurrency: int, start: float = 0.0) -> Weight:
+    """The weight of tools of these ``seconds``, explored ``concurrency`` at once, plus a
+    ``start`` (a server's, its own wall time before its first tool)."""
+    return Weight(start + sum(seconds) / max(1, concurrency), max(seconds, default=0.0))
+
+
+def place(
+    weights: Sequence[Weight], shards: int, held: Sequence[float] | None = None
+) -> tuple[list[int], list[float]]:
+    """Each weight's shard, and each shard's expected time: the heaviest first, each to
+    the shard it would leave shortest (ties: the less worked, then the lower).
+
+    A shard lasts its works' sum or its longest span, whichever is longer; ``held``:
+    what each shard holds already (its time, as work). Deterministic: every shard
+    computes the same from the same weights."""
+    work = [float(h) for h in held] if held else [0.0] * shards
+    span = [0.0] * shards
+    owners = [0] * len(weights)
+    for position in sorted(range(len(weights)), key=lambda p: (-weights[p].alone, p)):
+        weight = weights[position]
+        best = min(
+            range(shards),
+            key=lambda s: (max(work[s] + weight.work, span[s], weight.span), work[s], s),
+        )
+        owners[position] = best
+        work[best] += weight.work
+        span[best] = max(span[best], weight.span)
+    return owners, [max(w, s) for w, s in zip(work, span, strict=True)]

@@ -4,8 +4,8 @@ Cut after collection, every shard had listed every target, so each started every
 server: a thousand servers over sixteen shards were sixteen thousand starts. The
 servers are known before they start, from the targets given and each ``mcp.json``'s
 entries (read without the SDK): the ``i``-th server, in the order given, is shard
-``i mod N``'s, or, given an earlier run's seconds (``_shard_costs``), the costliest
-server goes first to the shard least loaded so far; a shard loads its own alone (an
+``i mod N``'s, or, given an earlier run's seconds (``_shard_costs``), the heaviest
+server goes first to the shard it leaves shortest; a shard loads its own alone (an
 ``mcp.json`` whose servers are shared out is loaded with its share,
 ``TargetSpec.only``). Python targets, the project's tests and targets that cannot be
 read are cut after collection (``ShardPlugin``), balanced against the servers each
@@ -26,14 +26,17 @@ from typing import Any
 from toolnexus_conformance.targets import TargetError, TargetKind, TargetSpec, parse_target
 
 from ._prestart import mcp_json_entries, target_key
-from ._server_listings import server_costs
-from ._units import _DUPLICATE, PREFIX, SESSION_COST, assign, unmeasured_cost
+from ._shard_costs import Weight, place, weight_of
+from ._units import _DUPLICATE, PREFIX, SESSION_COST
 
 __all__ = ["SERVER_COST", "ShardTargets", "shard_targets"]
 
 #: What a server is expected to cost, in tools, before it is listed: its start and a
 #: handful of tools (the median server of ``benchmarks/sim_balance.py`` has six).
 SERVER_COST = SESSION_COST + 6.0
+#: What a server's start adds to its measured tools' seconds: the CPU of a Python SDK
+#: server's start (mcp-server-time answers initialize 0.46 s after it is spawned).
+SERVER_START = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,8 @@ class ShardTargets:
     #: Each tool's measured seconds (``--toolnexus-shard-costs``), by which the rest of
     #: the run is cut after collection too; empty: by count.
     measured: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    #: Tools a shard explores at once, by which the seconds are weighed.
+    concurrency: int = 16
 
     def holds(self, target: str) -> bool:
         """Whether the target of node name ``target`` is one of the servers held here."""
@@ -61,12 +66,18 @@ class ShardTargets:
 
 
 def shard_targets(
-    raws: Sequence[Any], base_dir: Path, k: int, n: int, costs: Mapping[str, float] | None = None
+    raws: Sequence[Any],
+    base_dir: Path,
+    k: int,
+    n: int,
+    costs: Mapping[str, float] | None = None,
+    concurrency: int = 16,
 ) -> ShardTargets:
     """Shard ``k`` of ``n``'s share of ``raws`` (the targets as given).
 
-    ``costs`` (each tool's seconds, ``_shard_costs``): the servers go longest first to
-    the shard least loaded so far; else the ``i``-th server to shard ``i mod n``.
+    ``costs`` (each tool's seconds, ``_shard_costs``): the heaviest server first, to the
+    shard it leaves shortest, a shard exploring ``concurrency`` tools at once
+    (``_shard_costs.place``); else the ``i``-th server to shard ``i mod n``.
     """
     servers: list[_Server] = []
     given: list[tuple[Any, _Server | None, bool]] = []  # each raw, its server, and if first
@@ -87,18 +98,14 @@ def shard_targets(
     units: list[tuple[_Server, str | None]] = []
     for server in servers:  # each server shared out is a unit; else the target is one
         units.extend([(server, name) for name in server.names] or [(server, None)])
-    weights = _weights(units, costs) if costs else None
+    weights = _weights(units, costs, concurrency) if costs else None
     if weights is None:  # no server's cost is known: each shard its turn
-        weights = [SERVER_COST] * len(units)
         owners = [position % n for position in range(len(units))]
+        loads = [0.0] * n
+        for owner in owners:
+            loads[owner] += SERVER_COST
     else:
-        owners = [0] * len(units)
-        for shard, positions in enumerate(assign(weights, n)):
-            for position in positions:
-                owners[position] = shard
-    loads = [0.0] * n
-    for owner, weight in zip(owners, weights, strict=True):
-        loads[owner] += weight
+        owners, loads = place(weights, n)
     for (server, _name), owner in zip(units, owners, strict=True):
         server.owners.append(owner)
     kept: list[Any] = []
@@ -125,7 +132,9 @@ def shard_targets(
             kept.append(dataclasses.replace(entry.spec, only=(*names, *entry.idle)))
         else:
             kept.append(raw)
-    return ShardTargets(kept, loads, frozenset(held), frozenset(elsewhere), dict(costs or {}))
+    return ShardTargets(
+        kept, loads, frozenset(held), frozenset(elsewhere), dict(costs or {}), concurrency
+    )
 
 
 @dataclass(slots=True)
@@ -140,29 +149,28 @@ class _Server:
 
 
 def _weights(
-    units: Sequence[tuple[_Server, str | None]], costs: Mapping[str, float]
-) -> list[float] | None:
-    """Each server's measured seconds: its tools' and its start (``SESSION_COST`` tools of
-    the median cost); a server the costs do not know costs the median server. ``None``
-    where the costs know no server given."""
+    units: Sequence[tuple[_Server, str | None]], costs: Mapping[str, float], concurrency: int
+) -> list[Weight] | None:
+    """Each server's weight from its tools' measured seconds, and a start; a server the
+    costs do not know weighs the median server's. ``None`` where they know none given."""
     from toolnexus_ref._naming import sanitize
 
-    default = unmeasured_cost(costs)
-    found: list[float | None] = []
+    found: list[Weight | None] = []
     for entry, name in units:
         head = f"{PREFIX}{entry.spec.label}::"
-        if name is None:
-            measured = [cost for tool, cost in costs.items() if tool.startswith(head)]
-            total = sum(measured) if measured else None
-        else:
-            prefixes = [f"{sanitize(n)}_" for n in entry.names]
-            total = server_costs(costs, head[:-2], prefixes)[entry.names.index(name)]
-        found.append(None if total is None else total + SESSION_COST * default)
-    known = sorted(c for c in found if c is not None)
+        tools = {tool[len(head) :]: cost for tool, cost in costs.items() if tool.startswith(head)}
+        if name is not None:  # a server of a file shared out: its tools by its name's prefix
+            prefixes = sorted((f"{sanitize(n)}_" for n in entry.names), key=len, reverse=True)
+            mine = f"{sanitize(name)}_"
+            owner = {t: next((p for p in prefixes if t.startswith(p)), None) for t in tools}
+            tools = {t: cost for t, cost in tools.items() if owner[t] == mine}
+        seconds = list(tools.values())
+        found.append(weight_of(seconds, concurrency, SERVER_START) if seconds else None)
+    known = sorted((w for w in found if w is not None), key=lambda w: w.alone)
     if not known:
         return None
     median = known[len(known) // 2]
-    return [median if c is None else c for c in found]
+    return [median if w is None else w for w in found]
 
 
 def _server_spec(raw: Any, base_dir: Path) -> TargetSpec | None:

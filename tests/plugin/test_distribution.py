@@ -445,8 +445,9 @@ def test_given_costs_the_costliest_server_goes_first_to_the_least_loaded_shard(
     assert by_count[0].kept[1].only == ("slow",)  # one, fast, slow, new, two: in turn
     assert by_count[0].kept[2] == "stdio:two"
     weighed = [shard_targets(raws, tmp_path, k, 2, costs) for k in (1, 2)]
-    # Each server costs its tools and a start (1.5 tools of the median, 1 s): slow 19.5 s;
-    # one, two and fast 2.5 s; new, unmeasured, the median server (2.5 s).
+    # A shard explores 16 tools at once: slow holds it 0.5 s (a start) and 18/16 s of
+    # work, but lasts 9 s (its longest tool); one, two, fast and new (unmeasured: the
+    # median server) 0.5625 s each, 1 s alone. Slow first, then the rest where it is not.
     files = [[s for s in share.kept if not isinstance(s, str)] for share in weighed]
     assert [f[0].only for f in files] == [("slow",), ("fast", "new")]
     assert "stdio:one" not in weighed[0].kept
@@ -455,11 +456,45 @@ def test_given_costs_the_costliest_server_goes_first_to_the_least_loaded_shard(
         "stdio:two",
         "pkg.mod:tools",
     ]
-    assert weighed[0].loads == weighed[1].loads == [19.5, 10.0]
+    assert weighed[0].loads == weighed[1].loads == [9.0, 4 * 0.5625]
     assert weighed[0].measured == costs  # the Python target's tools are cut by them too
     # Costs that know none of the servers: dealt out in turn, as with none.
     unknown = [shard_targets(raws, tmp_path, k, 2, {"toolnexus:x::t": 1.0}) for k in (1, 2)]
     assert [u.kept for u in unknown] == [b.kept for b in by_count]
+
+
+def test_a_shard_lasts_its_tools_seconds_over_its_concurrency_or_its_longest_tool() -> None:
+    """Four real servers (their seconds measured in one run, 16 tools at once):
+    server-everything has one tool that waits 10 s, the filesystem server fourteen quick
+    ones. Summed, the filesystem's seconds outweighed everything's, and everything went
+    with the time server; weighed as a shard lasts, everything is alone."""
+    from pytest_toolnexus._shard_costs import place, weight_of
+
+    everything = weight_of([10.3, *[26.2 / 11] * 11], 16, 0.5)
+    files = weight_of([4.57, *[32.7 / 13] * 13], 16, 0.5)
+    time, thinking = weight_of([2.39, 1.72], 16, 0.5), weight_of([2.78], 16, 0.5)
+    owners, loads = place([everything, files, time, thinking], 2)
+    assert owners == [0, 1, 1, 1]
+    assert loads[0] == everything.span
+
+
+@settings(max_examples=50)
+@given(
+    st.lists(st.lists(st.floats(0.01, 100), min_size=1, max_size=5), min_size=1, max_size=12),
+    st.integers(1, 5),
+)
+def test_each_weight_goes_to_one_shard_whose_time_holds_it(
+    seconds: list[list[float]], shards: int
+) -> None:
+    from pytest_toolnexus._shard_costs import place, weight_of
+
+    weights = [weight_of(s, 4) for s in seconds]
+    owners, loads = place(weights, shards)
+    assert owners == place(weights, shards)[0]  # every shard cuts alike
+    assert all(0 <= o < shards for o in owners)
+    for weight, owner in zip(weights, owners, strict=True):
+        assert loads[owner] >= weight.alone
+    assert sum(loads) >= sum(w.work for w in weights) - 1e-9
 
 
 def test_the_costs_of_a_shard_plan_come_from_a_reports_seconds(tmp_path: Path) -> None:
