@@ -16,7 +16,6 @@ were).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,14 +27,15 @@ __all__ = ["main", "update"]
 
 
 def _read(path: Path) -> dict[str, Any]:
+    """The report's well-formed records (``load_report``), of this kit's format version."""
     from toolnexus_conformance._report import REPORT_VERSION
 
+    from ._report_view import ReportError, load_report
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise BaselineError(f"{path}: not a readable JSON report: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
-        raise BaselineError(f"{path}: not a toolnexus report (no results list)")
+        data = load_report(path)
+    except ReportError as exc:
+        raise BaselineError(str(exc)) from None
     if data.get("version") != REPORT_VERSION:
         raise BaselineError(
             f"{path}: report version {data.get('version')!r}; this kit reads version"
@@ -76,8 +76,7 @@ def update(baseline: Path, reports: Sequence[Path]) -> tuple[Baseline, list[str]
     accepted = Baseline.read(baseline, updating=True)
     for _, report in read:
         for record in report["results"]:
-            if isinstance(record, dict) and {"target", "tool", "check", "outcome"} <= record.keys():
-                accepted.observe(record)
+            accepted.observe(record)
     accepted.write()
     return accepted, notes
 
