@@ -17,6 +17,10 @@ dealing the servers out in turn puts them all in shard 1 (an unlucky order, not 
 average one: ``sim_balance.py`` gives that): the shards cut in turn against the
 shards weighed by the whole run's report of the same repeat
 (``--toolnexus-shard-costs``).
+
+Last, the plan alone at scale: the time every shard spends placing an mcp.json of
+1,000 servers by the measured seconds of their 6,000 tools (``--plan-only``: this
+alone).
 """
 
 from __future__ import annotations
@@ -72,13 +76,45 @@ def _shards(
     ]
 
 
+def plan_at_scale(servers: int = 1000, tools: int = 6, shards: int = 16) -> None:
+    """How long a shard takes to place a large mcp.json's servers by measured seconds."""
+    import json
+
+    from pytest_toolnexus._shard_targets import shard_targets
+
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        entries = {f"s{i}": {"command": "server", "args": [str(i)]} for i in range(servers)}
+        (folder / "mcp.json").write_text(json.dumps({"mcpServers": entries}))
+        costs = {
+            f"toolnexus:mcp.json::s{i}_tool_{j}": 0.1 * (j + 1) * (1 + i % 7)
+            for i in range(servers)
+            for j in range(tools)
+        }
+        times = []
+        for k in range(1, shards + 1):
+            started = time.perf_counter()
+            share = shard_targets(["mcp.json"], folder, k, shards, costs)
+            times.append(time.perf_counter() - started)
+        busiest = max(share.loads) / (sum(share.loads) / shards)
+    print(
+        f"placing {servers} servers ({servers * tools} tools measured) over {shards} shards:"
+        f" {statistics.median(times) * 1000:.0f} ms a shard (median), busiest shard"
+        f" {busiest:.3f}x the mean"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--servers", type=int, default=12)
     parser.add_argument("--shards", type=int, default=4)
     parser.add_argument("--heavy", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--plan-only", action="store_true")
     args = parser.parse_args()
+    if args.plan_only:
+        plan_at_scale()
+        return
     alike = [GOOD] * args.servers
     mixed = [
         SEEDED if i % args.shards == 0 and i // args.shards < args.heavy else GOOD
@@ -117,6 +153,7 @@ def main() -> None:
     print(f"  one run            {one:6.2f} s")
     for key in ("in turn", "weighed"):
         print(f"  longest, {key:9} {median[key]:6.2f} s   speed-up {one / median[key]:4.2f}x")
+    plan_at_scale()
 
 
 if __name__ == "__main__":

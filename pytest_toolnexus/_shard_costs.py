@@ -43,6 +43,7 @@ class ShardCosts:
     digest: str = "none"
     #: Why no cost was read (the file is missing, or no report), for the header.
     problem: str = ""
+    #: The file they were read from.
     source: str = ""
 
     def describe(self) -> str:

@@ -17,7 +17,9 @@ Imports only the standard library and what reads a target spec (no SDK).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +27,7 @@ from typing import Any
 
 from toolnexus_conformance.targets import TargetError, TargetKind, TargetSpec, parse_target
 
+from ._options import DEFAULT_CONCURRENCY
 from ._prestart import mcp_json_entries, target_key
 from ._shard_costs import Weight, place, weight_of
 from ._units import _DUPLICATE, PREFIX, SESSION_COST
@@ -57,7 +60,7 @@ class ShardTargets:
     #: the run is cut after collection too; empty: by count.
     measured: Mapping[str, float] = dataclasses.field(default_factory=dict)
     #: Tools a shard explores at once, by which the seconds are weighed.
-    concurrency: int = 16
+    concurrency: int = DEFAULT_CONCURRENCY
 
     def holds(self, target: str) -> bool:
         """Whether the target of node name ``target`` is one of the servers held here."""
@@ -71,7 +74,7 @@ def shard_targets(
     k: int,
     n: int,
     costs: Mapping[str, float] | None = None,
-    concurrency: int = 16,
+    concurrency: int = DEFAULT_CONCURRENCY,
 ) -> ShardTargets:
     """Shard ``k`` of ``n``'s share of ``raws`` (the targets as given).
 
@@ -146,6 +149,8 @@ class _Server:
     names: list[str]
     idle: list[str]
     owners: list[int] = dataclasses.field(default_factory=list)
+    #: Each server's tool-name prefix, and its name (``_server_of``), once asked.
+    prefixes: dict[str, str] | None = None
 
 
 def _weights(
@@ -153,24 +158,41 @@ def _weights(
 ) -> list[Weight] | None:
     """Each server's weight from its tools' measured seconds, and a start; a server the
     costs do not know weighs the median server's. ``None`` where they know none given."""
-    from toolnexus_ref._naming import sanitize
-
-    found: list[Weight | None] = []
-    for entry, name in units:
+    keys = sorted(costs)  # a target's tools are a run of them: found by bisection
+    seconds: dict[tuple[int, str | None], list[float]] = {}
+    for entry in {id(entry): entry for entry, _ in units}.values():
         head = f"{PREFIX}{entry.spec.label}::"
-        tools = {tool[len(head) :]: cost for tool, cost in costs.items() if tool.startswith(head)}
-        if name is not None:  # a server of a file shared out: its tools by its name's prefix
-            prefixes = sorted((f"{sanitize(n)}_" for n in entry.names), key=len, reverse=True)
-            mine = f"{sanitize(name)}_"
-            owner = {t: next((p for p in prefixes if t.startswith(p)), None) for t in tools}
-            tools = {t: cost for t, cost in tools.items() if owner[t] == mine}
-        seconds = list(tools.values())
-        found.append(weight_of(seconds, concurrency, SERVER_START) if seconds else None)
+        for key in itertools.islice(keys, bisect.bisect_left(keys, head), None):
+            if not key.startswith(head):
+                break
+            server = _server_of(key[len(head) :], entry) if entry.names else None
+            seconds.setdefault((id(entry), server), []).append(costs[key])
+    found = [
+        weight_of(seconds[id(entry), name], concurrency, SERVER_START)
+        if (id(entry), name) in seconds
+        else None
+        for entry, name in units
+    ]
     known = sorted((w for w in found if w is not None), key=lambda w: w.alone)
     if not known:
         return None
     median = known[len(known) // 2]
     return [median if w is None else w for w in found]
+
+
+def _server_of(tool: str, entry: _Server) -> str | None:
+    """Which server of a file shared out lists ``tool``: the longest whose name, made a
+    tool-name prefix (``<name>_``, as the file's tools are named), begins it."""
+    if entry.prefixes is None:
+        from toolnexus_ref._naming import sanitize
+
+        entry.prefixes = {f"{sanitize(name)}_": name for name in entry.names}
+    cut = len(tool)
+    while (cut := tool.rfind("_", 0, cut)) >= 0:
+        name = entry.prefixes.get(tool[: cut + 1])
+        if name is not None:
+            return name
+    return None
 
 
 def _server_spec(raw: Any, base_dir: Path) -> TargetSpec | None:
