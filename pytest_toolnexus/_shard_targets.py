@@ -9,8 +9,10 @@ server goes first to the shard it leaves shortest; a shard loads its own alone (
 ``mcp.json`` whose servers are shared out is loaded with its share,
 ``TargetSpec.only``). Python targets, the project's tests and targets that cannot be
 read are cut after collection (``ShardPlugin``), balanced against the servers each
-shard was given (``loads``): every shard computes the same, from the same command
-line and the same costs.
+shard was given (``loads``); given costs, a Python target they know that weighs no
+more than a shard's mean is placed whole with the servers, so the other shards never
+import it. Every shard computes the same, from the same command line and the same
+costs.
 
 Imports only the standard library and what reads a target spec (no SDK).
 """
@@ -37,9 +39,9 @@ __all__ = ["SERVER_COST", "ShardTargets", "shard_targets"]
 #: What a server is expected to cost, in tools, before it is listed: its start and a
 #: handful of tools (the median server of ``benchmarks/sim_balance.py`` has six).
 SERVER_COST = SESSION_COST + 6.0
-#: What a server's start adds to its measured tools' seconds: the CPU of a Python SDK
-#: server's start (mcp-server-time answers initialize 0.46 s after it is spawned).
-SERVER_START = 0.5
+#: What a target's start adds to its measured tools' seconds: about the CPU of a Python
+#: SDK server's start (mcp-server-time answers initialize 0.46 s after it is spawned).
+TARGET_START = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,15 +80,16 @@ def shard_targets(
 ) -> ShardTargets:
     """Shard ``k`` of ``n``'s share of ``raws`` (the targets as given).
 
-    ``costs`` (each tool's seconds, ``_shard_costs``): the heaviest server first, to the
-    shard it leaves shortest, a shard exploring ``concurrency`` tools at once
-    (``_shard_costs.place``); else the ``i``-th server to shard ``i mod n``.
+    ``costs`` (each tool's seconds, ``_shard_costs``): the heaviest server (or small
+    Python target, ``_placed``) first, to the shard it leaves shortest, a shard
+    exploring ``concurrency`` tools at once (``_shard_costs.place``); else the ``i``-th
+    server to shard ``i mod n``.
     """
-    servers: list[_Server] = []
-    given: list[tuple[Any, _Server | None, bool]] = []  # each raw, its server, and if first
-    decided: dict[tuple[str, Any], _Server] = {}  # a server given twice goes where it first went
+    servers: list[_Target] = []
+    given: list[tuple[Any, _Target | None, bool]] = []  # each raw, its target, and if first
+    decided: dict[tuple[str, Any], _Target] = {}  # a target given twice goes where it first went
     for raw in raws:
-        spec = _server_spec(raw, base_dir)
+        spec = _placeable_spec(raw, base_dir, python=costs is not None)
         if spec is None:  # cut after collection, with the project's items
             given.append((raw, None, False))
             continue
@@ -95,27 +98,29 @@ def shard_targets(
             given.append((raw, decided[key], False))
             continue
         names, idle = _shared_out(spec, base_dir)
-        server = decided[key] = _Server(spec, names, idle)
+        server = decided[key] = _Target(spec, names, idle)
         servers.append(server)
         given.append((raw, server, True))
-    units: list[tuple[_Server, str | None]] = []
+    units: list[tuple[_Target, str | None]] = []
     for server in servers:  # each server shared out is a unit; else the target is one
         units.extend([(server, name) for name in server.names] or [(server, None)])
     weights = _weights(units, costs, concurrency) if costs else None
     if weights is None:  # no server's cost is known: each shard its turn
+        units = [u for u in units if not u[0].python]
         owners = [position % n for position in range(len(units))]
         loads = [0.0] * n
         for owner in owners:
             loads[owner] += SERVER_COST
     else:
-        owners, loads = place(weights, n)
+        units, found = _placed(units, weights, n)
+        owners, loads = place(found, n)
     for (server, _name), owner in zip(units, owners, strict=True):
         server.owners.append(owner)
     kept: list[Any] = []
     held: set[str] = set()
     elsewhere: set[str] = set()
     for raw, entry, first in given:
-        if entry is None:
+        if entry is None or not entry.owners:  # a Python target cut by tool, after collection
             kept.append(raw)
             continue
         mine = k - 1 in entry.owners
@@ -141,9 +146,10 @@ def shard_targets(
 
 
 @dataclass(slots=True)
-class _Server:
-    """A server target as first given: its servers shared out (``names``), and to which
-    shard each went (one owner where it is not shared out)."""
+class _Target:
+    """A target placed before any loads, as first given: a server target (its servers
+    shared out: ``names``), or a Python target the costs know (``python``); the shard
+    each unit went to (none: a Python target cut by tool after collection)."""
 
     spec: TargetSpec
     names: list[str]
@@ -152,12 +158,16 @@ class _Server:
     #: Each server's tool-name prefix, and its name (``_server_of``), once asked.
     prefixes: dict[str, str] | None = None
 
+    @property
+    def python(self) -> bool:
+        return self.spec.kind is TargetKind.PYTHON
+
 
 def _weights(
-    units: Sequence[tuple[_Server, str | None]], costs: Mapping[str, float], concurrency: int
-) -> list[Weight] | None:
-    """Each server's weight from its tools' measured seconds, and a start; a server the
-    costs do not know weighs the median server's. ``None`` where they know none given."""
+    units: Sequence[tuple[_Target, str | None]], costs: Mapping[str, float], concurrency: int
+) -> list[Weight | None] | None:
+    """Each unit's weight from its tools' measured seconds, and a start (``None``: not
+    measured); ``None`` where the costs know no unit given."""
     keys = sorted(costs)  # a target's tools are a run of them: found by bisection
     seconds: dict[tuple[int, str | None], list[float]] = {}
     for entry in {id(entry): entry for entry, _ in units}.values():
@@ -168,19 +178,35 @@ def _weights(
             server = _server_of(key[len(head) :], entry) if entry.names else None
             seconds.setdefault((id(entry), server), []).append(costs[key])
     found = [
-        weight_of(seconds[id(entry), name], concurrency, SERVER_START)
+        weight_of(seconds[id(entry), name], concurrency, TARGET_START)
         if (id(entry), name) in seconds
         else None
         for entry, name in units
     ]
-    known = sorted((w for w in found if w is not None), key=lambda w: w.alone)
-    if not known:
-        return None
+    return found if any(w is not None for w in found) else None
+
+
+def _placed(
+    units: Sequence[tuple[_Target, str | None]], weights: Sequence[Weight | None], n: int
+) -> tuple[list[tuple[_Target, str | None]], list[Weight]]:
+    """The units placed before any loads, and their weights: every server (one the costs
+    do not know weighs the median server), and each Python target the costs know whose
+    weight is at most a shard's mean. A larger one, or one not measured, is imported in
+    every shard and cut by tool after collection, as without costs."""
+    known = sorted((w for w in weights if w is not None), key=lambda w: w.alone)
     median = known[len(known) // 2]
-    return [median if w is None else w for w in found]
+    mean = sum(w.work for w in known) / n
+    placed: list[tuple[_Target, str | None]] = []
+    found: list[Weight] = []
+    for unit, weight in zip(units, weights, strict=True):
+        if unit[0].python and (weight is None or weight.alone > mean):
+            continue
+        placed.append(unit)
+        found.append(median if weight is None else weight)
+    return placed, found
 
 
-def _server_of(tool: str, entry: _Server) -> str | None:
+def _server_of(tool: str, entry: _Target) -> str | None:
     """Which server of a file shared out lists ``tool``: the longest whose name, made a
     tool-name prefix (``<name>_``, as the file's tools are named), begins it."""
     if entry.prefixes is None:
@@ -195,15 +221,17 @@ def _server_of(tool: str, entry: _Server) -> str | None:
     return None
 
 
-def _server_spec(raw: Any, base_dir: Path) -> TargetSpec | None:
-    """The spec of a server target (MCP, HTTP, A2A, skills), else ``None``."""
+def _placeable_spec(raw: Any, base_dir: Path, *, python: bool) -> TargetSpec | None:
+    """The spec of a server target (MCP, HTTP, A2A, skills), and with ``python`` of a
+    Python target given by name; else ``None`` (an object from the targets hook, a
+    target that cannot be read)."""
     if not isinstance(raw, str):
         return None  # an object from the targets hook: a Python target
     try:
         spec = parse_target(raw, base_dir=base_dir)
     except TargetError:
         return None
-    return None if spec.kind is TargetKind.PYTHON else spec
+    return None if spec.kind is TargetKind.PYTHON and not python else spec
 
 
 def _shared_out(spec: TargetSpec, base_dir: Path) -> tuple[list[str], list[str]]:

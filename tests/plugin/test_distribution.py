@@ -463,6 +463,79 @@ def test_given_costs_the_costliest_server_goes_first_to_the_least_loaded_shard(
     assert [u.kept for u in unknown] == [b.kept for b in by_count]
 
 
+def test_given_costs_a_small_python_target_is_imported_in_one_shard_only(tmp_path: Path) -> None:
+    """A Python target the costs know, no heavier than a shard's mean, is placed whole
+    before any shard imports it; a heavier one, or one never measured, is imported in
+    every shard and cut by tool after collection."""
+    from pytest_toolnexus._shard_targets import shard_targets
+
+    costs = {f"toolnexus:stdio:s{i}::t": 4.0 for i in range(4)}
+    costs.update({"toolnexus:pkg.small:tools::a": 1.0, "toolnexus:pkg.small:tools::b": 1.0})
+    costs.update({f"toolnexus:pkg.big:tools::t{i}": 9.0 for i in range(40)})
+    raws = [f"stdio:s{i}" for i in range(4)]
+    raws += ["pkg.small:tools", "pkg.big:tools", "pkg.new:tools", "pkg.small:tools"]
+    shares = [shard_targets(raws, tmp_path, k, 2, costs) for k in (1, 2)]
+    assert [s.kept.count("pkg.small:tools") for s in shares] in ([2, 0], [0, 2])
+    assert all({"pkg.big:tools", "pkg.new:tools"} <= set(s.kept) for s in shares)
+    holder, other = shares if "pkg.small:tools" in shares[0].kept else shares[::-1]
+    assert "pkg.small:tools" in holder.held
+    assert "pkg.small:tools" in other.elsewhere
+    # Without costs, every Python target is in every shard, as before.
+    assert all(s.kept.count("pkg.small:tools") == 2 for s in (shard_targets(raws, tmp_path, 1, 2),))
+
+
+LOGGED_TOOLS = """
+import os, pathlib
+
+with open(pathlib.Path(__file__).with_name("imports.log"), "a") as log:
+    log.write(__name__ + "\\n")
+
+
+class Echo:
+    description = "Echo the text it is given."
+    input_schema = {"type": "object", "properties": {"text": {"type": "string"}}}
+
+    def __init__(self, name):
+        self.name = name
+
+    def execute(self, args, ctx=None):
+        return str(args.get("text", ""))
+
+
+tools = [Echo(__name__ + "_a"), Echo(__name__ + "_b")]
+"""
+
+
+def test_python_targets_weighed_by_costs_are_imported_by_one_shard(
+    pytester: pytest.Pytester,
+) -> None:
+    """Two small Python targets and a server, over two shards weighed by a serial run's
+    report: each target is imported in the one shard that explores it, and the merge
+    is the serial run's."""
+    for name in ("first", "second"):
+        pytester.makepyfile(**{name: LOGGED_TOOLS})
+    pytester.syspathinsert()
+    args = [*BASE, "--toolnexus-only", "--toolnexus-select", "TN601", "--toolnexus-examples", "3"]
+    args += ["--toolnexus-target", "first:tools", "--toolnexus-target", "second:tools"]
+    args += ["--toolnexus-target", f"stdio:{sys.executable} {GOOD_SERVER}"]
+    serial = pytester.runpytest_subprocess(*args, "--toolnexus-report", "serial.json")
+    assert serial.ret == 0, serial.stdout.str()
+    log = pytester.path / "imports.log"
+    log.unlink()
+    imported = []
+    for k in (1, 2):
+        shard = ["--toolnexus-shard", f"{k}/2", "--toolnexus-shard-costs", "serial.json"]
+        run = pytester.runpytest_subprocess(*args, *shard, "--toolnexus-report", f"{k}.json")
+        assert run.ret == 0, run.stdout.str()
+        imported.append(set(log.read_text().split()) if log.exists() else set())
+        log.unlink(missing_ok=True)
+    assert imported[0] | imported[1] == {"first", "second"}
+    assert not imported[0] & imported[1], imported
+    paths = [pytester.path / f"{k}.json" for k in (1, 2)]
+    summary = merge(paths, pytester.path / "merged.json")
+    assert summary == json.loads((pytester.path / "serial.json").read_text())["summary"]
+
+
 def test_a_shard_lasts_its_tools_seconds_over_its_concurrency_or_its_longest_tool() -> None:
     """Four real servers (their seconds measured in one run, 16 tools at once):
     server-everything has one tool that waits 10 s, the filesystem server fourteen quick
