@@ -18,6 +18,15 @@ average one: ``sim_balance.py`` gives that): the shards cut in turn against the
 shards weighed by the whole run's report of the same repeat
 (``--toolnexus-shard-costs``).
 
+Then Python targets (``--python-targets``, default 16, ``--python-only``: this alone):
+one-module targets of two tools whose import takes 0.3 s of CPU (a heavy package),
+over the same shards, cut by tool after collection (every shard imports every
+target) against weighed by the whole run's report (a target measured and no heavier
+than a shard's mean goes whole to one shard, which alone imports it). Printed: the
+longest shard and the imports per target, over all shards (each costs 0.3 s of CPU;
+the CPU of the workers that import them is not seen from here: they are reaped by
+their template process, not by pytest).
+
 Last, the plan alone at scale: the time every shard spends placing an mcp.json of
 1,000 servers by the measured seconds of their 6,000 tools (``--plan-only``: this
 alone).
@@ -76,6 +85,86 @@ def _shards(
     ]
 
 
+HEAVY_IMPORT = """
+import pathlib, time
+
+from toolnexus_ref import BaseTool
+
+with open(pathlib.Path(__file__).with_name("imports.log"), "a") as log:
+    log.write(__name__ + "\\n")
+end = time.process_time() + 0.3  # a heavy import: 0.3 s of CPU
+while time.process_time() < end:
+    pass
+
+
+class Echo(BaseTool):
+    description = "Echo the text it is given."
+    input_schema = {
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "additionalProperties": False,
+    }
+
+    def __init__(self, name):
+        self.name = name
+
+    def run(self, args, ctx):
+        return str(args.get("text", ""))
+
+
+tools = [Echo(__name__ + "_a"), Echo(__name__ + "_b")]
+"""
+
+
+def _run_python(folder: Path, targets: int, *args: str) -> tuple[float, float]:
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
+    command += ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-sandbox", "off"]
+    command += ["--toolnexus-depth", "0", *args]
+    for index in range(targets):
+        command += ["--toolnexus-target", f"heavy{index}:tools"]
+    env = {**ENV, "PYTHONPATH": str(folder)}
+    cpu, started = _cpu(), time.perf_counter()
+    done = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}{done.stderr}")
+    return wall, _cpu() - cpu
+
+
+def python_targets(targets: int, shards: int, repeat: int) -> None:
+    """Heavy-import Python targets over shards: cut by tool against weighed."""
+    figures: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        for index in range(targets):
+            (folder / f"heavy{index}.py").write_text(HEAVY_IMPORT)
+        log = folder / "imports.log"
+        for _ in range(repeat):
+            figures.setdefault("whole", []).append(
+                _run_python(folder, targets, "--toolnexus-report", "whole.json")[0]
+            )
+            for key, extra in (
+                ("by tool", ()),
+                ("weighed", ("--toolnexus-shard-costs", "whole.json")),
+            ):
+                log.unlink(missing_ok=True)
+                runs = [
+                    _run_python(folder, targets, "--toolnexus-shard", f"{k}/{shards}", *extra)
+                    for k in range(1, shards + 1)
+                ]
+                figures.setdefault(f"{key} longest", []).append(max(w for w, _ in runs))
+                imports = len(log.read_text().splitlines()) if log.exists() else 0
+                figures.setdefault(f"{key} imports", []).append(imports / targets)
+    median = {key: statistics.median(values) for key, values in figures.items()}
+    print(f"{targets} Python targets (0.3 s of CPU to import each) over {shards} shards")
+    print(f"  one run            {median['whole']:6.2f} s")
+    for key in ("by tool", "weighed"):
+        print(
+            f"  {key:8} longest shard {median[key + ' longest']:6.2f} s,"
+            f" imports per target {median[key + ' imports']:4.2f}"
+        )
+
+
 def plan_at_scale(servers: int = 1000, tools: int = 6, shards: int = 16) -> None:
     """How long a shard takes to place a large mcp.json's servers by measured seconds."""
     import json
@@ -110,10 +199,15 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=4)
     parser.add_argument("--heavy", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--python-targets", type=int, default=16)
     parser.add_argument("--plan-only", action="store_true")
+    parser.add_argument("--python-only", action="store_true")
     args = parser.parse_args()
     if args.plan_only:
         plan_at_scale()
+        return
+    if args.python_only:
+        python_targets(args.python_targets, args.shards, args.repeat)
         return
     alike = [GOOD] * args.servers
     mixed = [
@@ -153,6 +247,7 @@ def main() -> None:
     print(f"  one run            {one:6.2f} s")
     for key in ("in turn", "weighed"):
         print(f"  longest, {key:9} {median[key]:6.2f} s   speed-up {one / median[key]:4.2f}x")
+    python_targets(args.python_targets, args.shards, args.repeat)
     plan_at_scale()
 
 
