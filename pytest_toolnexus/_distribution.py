@@ -374,6 +374,19 @@ class ShardPlugin:
                 f"toolnexus shard {self.k}/{self.n}: nothing to run; the other shards hold the"
                 " run's targets and items (whole tools and whole servers are never split)"
             )
+        conformance = terminalreporter.config.pluginmanager.get_plugin("toolnexus-conformance")
+        share = getattr(conformance, "shard_targets", None)
+        costs = read_shard_costs(terminalreporter.config)
+        if share is not None and costs is not None and costs.tools:
+            terminalreporter.write_line(
+                f"toolnexus shard {self.k}/{self.n}: {share.weighed} servers and targets placed"
+                f" by their seconds in {costs.source}, {share.guessed} not in it (placed as"
+                " its median server)"
+                if share.weighed
+                else f"toolnexus shard {self.k}/{self.n}: {costs.source} measured none of"
+                " this run's servers and targets: they were dealt out in turn",
+                yellow=not share.weighed or share.guessed > 0,
+            )
 
     def pytest_report_header(self, config: pytest.Config) -> str:
         costs = read_shard_costs(config)

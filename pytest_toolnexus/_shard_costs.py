@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +50,7 @@ class ShardCosts:
     def describe(self) -> str:
         """The report header's words for how this shard was cut."""
         if self.tools:
-            return f"balanced by the seconds measured in {self.source} ({len(self.tools)} tools)"
+            return f"weighed by the seconds in {self.source} ({len(self.tools)} tools measured)"
         if self.problem:
             return f"dealt out in turn: {self.problem}"
         return "dealt out in turn"
@@ -87,7 +88,9 @@ def _seconds(record: Any) -> float | None:
     seconds, target, tool = record.get("seconds"), record.get("target"), record.get("tool")
     if not isinstance(target, str) or not isinstance(tool, str) or tool == "*":
         return None
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        return None
+    if not math.isfinite(seconds) or seconds < 0:  # json reads NaN and Infinity too
         return None
     return float(seconds)
 

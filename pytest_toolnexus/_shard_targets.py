@@ -63,6 +63,10 @@ class ShardTargets:
     measured: Mapping[str, float] = dataclasses.field(default_factory=dict)
     #: Tools a shard explores at once, by which the seconds are weighed.
     concurrency: int = DEFAULT_CONCURRENCY
+    #: Given costs: the servers (and Python targets) placed by their own seconds, and
+    #: the servers the costs did not know, placed as the median one.
+    weighed: int = 0
+    guessed: int = 0
 
     def holds(self, target: str) -> bool:
         """Whether the target of node name ``target`` is one of the servers held here."""
@@ -105,6 +109,7 @@ def shard_targets(
     for server in servers:  # each server shared out is a unit; else the target is one
         units.extend([(server, name) for name in server.names] or [(server, None)])
     weights = _weights(units, costs, concurrency) if costs else None
+    guessed = 0
     if weights is None:  # no server's cost is known: each shard its turn
         units = [u for u in units if not u[0].python]
         owners = [position % n for position in range(len(units))]
@@ -112,7 +117,7 @@ def shard_targets(
         for owner in owners:
             loads[owner] += SERVER_COST
     else:
-        units, found = _placed(units, weights, n)
+        units, found, guessed = _placed(units, weights, n)
         owners, loads = place(found, n)
     for (server, _name), owner in zip(units, owners, strict=True):
         server.owners.append(owner)
@@ -141,7 +146,14 @@ def shard_targets(
         else:
             kept.append(raw)
     return ShardTargets(
-        kept, loads, frozenset(held), frozenset(elsewhere), dict(costs or {}), concurrency
+        kept,
+        loads,
+        frozenset(held),
+        frozenset(elsewhere),
+        dict(costs or {}),
+        concurrency,
+        weighed=len(units) - guessed if weights is not None else 0,
+        guessed=guessed,
     )
 
 
@@ -188,22 +200,25 @@ def _weights(
 
 def _placed(
     units: Sequence[tuple[_Target, str | None]], weights: Sequence[Weight | None], n: int
-) -> tuple[list[tuple[_Target, str | None]], list[Weight]]:
-    """The units placed before any loads, and their weights: every server (one the costs
-    do not know weighs the median server), and each Python target the costs know whose
-    weight is at most a shard's mean. A larger one, or one not measured, is imported in
-    every shard and cut by tool after collection, as without costs."""
+) -> tuple[list[tuple[_Target, str | None]], list[Weight], int]:
+    """The units placed before any loads, their weights, and how many of them the costs
+    did not know: every server (one not known weighs the median server), and each Python
+    target the costs know whose weight is at most a shard's mean. A larger one, or one
+    not measured, is imported in every shard and cut by tool after collection, as
+    without costs."""
     known = sorted((w for w in weights if w is not None), key=lambda w: w.alone)
     median = known[len(known) // 2]
     mean = sum(w.work for w in known) / n
     placed: list[tuple[_Target, str | None]] = []
     found: list[Weight] = []
+    guessed = 0
     for unit, weight in zip(units, weights, strict=True):
         if unit[0].python and (weight is None or weight.alone > mean):
             continue
         placed.append(unit)
         found.append(median if weight is None else weight)
-    return placed, found
+        guessed += weight is None
+    return placed, found, guessed
 
 
 def _server_of(tool: str, entry: _Target) -> str | None:

@@ -458,6 +458,7 @@ def test_given_costs_the_costliest_server_goes_first_to_the_least_loaded_shard(
     ]
     assert weighed[0].loads == weighed[1].loads == [9.0, 4 * 0.5625]
     assert weighed[0].measured == costs  # the Python target's tools are cut by them too
+    assert (weighed[0].weighed, weighed[0].guessed) == (4, 1)  # new: the median server
     # Costs that know none of the servers: dealt out in turn, as with none.
     unknown = [shard_targets(raws, tmp_path, k, 2, {"toolnexus:x::t": 1.0}) for k in (1, 2)]
     assert [u.kept for u in unknown] == [b.kept for b in by_count]
@@ -578,7 +579,7 @@ def test_the_costs_of_a_shard_plan_come_from_a_reports_seconds(tmp_path: Path) -
 
     path = tmp_path / "report.json"
     results = [record("a", 1.5), record("a", 2.0), record("b", 0.25), record("*", 9.0)]
-    results += [record("c", "soon"), record("d", -1), {"no": "record"}]
+    results += [record("c", "soon"), record("d", -1), record("e", float("nan")), {"no": "record"}]
     path.write_text(json.dumps({"results": results}))
     found = read_costs(path)
     assert found.tools == {"toolnexus:stdio:s::a": 2.0, "toolnexus:stdio:s::b": 0.25}
@@ -635,7 +636,12 @@ def test_shards_given_an_earlier_reports_seconds_leave_the_slow_server_alone(
             "--toolnexus-report",
             f"{k}.json",
         )
-        run.stdout.fnmatch_lines(["toolnexus shard: *, balanced by the seconds measured in *"])
+        run.stdout.fnmatch_lines(
+            [
+                "toolnexus shard: *, weighed by the seconds in *",
+                f"toolnexus shard {k}/2: * servers and targets placed by their seconds in *, 0 not *",
+            ]
+        )
         started.append(sorted(log.read_text().split()))
         log.unlink()
     assert started == [["b"], ["a", "c"]]
