@@ -1099,8 +1099,9 @@ class ConformanceSession:
             extra["baseline"] = str(self.baseline.path)
         if self._shard is not None:  # what merge_reports reads to join the shards
             extra["shard"] = f"{self._shard[0]}/{self._shard[1]}"
-            costs = read_shard_costs(self.config)
-            extra["shard_costs"] = costs.digest if costs else "none"
+            costs = read_shard_costs(self.config)  # and the concurrency they were weighed at
+            cut = f"{costs.digest}/{self.settings.concurrency}" if costs and costs.tools else ""
+            extra["shard_costs"] = cut or "none"
         self.records.write_report(path, **(state.as_report() if state else {}), extra=extra)
 
     @pytest.hookimpl(wrapper=True)

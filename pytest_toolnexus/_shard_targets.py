@@ -89,11 +89,11 @@ def shard_targets(
     exploring ``concurrency`` tools at once (``_shard_costs.place``); else the ``i``-th
     server to shard ``i mod n``.
     """
-    servers: list[_Target] = []
+    targets: list[_Target] = []
     given: list[tuple[Any, _Target | None, bool]] = []  # each raw, its target, and if first
     decided: dict[tuple[str, Any], _Target] = {}  # a target given twice goes where it first went
     for raw in raws:
-        spec = _placeable_spec(raw, base_dir, python=costs is not None)
+        spec = _placeable_spec(raw, base_dir, python=bool(costs))
         if spec is None:  # cut after collection, with the project's items
             given.append((raw, None, False))
             continue
@@ -102,12 +102,12 @@ def shard_targets(
             given.append((raw, decided[key], False))
             continue
         names, idle = _shared_out(spec, base_dir)
-        server = decided[key] = _Target(spec, names, idle)
-        servers.append(server)
-        given.append((raw, server, True))
+        target = decided[key] = _Target(spec, names, idle)
+        targets.append(target)
+        given.append((raw, target, True))
     units: list[tuple[_Target, str | None]] = []
-    for server in servers:  # each server shared out is a unit; else the target is one
-        units.extend([(server, name) for name in server.names] or [(server, None)])
+    for target in targets:  # each server shared out is a unit; else the target is one
+        units.extend([(target, name) for name in target.names] or [(target, None)])
     weights = _weights(units, costs, concurrency) if costs else None
     guessed = 0
     if weights is None:  # no server's cost is known: each shard its turn
@@ -119,8 +119,8 @@ def shard_targets(
     else:
         units, found, guessed = _placed(units, weights, n)
         owners, loads = place(found, n)
-    for (server, _name), owner in zip(units, owners, strict=True):
-        server.owners.append(owner)
+    for (target, _name), owner in zip(units, owners, strict=True):
+        target.owners.append(owner)
     kept: list[Any] = []
     held: set[str] = set()
     elsewhere: set[str] = set()

@@ -654,6 +654,8 @@ def test_shards_given_an_earlier_reports_seconds_leave_the_slow_server_alone(
         return sorted((r["target"], r["tool"], r["check"], r["outcome"]) for r in report["results"])
 
     assert verdicts(json.loads((pytester.path / "merged.json").read_text())) == verdicts(expected)
+    # What cut each shard: the costs' digest and the concurrency they were weighed at.
+    assert json.loads(paths[0].read_text())["shard_costs"].endswith("/16")
     uncosted = json.loads(paths[1].read_text())  # as shard 2 cut by count would say
     uncosted["shard_costs"] = "none"
     (pytester.path / "count.json").write_text(json.dumps(uncosted))
