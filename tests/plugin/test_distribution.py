@@ -300,6 +300,12 @@ def test_shards_cover_the_run_and_merge_into_its_verdicts(tools_module: pytest.P
     assert empty.ret == 0
     empty.stdout.fnmatch_lines(["toolnexus shard 999/999: nothing to run; *"])
     assert main([str(path / "m2.json"), str(path / "serial.json"), str(path / "merged.json")]) == 2
+    # Costs balance shards: given alone, the option is a usage error, said as such.
+    alone = tools_module.runpytest(*args, "--toolnexus-shard-costs", "serial.json")
+    assert alone.ret == pytest.ExitCode.USAGE_ERROR
+    alone.stderr.fnmatch_lines(
+        ["*--toolnexus-shard-costs balances shards: give --toolnexus-shard*"]
+    )
     # A shard's baseline update holds its own tools' changes: the run says where the rest is.
     update = ["--toolnexus-baseline", "b.toml", "--toolnexus-update-baseline"]
     updated = tools_module.runpytest(*args, "--toolnexus-shard", "1/2", *update)
