@@ -491,6 +491,29 @@ def test_given_costs_a_small_python_target_is_imported_in_one_shard_only(tmp_pat
     assert all(s.kept.count("pkg.small:tools") == 2 for s in (shard_targets(raws, tmp_path, 1, 2),))
 
 
+def _weighed_shards(pytester: pytest.Pytester, args: list[str], log: Path) -> list[list[str]]:
+    """A serial run's report (``serial.json``), then shards 1/2 and 2/2 weighed by it
+    (``1.json``, ``2.json``): what each shard wrote to ``log``, sorted. Each shard says
+    at its end that the costs knew all its servers and targets."""
+    serial = pytester.runpytest_subprocess(*args, "--toolnexus-report", "serial.json")
+    assert serial.ret == 0, serial.stdout.str()
+    log.unlink(missing_ok=True)
+    written = []
+    for k in (1, 2):
+        shard = ["--toolnexus-shard", f"{k}/2", "--toolnexus-shard-costs", "serial.json"]
+        run = pytester.runpytest_subprocess(*args, *shard, "--toolnexus-report", f"{k}.json")
+        assert run.ret == 0, run.stdout.str()
+        run.stdout.fnmatch_lines(
+            [
+                "toolnexus shard: *, weighed by the seconds in *",
+                f"toolnexus shard {k}/2: * servers and targets placed by their seconds in *, 0 not *",
+            ]
+        )
+        written.append(sorted(log.read_text().split()) if log.exists() else [])
+        log.unlink(missing_ok=True)
+    return written
+
+
 LOGGED_TOOLS = """
 import os, pathlib
 
@@ -525,17 +548,9 @@ def test_python_targets_weighed_by_costs_are_imported_by_one_shard(
     args = [*BASE, "--toolnexus-only", "--toolnexus-select", "TN601", "--toolnexus-examples", "3"]
     args += ["--toolnexus-target", "first:tools", "--toolnexus-target", "second:tools"]
     args += ["--toolnexus-target", f"stdio:{sys.executable} {GOOD_SERVER}"]
-    serial = pytester.runpytest_subprocess(*args, "--toolnexus-report", "serial.json")
-    assert serial.ret == 0, serial.stdout.str()
-    log = pytester.path / "imports.log"
-    log.unlink()
-    imported = []
-    for k in (1, 2):
-        shard = ["--toolnexus-shard", f"{k}/2", "--toolnexus-shard-costs", "serial.json"]
-        run = pytester.runpytest_subprocess(*args, *shard, "--toolnexus-report", f"{k}.json")
-        assert run.ret == 0, run.stdout.str()
-        imported.append(set(log.read_text().split()) if log.exists() else set())
-        log.unlink(missing_ok=True)
+    imported = [
+        set(found) for found in _weighed_shards(pytester, args, pytester.path / "imports.log")
+    ]
     assert imported[0] | imported[1] == {"first", "second"}
     assert not imported[0] & imported[1], imported
     paths = [pytester.path / f"{k}.json" for k in (1, 2)]
@@ -627,29 +642,7 @@ def test_shards_given_an_earlier_reports_seconds_leave_the_slow_server_alone(
     (pytester.path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
     args = [*BASE, "--toolnexus-only", "--toolnexus-target", "mcp.json"]
     args += ["--toolnexus-select", "TN601", "--toolnexus-examples", "3"]
-    serial = pytester.runpytest_subprocess(*args, "--toolnexus-report", "serial.json")
-    assert serial.ret == 0, serial.stdout.str()
-    log = pytester.path / "starts.log"
-    log.unlink()
-    started = []
-    for k in (1, 2):
-        run = pytester.runpytest_subprocess(
-            *args,
-            "--toolnexus-shard",
-            f"{k}/2",
-            "--toolnexus-shard-costs",
-            "serial.json",
-            "--toolnexus-report",
-            f"{k}.json",
-        )
-        run.stdout.fnmatch_lines(
-            [
-                "toolnexus shard: *, weighed by the seconds in *",
-                f"toolnexus shard {k}/2: * servers and targets placed by their seconds in *, 0 not *",
-            ]
-        )
-        started.append(sorted(log.read_text().split()))
-        log.unlink()
+    started = _weighed_shards(pytester, args, pytester.path / "starts.log")
     assert started == [["b"], ["a", "c"]]
     paths = [pytester.path / f"{k}.json" for k in (1, 2)]
     summary = merge(paths, pytester.path / "merged.json")
