@@ -62,18 +62,31 @@ def _cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def _run(folder: Path, scripts: list[Path], *args: str) -> tuple[float, float]:
+def _pytest(
+    folder: Path, targets: list[str], *args: str, ok: tuple[int, ...] = (0,)
+) -> tuple[float, float]:
+    """One conformance run over ``targets`` in ``folder`` (importable there): its wall
+    time and the CPU of the processes it reaped; another exit status than ``ok`` stops."""
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
     command += ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-sandbox", "off"]
     command += ["--toolnexus-depth", "0", *args]
-    for index, script in enumerate(scripts):
-        command += ["--toolnexus-target", f"stdio:{sys.executable} counted.py s{index} {script}"]
+    for target in targets:
+        command += ["--toolnexus-target", target]
+    env = {**ENV, "PYTHONPATH": str(folder)}
     cpu, started = _cpu(), time.perf_counter()
-    done = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=ENV)
+    done = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - started
-    if done.returncode not in (0, 1):  # 1: the seeded bugs are found
+    if done.returncode not in ok:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}{done.stderr}")
     return wall, _cpu() - cpu
+
+
+def _run(folder: Path, scripts: list[Path], *args: str) -> tuple[float, float]:
+    """The stdio servers ``scripts``, each started through the wrapper that notes it."""
+    targets = [
+        f"stdio:{sys.executable} counted.py s{i} {script}" for i, script in enumerate(scripts)
+    ]
+    return _pytest(folder, targets, *args, ok=(0, 1))  # 1: the seeded bugs are found
 
 
 def _shards(
@@ -117,18 +130,7 @@ tools = [Echo(__name__ + "_a"), Echo(__name__ + "_b")]
 
 
 def _run_python(folder: Path, targets: int, *args: str) -> tuple[float, float]:
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
-    command += ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-sandbox", "off"]
-    command += ["--toolnexus-depth", "0", *args]
-    for index in range(targets):
-        command += ["--toolnexus-target", f"heavy{index}:tools"]
-    env = {**ENV, "PYTHONPATH": str(folder)}
-    cpu, started = _cpu(), time.perf_counter()
-    done = subprocess.run(command, cwd=folder, capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}{done.stderr}")
-    return wall, _cpu() - cpu
+    return _pytest(folder, [f"heavy{index}:tools" for index in range(targets)], *args)
 
 
 def python_targets(targets: int, shards: int, repeat: int) -> None:

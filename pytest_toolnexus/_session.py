@@ -786,13 +786,7 @@ class ConformanceSession:
             load_error: str | None = None
             loaded: LoadedTarget | None = None
             worker: TargetWorker | None = None
-            label = (
-                raw.label
-                if isinstance(raw, TargetSpec)  # a shard's share of an mcp.json
-                else raw
-                if isinstance(raw, str)
-                else type(raw).__name__
-            )
+            label = _given_label(raw)
             if isinstance(load, str) or target is None:
                 load_error = str(load)
             else:
@@ -1099,9 +1093,8 @@ class ConformanceSession:
             extra["baseline"] = str(self.baseline.path)
         if self._shard is not None:  # what merge_reports reads to join the shards
             extra["shard"] = f"{self._shard[0]}/{self._shard[1]}"
-            costs = read_shard_costs(self.config)  # and the concurrency they were weighed at
-            cut = f"{costs.digest}/{self.settings.concurrency}" if costs and costs.tools else ""
-            extra["shard_costs"] = cut or "none"
+            costs = read_shard_costs(self.config)
+            extra["shard_costs"] = costs.cut_by(self.settings.concurrency) if costs else "none"
         self.records.write_report(path, **(state.as_report() if state else {}), extra=extra)
 
     @pytest.hookimpl(wrapper=True)
@@ -1193,6 +1186,14 @@ def _rotated(targets: Sequence[Any], workerinput: Any) -> tuple[list[Any], int]:
     start = index * len(targets) // count
     own = (index + 1) * len(targets) // count - start
     return [*targets[start:], *targets[:start]], own
+
+
+def _given_label(raw: Any) -> str:
+    """How a target as given is named where its load fails: a shard's share of an
+    mcp.json by its file's label, an object from the targets hook by its type."""
+    if isinstance(raw, TargetSpec):
+        return raw.label
+    return raw if isinstance(raw, str) else type(raw).__name__
 
 
 async def _close_all(closes: Sequence[Callable[[], Awaitable[None]]]) -> None:

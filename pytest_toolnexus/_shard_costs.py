@@ -15,12 +15,11 @@ whichever is longer (``Weight``). Summed, the seconds of a server of many quick
 tools outweighed one whose single tool waits ten seconds, and the two heaviest
 servers of four real ones went to one shard.
 
-Imports only the standard library.
+Imports only the standard library (and ``_units``, which does too).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -28,10 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ._units import PREFIX
+
 __all__ = ["SHARD_COSTS", "ShardCosts", "Weight", "place", "read_costs", "weight_of"]
 
 SHARD_COSTS = "--toolnexus-shard-costs"
-_PREFIX = "toolnexus:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,11 @@ class ShardCosts:
     problem: str = ""
     #: The file they were read from.
     source: str = ""
+
+    def cut_by(self, concurrency: int) -> str:
+        """What a shard's report records as having cut it (``shard_costs``): the costs'
+        digest and the concurrency they are weighed at; ``"none"`` without costs."""
+        return f"{self.digest}/{concurrency}" if self.tools else "none"
 
     def describe(self) -> str:
         """The report header's words for how this shard was cut."""
@@ -73,10 +78,12 @@ def read_costs(path: Path) -> ShardCosts:
         seconds = _seconds(record)
         if seconds is None:
             continue
-        key = f"{_PREFIX}{record['target']}::{record['tool']}"
+        key = f"{PREFIX}{record['target']}::{record['tool']}"
         tools[key] = max(seconds, tools.get(key, 0.0))
     if not tools:
         return ShardCosts(problem=f"{source} records no tool's seconds", source=source)
+    import hashlib  # only where a costs file is given: the plugin's import stays light
+
     canonical = json.dumps(sorted(tools.items()), separators=(",", ":"))
     digest = hashlib.sha256(canonical.encode()).hexdigest()[:16]
     return ShardCosts(tools, digest, source=source)

@@ -83,14 +83,9 @@ def _shards(reports: Sequence[tuple[Path, Mapping[str, Any]]]) -> bool:
     given = [r.get("shard") for _, r in reports]
     if not all(isinstance(g, str) and g.count("/") == 1 for g in given):
         return False
-    parts = [str(g).split("/") for g in given]
-    if len({n for _, n in parts}) != 1:
+    if len({str(g).split("/")[1] for g in given}) != 1:
         return False
-    seen: dict[str, Path] = {}
-    for (path, _), (k, _n) in zip(reports, parts, strict=True):
-        if k in seen:
-            raise MergeError(f"{path} and {seen[k]} are both shard {k}: merge each shard once")
-        seen[k] = path
+    shards_given(reports)  # two of one shard: an error
     cut_by = {str(r.get("shard_costs", "none")): path for path, r in reports}
     if len(cut_by) > 1:  # each cut the run by other costs: servers may be in two, or in none
         said = ", ".join(f"{path} by {digest}" for digest, path in cut_by.items())
@@ -99,6 +94,20 @@ def _shards(reports: Sequence[tuple[Path, Mapping[str, Any]]]) -> bool:
             " --toolnexus-shard-costs file, or none"
         )
     return True
+
+
+def shards_given(reports: Sequence[tuple[Path, Mapping[str, Any]]]) -> dict[str, Path]:
+    """The shard (``K/N``) each report is, of those that are one, and its file; a shard
+    given twice is an error (its verdicts would count twice)."""
+    found: dict[str, Path] = {}
+    for path, report in reports:
+        shard = report.get("shard")
+        if not isinstance(shard, str) or shard.count("/") != 1:
+            continue
+        if shard in found:
+            raise MergeError(f"{path} and {found[shard]} are both shard {shard}: give each once")
+        found[shard] = path
+    return found
 
 
 def _joined(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ._baseline import Baseline, BaselineError
+from .merge_reports import MergeError, shards_given
 
 __all__ = ["main", "update"]
 
@@ -46,20 +47,12 @@ def _read(path: Path) -> dict[str, Any]:
 
 def _missing_shards(reports: Sequence[tuple[Path, dict[str, Any]]]) -> list[str]:
     """The shards of the reports' run that were not given (``K/N``); a shard twice is an error."""
-    given: dict[str, Path] = {}
-    total: set[str] = set()
-    for path, report in reports:
-        shard = report.get("shard")
-        if not isinstance(shard, str) or shard.count("/") != 1:
-            continue
-        n = shard.split("/")[1]
-        if shard in given:
-            raise BaselineError(f"{path} and {given[shard]} are both shard {shard}")
-        given[shard] = path
-        total.add(n)
-    return [
-        f"{k}/{n}" for n in sorted(total) for k in range(1, int(n) + 1) if f"{k}/{n}" not in given
-    ]
+    try:
+        given = shards_given(reports)
+    except MergeError as exc:
+        raise BaselineError(str(exc)) from None
+    totals = sorted({int(shard.split("/")[1]) for shard in given})
+    return [f"{k}/{n}" for n in totals for k in range(1, n + 1) if f"{k}/{n}" not in given]
 
 
 def update(baseline: Path, reports: Sequence[Path]) -> tuple[Baseline, list[str]]:
