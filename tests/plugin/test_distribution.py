@@ -491,29 +491,6 @@ def test_given_costs_a_small_python_target_is_imported_in_one_shard_only(tmp_pat
     assert all(s.kept.count("pkg.small:tools") == 2 for s in (shard_targets(raws, tmp_path, 1, 2),))
 
 
-def _weighed_shards(pytester: pytest.Pytester, args: list[str], log: Path) -> list[list[str]]:
-    """A serial run's report (``serial.json``), then shards 1/2 and 2/2 weighed by it
-    (``1.json``, ``2.json``): what each shard wrote to ``log``, sorted. Each shard says
-    at its end that the costs knew all its servers and targets."""
-    serial = pytester.runpytest_subprocess(*args, "--toolnexus-report", "serial.json")
-    assert serial.ret == 0, serial.stdout.str()
-    log.unlink(missing_ok=True)
-    written = []
-    for k in (1, 2):
-        shard = ["--toolnexus-shard", f"{k}/2", "--toolnexus-shard-costs", "serial.json"]
-        run = pytester.runpytest_subprocess(*args, *shard, "--toolnexus-report", f"{k}.json")
-        assert run.ret == 0, run.stdout.str()
-        run.stdout.fnmatch_lines(
-            [
-                "toolnexus shard: *, weighed by the seconds in *",
-                f"toolnexus shard {k}/2: * servers and targets placed by their seconds in *, 0 not *",
-            ]
-        )
-        written.append(sorted(log.read_text().split()) if log.exists() else [])
-        log.unlink(missing_ok=True)
-    return written
-
-
 LOGGED_TOOLS = """
 import os, pathlib
 
@@ -534,28 +511,105 @@ class Echo:
 
 tools = [Echo(__name__ + "_a"), Echo(__name__ + "_b")]
 """
+#: A server of 24 quick tools: twelve times the two of each good server the session
+#: keeps (``-k "not wait"``), so its measured seconds outweigh the rest of the run put
+#: together however loaded the machine was when they were measured.
+HEAVY_SERVER = """
+from toolnexus_ref import BaseTool, ToolAnnotations
+from toolnexus_ref.mcp import serve_stdio
+import asyncio
 
 
-def test_python_targets_weighed_by_costs_are_imported_by_one_shard(
+class Echo(BaseTool):
+    description = "Echo the text it is given."
+    input_schema = {"type": "object", "properties": {"text": {"type": "string"}}}
+    annotations = ToolAnnotations(read_only=True, destructive=False)
+
+    def __init__(self, name):
+        self.name = name
+
+    def run(self, args, ctx):
+        return str(args.get("text", ""))
+
+
+asyncio.run(serve_stdio([Echo(f"echo_{i}") for i in range(24)], name="heavy"))
+"""
+#: A server that notes its start (``starts.log``: its name) and runs the script given.
+COUNTED_SERVER = """
+import pathlib, runpy, sys
+
+with open(pathlib.Path(__file__).with_name("starts.log"), "a") as log:
+    log.write(sys.argv[1] + "\\n")
+runpy.run_path(sys.argv[2], run_name="__main__")
+"""
+
+
+def _logged(path: Path) -> list[str]:
+    """The lines a run's servers and targets wrote to ``path``, sorted; the log cleared."""
+    found = sorted(path.read_text().split()) if path.exists() else []
+    path.unlink(missing_ok=True)
+    return found
+
+
+def test_shards_weighed_by_an_earlier_report_start_each_server_once_and_import_each_target_once(
     pytester: pytest.Pytester,
 ) -> None:
-    """Two small Python targets and a server, over two shards weighed by a serial run's
-    report: each target is imported in the one shard that explores it, and the merge
-    is the serial run's."""
+    """An mcp.json of one heavy server and two light ones, and two small Python targets,
+    over two shards weighed by a serial run's report. Dealt out in turn, the heavy
+    server would share a shard (``b, c | a``); weighed, it has one to itself, each server
+    starts once, and each Python target is imported by the one shard that explores it.
+    The merge is the serial run's; shards cut by other costs are refused at the merge."""
     for name in ("first", "second"):
         pytester.makepyfile(**{name: LOGGED_TOOLS})
+    pytester.makepyfile(counted=COUNTED_SERVER, heavy=HEAVY_SERVER)
     pytester.syspathinsert()
-    args = [*BASE, "--toolnexus-only", "--toolnexus-select", "TN601", "--toolnexus-examples", "3"]
+    scripts = {"b": "heavy.py", "a": str(GOOD_SERVER), "c": str(GOOD_SERVER)}
+    servers = {
+        name: {"command": sys.executable, "args": ["counted.py", name, script]}
+        for name, script in scripts.items()
+    }
+    (pytester.path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    args = [*BASE, "--toolnexus-only", "--toolnexus-target", "mcp.json"]
     args += ["--toolnexus-target", "first:tools", "--toolnexus-target", "second:tools"]
-    args += ["--toolnexus-target", f"stdio:{sys.executable} {GOOD_SERVER}"]
-    imported = [
-        set(found) for found in _weighed_shards(pytester, args, pytester.path / "imports.log")
-    ]
+    # The good server's ``wait`` takes seconds and weighs nothing here: left out.
+    args += ["--toolnexus-select", "TN601", "--toolnexus-depth", "0", "-k", "not wait"]
+    starts, imports = pytester.path / "starts.log", pytester.path / "imports.log"
+    serial = pytester.runpytest_subprocess(*args, "--toolnexus-report", "serial.json")
+    assert serial.ret == 0, serial.stdout.str()
+    _logged(starts)
+    _logged(imports)
+    started, imported = [], []
+    for k in (1, 2):
+        shard = ["--toolnexus-shard", f"{k}/2", "--toolnexus-shard-costs", "serial.json"]
+        run = pytester.runpytest_subprocess(*args, *shard, "--toolnexus-report", f"{k}.json")
+        assert run.ret == 0, run.stdout.str()
+        run.stdout.fnmatch_lines(
+            [
+                "toolnexus shard: *, weighed by the seconds in *",
+                f"toolnexus shard {k}/2: * servers and targets placed by their seconds in *, 0 not *",
+            ]
+        )
+        started.append(_logged(starts))
+        imported.append(set(_logged(imports)))
+    assert started == [["b"], ["a", "c"]], started
     assert imported[0] | imported[1] == {"first", "second"}
     assert not imported[0] & imported[1], imported
     paths = [pytester.path / f"{k}.json" for k in (1, 2)]
     summary = merge(paths, pytester.path / "merged.json")
-    assert summary == json.loads((pytester.path / "serial.json").read_text())["summary"]
+    expected = json.loads((pytester.path / "serial.json").read_text())
+    assert summary == expected["summary"]
+
+    def verdicts(report: dict[str, Any]) -> list[tuple[str, ...]]:
+        return sorted((r["target"], r["tool"], r["check"], r["outcome"]) for r in report["results"])
+
+    assert verdicts(json.loads((pytester.path / "merged.json").read_text())) == verdicts(expected)
+    # What cut each shard: the costs' digest and the concurrency they were weighed at.
+    assert json.loads(paths[0].read_text())["shard_costs"].endswith("/16")
+    uncosted = json.loads(paths[1].read_text())  # as shard 2 cut by count would say
+    uncosted["shard_costs"] = "none"
+    (pytester.path / "count.json").write_text(json.dumps(uncosted))
+    with pytest.raises(MergeError, match="cut by different costs"):
+        merge([paths[0], pytester.path / "count.json"], pytester.path / "bad.json")
 
 
 def test_a_shard_lasts_its_tools_seconds_over_its_concurrency_or_its_longest_tool() -> None:
@@ -614,52 +668,6 @@ def test_the_costs_of_a_shard_plan_come_from_a_reports_seconds(tmp_path: Path) -
     broken = read_costs(path)
     assert (broken.tools, broken.digest) == ({}, "none")
     assert "records no tool's seconds" in broken.describe()
-
-
-SEEDED_SERVER = Path(__file__).resolve().parents[2] / "conformance/corpus/servers/seeded_bugs.py"
-COUNTED_SERVER = """
-import pathlib, runpy, sys
-
-with open(pathlib.Path(__file__).with_name("starts.log"), "a") as log:
-    log.write(sys.argv[1] + "\\n")
-runpy.run_path(sys.argv[2], run_name="__main__")
-"""
-
-
-def test_shards_given_an_earlier_reports_seconds_leave_the_slow_server_alone(
-    pytester: pytest.Pytester,
-) -> None:
-    """One server of 24 tools and two of three: dealt out in turn, the big one shares a
-    shard; weighed by the serial run's report, it has a shard to itself, each server
-    still starts once, and the merge is the serial run's. Shards cut by other costs
-    (one given the file, one not) are refused at the merge."""
-    pytester.makepyfile(counted=COUNTED_SERVER)
-    scripts = {"b": SEEDED_SERVER, "a": GOOD_SERVER, "c": GOOD_SERVER}  # in turn: b, c | a
-    servers = {
-        name: {"command": sys.executable, "args": ["counted.py", name, str(script)]}
-        for name, script in scripts.items()
-    }
-    (pytester.path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
-    args = [*BASE, "--toolnexus-only", "--toolnexus-target", "mcp.json"]
-    args += ["--toolnexus-select", "TN601", "--toolnexus-examples", "3"]
-    started = _weighed_shards(pytester, args, pytester.path / "starts.log")
-    assert started == [["b"], ["a", "c"]]
-    paths = [pytester.path / f"{k}.json" for k in (1, 2)]
-    summary = merge(paths, pytester.path / "merged.json")
-    expected = json.loads((pytester.path / "serial.json").read_text())
-    assert summary == expected["summary"]
-
-    def verdicts(report: dict[str, Any]) -> list[tuple[str, ...]]:
-        return sorted((r["target"], r["tool"], r["check"], r["outcome"]) for r in report["results"])
-
-    assert verdicts(json.loads((pytester.path / "merged.json").read_text())) == verdicts(expected)
-    # What cut each shard: the costs' digest and the concurrency they were weighed at.
-    assert json.loads(paths[0].read_text())["shard_costs"].endswith("/16")
-    uncosted = json.loads(paths[1].read_text())  # as shard 2 cut by count would say
-    uncosted["shard_costs"] = "none"
-    (pytester.path / "count.json").write_text(json.dumps(uncosted))
-    with pytest.raises(MergeError, match="cut by different costs"):
-        merge([paths[0], pytester.path / "count.json"], pytester.path / "bad.json")
 
 
 NO_TOOLS_SERVER = Path(__file__).resolve().parents[1] / "sources" / "servers" / "no_tools.py"
