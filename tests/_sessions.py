@@ -14,11 +14,11 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import pytest
 
@@ -153,3 +153,48 @@ def healthy_judged(report: Mapping[str, Any], target: str | None = None) -> None
     assert mine["TN601"]["calls"] > 0  # counted in the tool's process, carried back
     assert mine["TN601"]["seconds"] > 0  # what that process took, timed by the session
     assert all(r["outcome"] != "failed" for r in mine.values()), mine
+
+
+#: xdist's modes that run each module's tests in one process ("no": without xdist).
+WHOLE_MODULES = ("no", "loadfile", "loadscope")
+
+
+def distribution(config: pytest.Config) -> str:
+    """The run's ``--dist``, in a worker too (the conftest's ``pytest_configure_node``
+    passes it on: a worker's own option says ``no``)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        return str(config.getoption("dist", "no"))
+    return str(workerinput.get("toolnexus_tests_dist", "load"))
+
+
+def whole_module_here(config: pytest.Config) -> bool:
+    """Whether every test of a module runs in this process: without xdist, or under
+    ``loadfile``/``loadscope``. Elsewhere any worker may get any one test, and a session
+    started for all of a module's tests would be started by each worker, for one."""
+    return distribution(config) in WHOLE_MODULES
+
+
+Key = TypeVar("Key", bound=Hashable)
+
+
+class SessionsByKey(Generic[Key]):
+    """Sessions of one module, each started once, in a folder of its own, by ``start``:
+    its module-scoped fixture starts those it can as the module begins (``START_EARLY``),
+    a test the one it reads if that has not started yet."""
+
+    def __init__(
+        self, folders: pytest.TempPathFactory, start: Callable[[Path, Key], RunningSession]
+    ) -> None:
+        self._folders = folders
+        self._start = start
+        self._started: dict[Key, RunningSession] = {}
+
+    def start(self, key: Key) -> RunningSession:
+        if key not in self._started:
+            self._started[key] = self._start(self._folders.mktemp(str(key)), key)
+        return self._started[key]
+
+    def stop(self) -> None:
+        for running in self._started.values():
+            running.stop()

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _sessions import UNUSED_PLUGINS
+from _sessions import UNUSED_PLUGINS, whole_module_here
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -95,21 +95,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     )
 
 
-#: xdist's modes that run each module's tests in one process ("no": without xdist).
-_WHOLE_MODULES = ("no", "loadfile", "loadscope")
-
-
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """Each xdist worker is told the run's ``--dist``: its own option says ``no``."""
     node.workerinput["toolnexus_tests_dist"] = node.config.getoption("dist")
-
-
-def _distribution(config: pytest.Config) -> str:
-    workerinput = getattr(config, "workerinput", None)
-    if workerinput is None:
-        return str(config.getoption("dist", "no"))
-    return str(workerinput.get("toolnexus_tests_dist", "load"))
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -125,7 +114,7 @@ def _sessions_started_early(request: pytest.FixtureRequest) -> None:
     only one of them reads.
     """
     early = getattr(request.module, "START_EARLY", ())
-    if not early or _distribution(request.config) not in _WHOLE_MODULES:
+    if not early or not whole_module_here(request.config):
         return
     used = {
         name

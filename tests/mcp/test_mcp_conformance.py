@@ -53,7 +53,7 @@ def stdio_target(script: str, *args: str) -> str:
     return "stdio:" + " ".join([PYTHON, str(SERVERS / script), *args])
 
 
-START_EARLY = ("defective_session",)
+START_EARLY = ("defective_session", "good_session", "execute_all_session")
 
 
 @pytest.fixture(scope="module")
@@ -134,20 +134,29 @@ def test_defective_server_through_the_plugin(
     result.stdout.fnmatch_lines(["*defective_explode::TN651-mcp-error-result*"])
 
 
-def test_well_behaved_server_has_nothing_at_error_severity(
-    pytester: pytest.Pytester, tmp_path: Path
-) -> None:
-    report = tmp_path / "report.json"
-    result = pytester.runpytest_subprocess(
+@pytest.fixture(scope="module")
+def good_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSession]:
+    """The plugin's session on the well-behaved server, every check, started as the
+    module begins: much of it waits on the server's calls."""
+    running = start_session(
+        tmp_path_factory.mktemp("good"),
         "-p",
         "no:cacheprovider",
         "--toolnexus-conformance",
         "--toolnexus-target",
         stdio_target("good.py"),
         "--toolnexus-report",
-        str(report),
+        "report.json",
     )
-    records = json.loads(report.read_text())
+    yield running
+    running.stop()
+
+
+def test_well_behaved_server_has_nothing_at_error_severity(
+    good_session: RunningSession,
+) -> None:
+    result = good_session.result()
+    records = result.report()
     rows = records["results"]
     errors = [r for r in rows if r["outcome"] == "failed" and r["severity"] == "error"]
     assert errors == []
@@ -161,14 +170,17 @@ def test_well_behaved_server_has_nothing_at_error_severity(
     assert result.ret == 0
 
 
-def test_execute_all_does_call_the_destructive_tool(
-    pytester: pytest.Pytester, tmp_path: Path
-) -> None:
-    """The gate, not luck, keeps ``wipe`` uncalled: under ``all`` it runs."""
+@pytest.fixture(scope="module")
+def execute_all_session(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[RunningSession, Path]]:
+    """The destructive tool's session under ``--toolnexus-execute all``, started as the
+    module begins, and the file that tool writes."""
     # The marker's name must not match ``-k``: the target spec (which names it) is part
     # of every item's id, so "wiped" would select every tool, the blocking one included.
-    marker = tmp_path / "written-by-the-tool"
-    result = pytester.runpytest_subprocess(
+    marker = tmp_path_factory.mktemp("users-files") / "written-by-the-tool"
+    running = start_session(
+        tmp_path_factory.mktemp("execute-all"),
         "-p",
         "no:cacheprovider",
         "--toolnexus-conformance",
@@ -185,7 +197,18 @@ def test_execute_all_does_call_the_destructive_tool(
         "-k",
         "defective_wipe",
     )
-    result.assert_outcomes(passed=1, deselected=6)
+    yield running, marker
+    running.stop()
+
+
+def test_execute_all_does_call_the_destructive_tool(
+    execute_all_session: tuple[RunningSession, Path],
+) -> None:
+    """The gate, not luck, keeps ``wipe`` uncalled: under ``all`` it runs."""
+    running, marker = execute_all_session
+    result = running.result()
+    outcome = pytest.RunResult(result.ret, result.stdout.lines, result.stderr.splitlines(), 0.0)
+    outcome.assert_outcomes(passed=1, deselected=6)
     assert marker.exists()
 
 

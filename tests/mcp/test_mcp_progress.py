@@ -39,14 +39,19 @@ def _open(loop: BackgroundLoop, script: str) -> McpSource:
     return source
 
 
-def _tn752(loop: BackgroundLoop, source: McpSource, code: str = "TN752") -> dict[str, Verdict]:
+def _judged(loop: BackgroundLoop, source: McpSource, *codes: str) -> dict[tuple[str, str], Verdict]:
+    """Each tool's verdict by (tool, check); the checks given share one watched cancel."""
     subjects = read_subjects(source.tools, "t", [source.tool_extra(t) for t in source.tools])
     started = time.monotonic()
     verdicts = check_subjects(
-        subjects, "t", select=[code], loop=loop, options=RunOptions(grace=1.0)
+        subjects, "t", select=list(codes), loop=loop, options=RunOptions(grace=1.0)
     )
     assert time.monotonic() - started < CHECK_BOUND * len(subjects)
-    return {v.tool.rsplit("_", 1)[-1]: v for v in verdicts}
+    return {(v.tool.rsplit("_", 1)[-1], v.check.code): v for v in verdicts}
+
+
+def _tn752(loop: BackgroundLoop, source: McpSource) -> dict[str, Verdict]:
+    return {tool: verdict for (tool, _), verdict in _judged(loop, source, "TN752").items()}
 
 
 def test_progress_after_cancel_fails_with_how_many_and_when(loop: BackgroundLoop) -> None:
@@ -67,11 +72,15 @@ def test_progress_after_cancel_fails_with_how_many_and_when(loop: BackgroundLoop
 def test_a_server_that_stops_on_cancel_passes(loop: BackgroundLoop) -> None:
     source = _open(loop, "progress_honours_cancel.py")
     try:
-        verdicts = _tn752(loop, source)
-        assert verdicts["crunch"].outcome is Outcome.PASSED, verdicts["crunch"].message
-        assert verdicts["quiet"].outcome is Outcome.PASSED, verdicts["quiet"].message
+        # Both checks judge the same watched cancel (Phase.MCP_AFTER_CANCEL).
+        verdicts = _judged(loop, source, "TN751", "TN752")
+        for tool in ("crunch", "quiet"):
+            verdict = verdicts[(tool, "TN752")]
+            assert verdict.outcome is Outcome.PASSED, (tool, verdict.message)
         # TN751's known-good: calls cancelled mid-way, and the server answers after.
-        for tool, verdict in _tn752(loop, source, "TN751").items():
+        cancelled = [(tool, v) for (tool, code), v in verdicts.items() if code == "TN751"]
+        assert {tool for tool, _ in cancelled} == {"crunch", "quiet"}
+        for tool, verdict in cancelled:
             assert verdict.outcome is Outcome.PASSED, (tool, verdict.message)
     finally:
         loop.run(source.close(), timeout=30)

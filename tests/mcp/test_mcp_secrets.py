@@ -8,11 +8,14 @@ plugin shows the value, so the test can fail.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _mcp_testing import PYTHON, SERVERS
+from _sessions import RunningSession, Session, SessionsByKey, start_session, whole_module_here
 
 from toolnexus_ref import secrets
 
@@ -48,18 +51,26 @@ def test_expanded_config_values_are_registered() -> None:
         secrets.clear()
 
 
-def _run(
-    pytester: pytest.Pytester, tmp_path: Path, *extra: str
-) -> tuple[pytest.RunResult, list[str]]:
-    config = tmp_path / "mcp.json"
+#: The runs compared: the plugin's, serial and under xdist, and one without its masking.
+RUNS = {
+    "serial": (),
+    "xdist": ("-p", "xdist", "-n", "2"),
+    "unmasked": ("-p", "no:pytest_toolnexus._masking"),
+}
+
+START_EARLY = ("leaky_runs",)
+
+
+def _start(path: Path, *extra: str) -> RunningSession:
+    config = path / "mcp.json"
     server = {
         "command": PYTHON,
         "args": [str(SERVERS / "hostile.py"), "echo-secret"],
         "env": {"SECRET": "${SECRET}"},
     }
     config.write_text(json.dumps({"mcpServers": {"leaky": server}}), encoding="utf-8")
-    junit, report = tmp_path / "junit.xml", tmp_path / "report.json"
-    result = pytester.runpytest_subprocess(
+    return start_session(
+        path,
         "-p",
         "no:cacheprovider",
         "-rA",
@@ -70,31 +81,44 @@ def _run(
         "--toolnexus-select",
         "TN552,TN561,TN851,TN852",
         "--junitxml",
-        str(junit),
+        "junit.xml",
         "--toolnexus-report",
-        str(report),
+        "report.json",
         *extra,
+        env={"SECRET": SECRET},
     )
-    outputs = [
-        "\n".join(result.outlines),
-        "\n".join(result.errlines),
-        junit.read_text(encoding="utf-8"),
-        report.read_text(encoding="utf-8"),
+
+
+@pytest.fixture(scope="module")
+def leaky_runs(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SessionsByKey[str]]:
+    """The runs, all started as the module begins where the whole module runs here (the
+    xdist one only where xdist is installed); elsewhere each as its test asks for it."""
+    runs = SessionsByKey(tmp_path_factory, lambda folder, name: _start(folder, *RUNS[name]))
+    if whole_module_here(request.config):
+        for name in RUNS:
+            if name != "xdist" or importlib.util.find_spec("xdist") is not None:
+                runs.start(name)
+    yield runs
+    runs.stop()
+
+
+def _outputs(session: Session) -> list[str]:
+    return [
+        "\n".join(session.stdout.lines),
+        session.stderr,
+        (session.path / "junit.xml").read_text(encoding="utf-8"),
+        (session.path / "report.json").read_text(encoding="utf-8"),
     ]
-    return result, outputs
 
 
-@pytest.mark.parametrize("workers", [(), ("-p", "xdist", "-n", "2")], ids=["serial", "xdist"])
-def test_an_echoed_secret_is_in_no_output(
-    pytester: pytest.Pytester,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    workers: tuple[str, ...],
-) -> None:
-    if workers:
+@pytest.mark.parametrize("workers", ["serial", "xdist"])
+def test_an_echoed_secret_is_in_no_output(leaky_runs: SessionsByKey[str], workers: str) -> None:
+    if workers == "xdist":
         pytest.importorskip("xdist")
-    monkeypatch.setenv("SECRET", SECRET)
-    result, outputs = _run(pytester, tmp_path, *workers)
+    result = leaky_runs.start(workers).result()
+    outputs = _outputs(result)
     records = json.loads(outputs[3])["results"]
     [echoed] = [r for r in records if r["tool"] == "leaky_whoami" and r["check"] == "TN552"]
     assert echoed["outcome"] == "failed"
@@ -108,12 +132,9 @@ def test_an_echoed_secret_is_in_no_output(
         assert SECRET not in text, f"{name} shows the secret"
 
 
-def test_without_the_masking_the_secret_would_show(
-    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_without_the_masking_the_secret_would_show(leaky_runs: SessionsByKey[str]) -> None:
     """The control: the run above is masked by the plugin, not by luck."""
-    monkeypatch.setenv("SECRET", SECRET)
-    _, outputs = _run(pytester, tmp_path, "-p", "no:pytest_toolnexus._masking")
+    outputs = _outputs(leaky_runs.start("unmasked").result())
     # The failure explanations (what came back) show it; verdict messages, and so the
     # JSON report, are masked where they are made, with or without the plugin.
     assert all(SECRET in text for text in (outputs[0], outputs[2]))
