@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 
 import pytest
 from _installed import skip_unless_installed
+from _sessions import RunningSession
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
@@ -73,7 +73,8 @@ tools = [Misnamed(), Hidden()]
 SEEDED = "seed_emoji or seed_nul or clean_text or kittools"
 
 
-def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _pytest(folder: Path, *args: str) -> RunningSession:
+    """A session of the plugin in ``folder``, started (``result()`` waits for its end)."""
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")]),
@@ -82,40 +83,44 @@ def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
         env.pop(name, None)
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
     command += ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-seed", "1", *args]
-    return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=900)
+    return RunningSession(command, folder, 900, env=env)
 
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("pages")
     (folder / "kittools.py").write_text(PYTHON_TOOLS)
-    example = _pytest(
+    # The two sessions share nothing but the folder (each writes files of its own
+    # names there): they run side by side.
+    started = _pytest(
         folder,
         "--toolnexus-target",
         "toolnexus_ref.examples:toolkit",
         "--toolnexus-html",
         "example.html",
     )
-    assert example.returncode == 0, example.stdout + example.stderr
-    defective = _pytest(
-        folder,
-        "--toolnexus-target",
-        f"stdio:{sys.executable} {SERVER}",
-        "--toolnexus-target",
-        "kittools:tools",
-        "-k",
-        SEEDED,
-        "--toolnexus-report",
-        "defective.json",
-    )
-    assert defective.returncode == 1, defective.stdout + defective.stderr
+    try:
+        defective = _pytest(
+            folder,
+            "--toolnexus-target",
+            f"stdio:{sys.executable} {SERVER}",
+            "--toolnexus-target",
+            "kittools:tools",
+            "-k",
+            SEEDED,
+            "--toolnexus-report",
+            "defective.json",
+        ).result()
+        example = started.result()
+    finally:
+        started.stop()  # ended already, unless the other failed first
+    assert example.ret == 0, example.text()
+    assert defective.ret == 1, defective.text()
     report = json.loads((folder / "defective.json").read_text())
     # Both targets judged: a target that did not load is an item -k deselects, and
     # the page would show the other alone (the session's output says why).
     judged = {record["target"] for record in report["results"]}
-    assert len(judged) == 2, (
-        f"judged {judged}\n{defective.stdout[-6000:]}{defective.stderr[-3000:]}"
-    )
+    assert len(judged) == 2, f"judged {judged}\n{defective.text()[-9000:]}"
     for record in report["results"]:  # as a baseline would: one finding accepted, with a reason
         if record["tool"] == "seeded_seed_nul" and record["check"] == "TN651":
             record["baseline"] = "accepted"

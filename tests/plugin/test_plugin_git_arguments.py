@@ -9,14 +9,15 @@ repository made in ``pytest_configure``), they reach their success path.
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _sessions import RunningSession, Session, SessionsByKey, start_session, whole_module_here
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -51,41 +52,68 @@ def _docs_conftest() -> str:
     return str(found[0])
 
 
-def _run(pytester: pytest.Pytester) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        CONFORMANCE,
-        ONLY,
-        TARGET,
-        f"stdio:{sys.executable} -m mcp_server_git",
-        SELECT,
-        "TN605",
-        "--toolnexus-seed",
-        "1",
-        "--toolnexus-examples",
-        "3",
-        REPORT,
-        "report.json",
-        timeout=180,
-    )
-    report = json.loads((pytester.path / "report.json").read_text())
+ARGS = (
+    "-p",
+    "no:cacheprovider",
+    CONFORMANCE,
+    ONLY,
+    TARGET,
+    f"stdio:{sys.executable} -m mcp_server_git",
+    SELECT,
+    "TN605",
+    "--toolnexus-seed",
+    "1",
+    "--toolnexus-examples",
+    "3",
+    REPORT,
+    "report.json",
+)
+
+
+def _git_session(folder: Path, project: str) -> RunningSession:
+    """The run in a project without a conftest (``bare``) or with the docs' (``hooked``)."""
+    if project == "hooked":
+        (folder / "conftest.py").write_text(_docs_conftest())
+    return start_session(folder, *ARGS, timeout=180)
+
+
+START_EARLY = ("sessions",)
+
+
+@pytest.fixture(scope="module")
+def sessions(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SessionsByKey[str]]:
+    """The two projects' runs: where the whole module runs here, both start as it begins,
+    side by side (neither reads anything of the other's); elsewhere each as its test asks."""
+    started = SessionsByKey(tmp_path_factory, _git_session)
+    if whole_module_here(request.config):
+        for project in ("bare", "hooked"):
+            started.start(project)
+    yield started
+    started.stop()
+
+
+def _run(running: RunningSession) -> tuple[Session, dict[str, dict[str, Any]]]:
+    session = running.result()
+    report = session.report()
     verdicts = {r["tool"].split("_", 1)[1]: r for r in report["results"] if r["check"] == "TN605"}
-    return result, verdicts
+    return session, verdicts
 
 
 def test_without_arguments_git_tools_are_judged_on_their_error_path(
-    pytester: pytest.Pytester,
+    sessions: SessionsByKey[str],
 ) -> None:
-    result, verdicts = _run(pytester)
+    result, verdicts = _run(sessions.start("bare"))
     for tool in READ_ONLY:
-        assert verdicts[tool]["outcome"] == "failed", result.stdout.str()
+        assert verdicts[tool]["outcome"] == "failed", result.text()
         assert "returned an error" in verdicts[tool]["message"]
 
 
-def test_with_a_repository_from_the_hook_git_tools_succeed(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(_docs_conftest())
-    result, verdicts = _run(pytester)
+def test_with_a_repository_from_the_hook_git_tools_succeed(
+    sessions: SessionsByKey[str],
+) -> None:
+    result, verdicts = _run(sessions.start("hooked"))
     for tool in READ_ONLY:
-        assert verdicts[tool]["outcome"] == "passed", (tool, result.stdout.str())
+        assert verdicts[tool]["outcome"] == "passed", (tool, result.text())
     assert "toolnexus-arguments" not in result.stdout.str()

@@ -93,8 +93,11 @@ def _session_args(targets: list[str], *extra: str) -> list[str]:
     ]
 
 
-def _assert_nothing_left(marker: str, tmp: Path, project: Path, before: set[Path]) -> None:
-    """No process of the run is left, no scratch of the kit's, no file in the project."""
+def _assert_nothing_left(
+    marker: str, tmp: Path, project: Path, before: set[Path], written: frozenset[str] = frozenset()
+) -> None:
+    """No process of the run is left, no scratch of the kit's, no file in the project
+    but those the project's own conftest is known to have ``written``."""
     left = _processes_marked(marker)
     assert left == [], f"processes of the run still running: {left}"
     scratch = [p.name for p in tmp.iterdir() if p.name.startswith("toolnexus-")]
@@ -105,7 +108,7 @@ def _assert_nothing_left(marker: str, tmp: Path, project: Path, before: set[Path
         for p in set(project.iterdir()) - before
         if not p.name.startswith("runpytest") and p.suffix != ".py"  # the tests' own modules
     }
-    assert new <= {"report.json", "stdout", "stderr", "__pycache__"}, new
+    assert new <= {"report.json", "stdout", "stderr", "__pycache__", *written}, new
 
 
 def _processes_marked(marker: str) -> list[str]:
@@ -210,7 +213,7 @@ def _start_shared(
     running.stop()
 
 
-START_EARLY = ("shared", "broken_imports")
+START_EARLY = ("shared", "broken_imports", "foreign_process", "foreign_none", "blocker_none")
 
 
 @pytest.fixture(scope="module")
@@ -327,9 +330,8 @@ def test_a_target_whose_import_ends_or_hangs_fails_alone(
     healthy_judged(report, "targets:leaves_children")  # the other target is judged
 
 
-def test_isolation_none_keeps_calls_in_process(run: Any) -> None:
-    _, report = run("targets:neighbours", "--toolnexus-isolation", "none")
-    verdicts = verdicts_of(report, "removes_a_variable")
+def test_isolation_none_keeps_calls_in_process(foreign_none: SharedRun) -> None:
+    verdicts = verdicts_of(foreign_none.report, "removes_a_variable")
     assert verdicts["TN606"]["outcome"] == "skipped"
     assert "worker process" in verdicts["TN606"]["message"]
 
@@ -348,26 +350,6 @@ def _always_passes(check, subject, options, **kwargs):
 _runner.run_check = _always_passes
 tools = [exits_zero]
 """
-
-
-@pytest.mark.parametrize("isolation", ["process", "none"])
-def test_a_target_that_replaces_the_kits_code_is_not_judged(
-    run: Any, pytester: pytest.Pytester, isolation: str
-) -> None:
-    pytester.makepyfile(tampers=TAMPERS)
-    result, report = run(
-        "tampers:tools", TARGET, "targets:neighbours", "--toolnexus-isolation", isolation
-    )
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
-    load = [r for r in report["results"] if r["target"] == "tampers:tools"]
-    assert [r["check"] for r in load] == ["TN001"]
-    assert (
-        "replaced the kit's own code (toolnexus_conformance._runner.run_check)"
-        in (load[0]["message"])
-    )
-    # The code was put back: the next target is judged by the real checks.
-    removes = verdicts_of(report, "removes_a_variable")
-    assert removes["TN701"]["outcome"] == "failed"
 
 
 BLOCKER = """
@@ -398,21 +380,98 @@ def pytest_sessionfinish(session):
     with open(os.path.join(str(session.config.rootpath), "cwd-at-end.txt"), "w") as out:
         out.write(os.getcwd())
 """
+#: The file ``WHERE_AT_THE_END`` writes in the project.
+CWD_AT_THE_END = "cwd-at-end.txt"
+
+
+def _start_foreign(project: Path, isolation: str, *modules: str) -> Iterator[SharedRun]:
+    """One session under ``--toolnexus-isolation ISOLATION`` on the ``tools`` of
+    ``modules`` (``tampers``: a target that replaces the kit's code; ``blocker``: one
+    whose tool blocks the event loop), then on the neighbours."""
+    (project / "conftest.py").write_text(WHERE_AT_THE_END)
+    sources = {"tampers": TAMPERS, "blocker": BLOCKER}
+    yield from _start_shared(
+        project,
+        [*(f"{module}:tools" for module in modules), "targets:neighbours"],
+        "--toolnexus-isolation",
+        isolation,
+        modules={module: sources[module] for module in modules},
+    )
+
+
+@pytest.fixture(scope="module")
+def foreign_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedRun]:
+    """Each target in a worker of its own: one session holds them all."""
+    project = tmp_path_factory.mktemp("foreign-process")
+    yield from _start_foreign(project, "process", "tampers", "blocker")
+
+
+@pytest.fixture(scope="module")
+def foreign_none(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedRun]:
+    yield from _start_foreign(tmp_path_factory.mktemp("foreign-none"), "none", "tampers")
+
+
+@pytest.fixture(scope="module")
+def blocker_none(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedRun]:
+    """A session of its own: in pytest's process, a tool blocking the loop leaves the
+    other targets' calls after it unjudged (an earlier call blocked the event loop)."""
+    yield from _start_foreign(tmp_path_factory.mktemp("blocker-none"), "none", "blocker")
+
+
+@pytest.fixture
+def foreign(
+    foreign_process: SharedRun, foreign_none: SharedRun, blocker_none: SharedRun
+) -> dict[str, SharedRun]:
+    """The sessions above by name: each starts with the module (``START_EARLY``), and a
+    test waits only for the one it reads."""
+    return {
+        "foreign_process": foreign_process,
+        "foreign_none": foreign_none,
+        "blocker_none": blocker_none,
+    }
+
+
+#: The sessions of a tampering target and of a blocking tool, by isolation.
+TAMPERING = {"process": "foreign_process", "none": "foreign_none"}
+BLOCKING = {"process": "foreign_process", "none": "blocker_none"}
+
+
+@pytest.mark.parametrize("name", ["foreign_process", "foreign_none", "blocker_none"])
+def test_the_foreign_runs_fail_and_leave_nothing_behind(
+    foreign: dict[str, SharedRun], name: str
+) -> None:
+    """What the ``run`` fixture asserts after each of its sessions, for these."""
+    run = foreign[name]
+    assert run.session.ret == pytest.ExitCode.TESTS_FAILED, run.session.text()
+    written = frozenset({CWD_AT_THE_END})
+    _assert_nothing_left(run.marker, run.tmp, run.session.path, run.before, written)
+
+
+@pytest.mark.parametrize("isolation", ["process", "none"])
+def test_a_target_that_replaces_the_kits_code_is_not_judged(
+    foreign: dict[str, SharedRun], isolation: str
+) -> None:
+    run = foreign[TAMPERING[isolation]]
+    assert run.session.ret == pytest.ExitCode.TESTS_FAILED
+    load = [r for r in run.report["results"] if r["target"] == "tampers:tools"]
+    assert [r["check"] for r in load] == ["TN001"]
+    assert (
+        "replaced the kit's own code (toolnexus_conformance._runner.run_check)"
+        in (load[0]["message"])
+    )
+    # The code was put back: the next target is judged by the real checks.
+    removes = verdicts_of(run.report, "removes_a_variable")
+    assert removes["TN701"]["outcome"] == "failed"
 
 
 @pytest.mark.parametrize("isolation", ["process", "none"])
 def test_a_tool_blocking_the_loop_leaves_the_session_where_it_was(
-    run: Any, pytester: pytest.Pytester, isolation: str
+    foreign: dict[str, SharedRun], isolation: str
 ) -> None:
-    pytester.makepyfile(blocker=BLOCKER)
-    pytester.makeconftest(WHERE_AT_THE_END)
-    result, report = run(
-        "blocker:tools", TARGET, "targets:neighbours", "--toolnexus-isolation", isolation
-    )
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert verdicts_of(report, "blocks_the_loop")["TN501"]["outcome"] == "failed"
-    assert (pytester.path / "cwd-at-end.txt").read_text() == str(pytester.path)
-    (pytester.path / "cwd-at-end.txt").unlink()
+    run = foreign[BLOCKING[isolation]]
+    assert run.session.ret == pytest.ExitCode.TESTS_FAILED
+    assert verdicts_of(run.report, "blocks_the_loop")["TN501"]["outcome"] == "failed"
+    assert (run.project / CWD_AT_THE_END).read_text() == str(run.project)
 
 
 SLOW = """

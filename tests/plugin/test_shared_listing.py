@@ -8,10 +8,12 @@ import sys
 import threading
 import uuid
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _sessions import Session, run_session
 
 from pytest_toolnexus._shared_loads import (
     SHARED_KEY,
@@ -493,8 +495,9 @@ def _outcomes(report: dict[str, Any]) -> Counter[tuple[str, str, str, str]]:
     )
 
 
-def _started(pytester: pytest.Pytester) -> list[list[str]]:
-    path = pytester.path / "starts"
+def _started(folder: Path) -> list[list[str]]:
+    """The server starts noted in ``folder`` since the last look (one line each)."""
+    path = folder / "starts"
     lines = path.read_text().splitlines() if path.exists() else []
     path.unlink(missing_ok=True)
     return [line.split() for line in lines]
@@ -511,23 +514,47 @@ def pytest_runtest_call(item):
 """
 
 
-def test_each_server_of_an_mcp_json_is_listed_once_and_explored_by_server(
-    pytester: pytest.Pytester,
-) -> None:
+@dataclass(frozen=True)
+class ByServer:
+    """One mcp.json of three servers run serially, then under ``-n 2``."""
+
+    serial: Session
+    n2: Session
+    started_serial: list[list[str]]  # (server, its pid, its parent) per start
+    started_n2: list[list[str]]  # (server, its pid, the worker that started it) per start
+    ran: list[str]  # (worker pid, node id) of each item the ``-n 2`` run called
+
+
+@pytest.fixture(scope="module")
+def by_server(tmp_path_factory: pytest.TempPathFactory) -> ByServer:
+    """Both sessions on one project. Its conftest notes where each item ran, and holds
+    each worker's import of the MCP SDK until its share of the servers has started
+    (``SHARE_BEFORE_THE_SDK``): the serial run has no workers, and a worker whose share
+    starts before the import is not held at all."""
     pytest.importorskip("xdist")
-    _mcp_json(pytester.path, "abc")
-    pytester.makeconftest(WHERE)
+    folder = tmp_path_factory.mktemp("by-server")
+    _mcp_json(folder, "abc")
+    (folder / "conftest.py").write_text(WHERE + SHARE_BEFORE_THE_SDK)
     args = [*BASE, "--toolnexus-target", "mcp.json", "--toolnexus-examples", "2"]
     args += ["--toolnexus-select", "TN1,TN5,TN851"]
-    serial = pytester.runpytest_subprocess(*args, "--toolnexus-report", "serial.json")
-    assert serial.ret == 0, serial.stdout.str()
-    assert len(_started(pytester)) == 3
-    (pytester.path / "ran.log").unlink()
-    run = pytester.runpytest_subprocess(*args, "-n", "2", "--toolnexus-report", "n2.json")
-    assert run.ret == 0, run.stdout.str()
-    started = _started(pytester)  # (server, its pid, the worker that started it)
+    serial = run_session(folder, *args, "--toolnexus-report", "serial.json")
+    started_serial = _started(folder)
+    (folder / "ran.log").unlink()
+    n2 = run_session(folder, *args, "-n", "2", "--toolnexus-report", "n2.json")
+    ran = (folder / "ran.log").read_text().splitlines()
+    return ByServer(serial, n2, started_serial, _started(folder), ran)
+
+
+def test_each_server_of_an_mcp_json_is_listed_once_and_explored_by_server(
+    by_server: ByServer,
+) -> None:
+    assert by_server.serial.ret == 0, by_server.serial.text()
+    assert len(by_server.started_serial) == 3
+    run = by_server.n2
+    assert run.ret == 0, run.text()
+    started = by_server.started_n2  # (server, its pid, the worker that started it)
     ran: dict[str, set[str]] = {}  # the servers whose tools each worker explored
-    for line in (pytester.path / "ran.log").read_text().splitlines():
+    for line in by_server.ran:
         pid, nodeid = line.split(" ", 1)
         tool = nodeid.split("::")[1]
         if tool[:2] in ("a_", "b_", "c_"):
@@ -541,7 +568,7 @@ def test_each_server_of_an_mcp_json_is_listed_once_and_explored_by_server(
     # Each server started once, and explored by the worker that started it.
     assert len(started) == 3, started
     assert ran == {lister["a"]: {"a", "c"}, lister["b"]: {"b"}}, (started, ran)
-    reports = [json.loads((pytester.path / f"{n}.json").read_text()) for n in ("serial", "n2")]
+    reports = [by_server.serial.report("serial.json"), run.report("n2.json")]
     assert _outcomes(reports[0]) == _outcomes(reports[1])
     assert reports[1]["complete"]
 
@@ -705,7 +732,7 @@ def test_a_worker_waiting_for_anothers_listing_of_a_server_imports_the_sdk_meanw
     run = pytester.runpytest_subprocess(*args, "-n", "2", "--toolnexus-load-timeout", "90")
     assert run.ret == 0, run.stdout.str()
     assert (pytester.path / "waited").read_text() == "both"
-    assert len(_started(pytester)) == 1
+    assert len(_started(pytester.path)) == 1
 
 
 #: Holds each xdist worker's import of the MCP SDK until the servers of its share of
@@ -745,17 +772,13 @@ if WORKER is not None:
 
 
 def test_each_worker_starts_its_share_of_an_mcp_json_before_importing_the_sdk(
-    pytester: pytest.Pytester,
+    by_server: ByServer,
 ) -> None:
     """The file is read without the SDK, so a worker's servers start while it imports
     the SDK, as a serial run's do; each is still started once, by its worker."""
-    pytest.importorskip("xdist")
-    _mcp_json(pytester.path, "abc")
-    pytester.makeconftest(SHARE_BEFORE_THE_SDK)
-    args = [*BASE, "--toolnexus-target", "mcp.json", "--toolnexus-select", "TN1"]
-    run = pytester.runpytest_subprocess(*args, "-n", "2")
-    assert run.ret == 0, run.stdout.str()
+    run = by_server.n2
+    assert run.ret == 0, run.text()
     for worker in ("gw0", "gw1"):
-        assert (pytester.path / f"sdk-{worker}").read_text() == "started first", worker
-    started = _started(pytester)
+        assert (run.path / f"sdk-{worker}").read_text() == "started first", worker
+    started = by_server.started_n2
     assert sorted(name for name, _, _ in started) == ["a", "b", "c"], started

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from _processes import alive
+from _sessions import Session, run_session
 from toolnexus_conformance.targets import TargetKind
 
 from pytest_toolnexus._session import explored_here
@@ -54,34 +55,6 @@ if __name__ == "__main__":
 '''
 
 
-def test_a_stdio_server_is_started_once_and_ended(pytester: pytest.Pytester) -> None:
-    """Started while the SDK is imported, its process is the one the load talks to."""
-    import sys
-
-    pytest.importorskip("mcp.server.mcpserver")
-    pytester.makepyfile(counted_server=COUNTED_SERVER)
-    starts = pytester.path / "starts.txt"
-    _run_counted(pytester, f"stdio:{sys.executable} counted_server.py {starts}")
-    [pid] = starts.read_text().split()
-    assert not alive(int(pid)), f"the server ({pid}) outlived the run"
-
-
-def _run_counted(pytester: pytest.Pytester, target: str) -> None:
-    """A run listing ``target``'s tools, calling none: only its server's starts count."""
-    result = pytester.runpytest_subprocess(
-        *BASE,
-        "--toolnexus-target",
-        target,
-        "--toolnexus-sandbox",
-        "off",  # the server writes beside itself
-        "--toolnexus-execute",
-        "none",
-        timeout=120,
-    )
-    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    result.stdout.fnmatch_lines(["*counted_shout*"])
-
-
 #: Holds the kit's import of the MCP SDK until the server has started (or 20 s have
 #: passed), and says which it was: a server started only once the SDK is imported
 #: never makes the file while it waits.
@@ -108,27 +81,56 @@ sys.meta_path.insert(0, _Waits())
 """
 
 
-def test_an_mcp_json_server_starts_before_the_sdk_is_imported_and_once(
-    pytester: pytest.Pytester,
-) -> None:
-    """Its entry is read without the SDK, so its start-up overlaps the import; started
-    with the entry's own environment, it is the process the load adopts."""
+@pytest.fixture(scope="module")
+def counted(tmp_path_factory: pytest.TempPathFactory) -> Session:
+    """One run listing the tools of two counted servers, calling none: a ``stdio:``
+    target noting its starts in ``stdio-starts.txt``, and an mcp.json entry noting its
+    own in ``starts.txt``, for which the kit's import of the SDK waits
+    (``SDK_WAITS_FOR_THE_SERVER``)."""
     import json
     import sys
 
     pytest.importorskip("mcp.server.mcpserver")
-    pytester.makepyfile(counted_server=COUNTED_SERVER)
-    pytester.makeconftest(SDK_WAITS_FOR_THE_SERVER)
-    starts = pytester.path / "starts.txt"
+    folder = tmp_path_factory.mktemp("counted")
+    (folder / "counted_server.py").write_text(COUNTED_SERVER)
+    (folder / "conftest.py").write_text(SDK_WAITS_FOR_THE_SERVER)
     server = {
         "command": sys.executable,
-        "args": [str(pytester.path / "counted_server.py"), str(starts)],
+        "args": [str(folder / "counted_server.py"), str(folder / "starts.txt")],
     }
     servers = {"counted": {**server, "env": {"COUNTED_BY": "the test"}}}
-    (pytester.path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
-    _run_counted(pytester, "mcp.json")
-    assert (pytester.path / "sdk.txt").read_text() == "started first"
-    [pid] = starts.read_text().split()  # adopted: never started a second time
+    (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    stdio = f"stdio:{sys.executable} counted_server.py {folder / 'stdio-starts.txt'}"
+    session = run_session(
+        folder,
+        *BASE,
+        "--toolnexus-target",
+        stdio,
+        "--toolnexus-target",
+        "mcp.json",
+        "--toolnexus-sandbox",
+        "off",  # the servers write beside themselves
+        "--toolnexus-execute",
+        "none",
+        timeout=120,
+    )
+    assert session.ret == pytest.ExitCode.OK, session.text()
+    return session
+
+
+def test_a_stdio_server_is_started_once_and_ended(counted: Session) -> None:
+    """Started while the SDK is imported, its process is the one the load talks to."""
+    counted.stdout.fnmatch_lines(["stdio:*counted_server.py*: 1 tools*", "*counted_shout*"])
+    [pid] = (counted.path / "stdio-starts.txt").read_text().split()
+    assert not alive(int(pid)), f"the server ({pid}) outlived the run"
+
+
+def test_an_mcp_json_server_starts_before_the_sdk_is_imported_and_once(counted: Session) -> None:
+    """Its entry is read without the SDK, so its start-up overlaps the import; started
+    with the entry's own environment, it is the process the load adopts."""
+    counted.stdout.fnmatch_lines(["mcp.json: 1 tools*", "*counted_shout*"])
+    assert (counted.path / "sdk.txt").read_text() == "started first"
+    [pid] = (counted.path / "starts.txt").read_text().split()  # adopted: never started twice
     assert not alive(int(pid)), f"the server ({pid}) outlived the run"
 
 
