@@ -505,6 +505,24 @@ def test_the_server_left_alone_is_watched_to_the_first_servers_age_before_the_se
     assert blame.explains(0.5)
 
 
+def test_the_watch_of_the_server_left_alone_ends_as_it_exits() -> None:
+    """The first server lived 5 s; the one left alone exits 0.3 s after its call: the
+    search ends there, not once the alone one has reached the first one's age."""
+    started: list[_Process] = []
+
+    def fresh() -> _Process:
+        process = _Process(started)
+        process.on_call = lambda: asyncio.get_running_loop().call_later(0.3, process.exit, 0.3)
+        return process
+
+    connection = SimpleNamespace(fresh=fresh, config=SimpleNamespace(name="exit_soon"))
+    began = time.monotonic()
+    blame = asyncio.run(find_culprit(connection, [("echo", {"text": "one"})], 10.0, lived=5.0))
+    assert time.monotonic() - began < 5.0, "the watch waited for the first server's age"
+    assert blame.crash is None
+    assert "with no call in flight" in blame.unblamed, blame
+
+
 def test_replays_start_two_at_once_until_a_server_is_left_alone() -> None:
     """A server start is most of a replay: the first two replays start together, as do
     the culprit's bare call and its first simplification; once a fresh server survived

@@ -57,6 +57,8 @@ MAX_SHRINKS = 3
 #: and how far apart two servers' ages at exit may be and still be the same exit. On a
 #: busy machine it stretches by the load, as the search's budgets do (``slack``).
 CONTROL_SLACK = 0.5
+#: How often a server left alone is looked at for its exit while it is watched.
+WATCH_STEP = 0.05
 
 
 def slack() -> float:
@@ -318,12 +320,17 @@ class _Replays:
         )
 
     async def _watch_alone(self, age: float) -> Any:
-        """The server left alone, once it is ``age`` seconds past ready (or has exited)
-        and, still running, has answered a ping or not."""
+        """The server left alone, once it has exited or is ``age`` seconds past ready
+        and, still running, has answered a ping or not.
+
+        Its exit is looked for every ``WATCH_STEP``: a server that exits on its own ends
+        the watch as it exits, not at the first server's age (seconds later, under load).
+        """
         assert self.alone is not None
         fresh, ready = self.alone
-        if not exited(fresh):
-            await anyio.sleep(max(0.0, ready + age - time.monotonic()))
+        deadline = ready + age
+        while not exited(fresh) and time.monotonic() < deadline:
+            await anyio.sleep(min(WATCH_STEP, max(0.0, deadline - time.monotonic())))
         if not exited(fresh):
             await fresh.probe(min(self.timeout, 2.0))
         return fresh
