@@ -26,33 +26,33 @@ GOOD = live_entries("good")
 
 
 Verdicts = dict[str, tuple[Outcome, str]]
-#: The bad tools that end or freeze their process, by corpus module: judged in workers.
-IN_WORKERS: dict[str, list[Entry]] = {}
-for _entry in BAD:
-    if _entry.spec is not None:
-        IN_WORKERS.setdefault(_entry.spec.split(":")[0], []).append(_entry)
 
 
 @pytest.fixture(scope="module")
-def worker_verdicts() -> dict[str, Verdicts]:
-    """Each module's process-ending tools judged together, one worker per module.
+def in_workers_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSession]:
+    """``_in_workers_run.py`` in a folder of its own, started as the module begins.
 
-    ``_process_targets`` lists them as one target per module (imported in the worker
-    only); every tool still runs in a process of its own, and one that kills its
-    worker is replayed alone, so each verdict is the tool's own. A tool the list
-    lacks has no verdicts, and its test fails on the missing key.
+    It mostly waits for frozen tools to be found frozen: meanwhile the module's other
+    tests run.
     """
+    folder = tmp_path_factory.mktemp("in-workers")
+    running = RunningSession([sys.executable, str(HERE / "_in_workers_run.py")], folder, 300)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def worker_verdicts(in_workers_run: RunningSession) -> dict[str, Verdicts]:
+    """Each module's process-ending tools judged together, one worker per module
+    (``_in_workers_run``), by tool. A tool the list lacks has no verdicts, and its test
+    fails on the missing key."""
+    done = in_workers_run.result()
+    assert done.ret == 0, done.stderr[-3000:]
     found: dict[str, Verdicts] = {}
-    for module, entries in IN_WORKERS.items():
-        select = sorted(set().union(*(e.trips for e in entries)))
-        verdicts = check_target(
-            f"_process_targets:{module}_tools", base_dir=HERE, select=select, options=OPTIONS
-        )
-        for verdict in verdicts:
-            found.setdefault(verdict.tool, {})[verdict.check.code] = (
-                verdict.outcome,
-                verdict.message,
-            )
+    for line in done.stdout.lines:
+        record = json.loads(line)
+        outcome = Outcome(record["outcome"])
+        found.setdefault(record["tool"], {})[record["check"]] = (outcome, record["message"])
     return found
 
 
@@ -76,17 +76,25 @@ def test_every_live_code_has_a_bad_tool() -> None:
     assert live_codes - covered == set()
 
 
-@pytest.mark.parametrize("entry", BAD, ids=lambda e: e.tool.name)
-def test_bad_tool_trips_its_codes(entry: Entry, request: pytest.FixtureRequest) -> None:
-    if entry.spec is not None:  # it ends or freezes its process: judged in a worker
-        verdicts = request.getfixturevalue("worker_verdicts")[entry.tool.name]
-    else:
-        verdicts = _run(entry, sorted(entry.trips))
+def _trips_its_codes(entry: Entry, verdicts: Verdicts) -> None:
     for code in entry.trips:
         outcome, message = verdicts[code]
         assert outcome is Outcome.FAILED, (
             f"{entry.tool.name} should fail {code} ({entry.note}): {message}"
         )
+
+
+@pytest.mark.parametrize("entry", [e for e in BAD if e.spec is None], ids=lambda e: e.tool.name)
+def test_bad_tool_trips_its_codes(entry: Entry) -> None:
+    _trips_its_codes(entry, _run(entry, sorted(entry.trips)))
+
+
+@pytest.mark.parametrize("entry", [e for e in BAD if e.spec is not None], ids=lambda e: e.tool.name)
+def test_bad_tool_judged_in_a_worker_trips_its_codes(
+    entry: Entry, worker_verdicts: dict[str, Verdicts]
+) -> None:
+    """It ends, freezes or leaves its process: judged in a worker."""
+    _trips_its_codes(entry, worker_verdicts[entry.tool.name])
 
 
 @pytest.mark.parametrize("entry", GOOD, ids=lambda e: e.tool.name)
@@ -98,7 +106,7 @@ def test_good_tool_trips_nothing(entry: Entry) -> None:
     assert failed == {}
 
 
-START_EARLY = ("hostile_run",)
+START_EARLY = ("hostile_run", "in_workers_run")
 
 
 @pytest.fixture(scope="module")

@@ -130,7 +130,10 @@ def test_a_call_that_missed_its_bound_once_is_made_again_alone_before_tn803() ->
 
 
 def test_hanging_tools_are_waited_out_together() -> None:
-    options = dataclasses.replace(FAST, call_timeout=3.0)
+    # 1 s: the six first calls begin within milliseconds of each other when the tools
+    # are explored at once, so each begins long before the others' bound ends even on
+    # a loaded machine; one after another, each would begin a whole bound later.
+    options = dataclasses.replace(FAST, call_timeout=1.0)
     contexts: list[Any] = []
     overlapped: list[int] = []
 
@@ -176,7 +179,9 @@ def test_tools_of_a_target_are_called_at_once() -> None:
             return super().execute(args, ctx)
 
     tools = [Slow(f"slow_{i}") for i in range(4)]
-    check_tools(tools, select=["TN601"], options=FAST)
+    # No depth: the floor and the edge values keep each tool calling for a score of
+    # calls, long enough for tools explored at once to meet inside.
+    check_tools(tools, select=["TN601"], options=dataclasses.replace(FAST, depth=0))
     assert inside.most > 1
 
 
@@ -190,8 +195,9 @@ def test_concurrency_one_explores_one_tool_at_a_time() -> None:
 
     # A bound no call misses, even on a loaded machine: a call that overran it would run
     # on in its thread beside the next tool's (a thread cannot be stopped), and the
-    # calls asked again after it are the next test's.
-    options = dataclasses.replace(FAST, concurrency=1, call_timeout=10.0)
+    # calls asked again after it are the next test's. No depth: the floor and the edge
+    # values are a score of calls a tool, enough to overlap had the tools run together.
+    options = dataclasses.replace(FAST, concurrency=1, call_timeout=10.0, depth=0)
     check_tools([Slow(f"slow_{i}") for i in range(3)], select=["TN601"], options=options)
     assert inside.most == 1
 
@@ -393,8 +399,9 @@ def test_http_tools_over_the_network_are_explored_at_once_and_a_mocked_one_takes
             HttpTool(name=n, description="Reads a page.", method="GET", url=f"{url}/{n}/{{page}}")
             for n in ("left", "right")
         ]
-        # A loaded machine's loopback must not make a call look hung (TN803).
-        options = dataclasses.replace(FAST, call_timeout=30.0)
+        # A loaded machine's loopback must not make a call look hung (TN803). No depth:
+        # the floor and the edge values are calls enough for the two tools to meet.
+        options = dataclasses.replace(FAST, call_timeout=30.0, depth=0)
         verdicts = check_tools(tools, select=["TN601"], options=options)
     finally:
         server.shutdown()

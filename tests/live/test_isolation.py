@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal
 import socket
@@ -36,6 +37,10 @@ from toolnexus_conformance.targets import load_target, parse_target
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="isolation needs os.fork")
 
 OPTIONS = RunOptions(execute=ExecuteMode.ALL, examples=3, grace=0.3, call_timeout=1.0)
+#: For a tool that freezes its process at its first call: the freeze is found after the
+#: call timeout, the grace and ``SILENCE_SLACK`` without a word from the process, and
+#: nothing else the process does waits on the call timeout.
+FREEZES = dataclasses.replace(OPTIONS, call_timeout=0.3)
 
 THREADED = """
 import re
@@ -65,7 +70,7 @@ def test_a_freeze_in_a_target_that_started_threads_says_so(tmp_path: Path) -> No
     """The fork copies one thread: a finding that could be the missing threads' says it."""
     (tmp_path / "threaded_tools.py").write_text(THREADED)
     verdicts = check_target(
-        "threaded_tools:tools", base_dir=tmp_path, select=["TN606"], options=OPTIONS
+        "threaded_tools:tools", base_dir=tmp_path, select=["TN606"], options=FREEZES
     )
     [verdict] = [v for v in verdicts if v.check.code == "TN606"]
     assert verdict.outcome is Outcome.FAILED
@@ -304,6 +309,14 @@ import time
 time.sleep({seconds})  # a custom check module slow to import: the warm-up imports it
 """
 
+SLOW_TOOLKIT = """
+import time
+
+from toolnexus_ref.examples import toolkit
+
+time.sleep(0.2)
+"""
+
 
 def _namespaces(group: int) -> tuple[str, str]:
     """The PID and mount namespaces of the worker the process ``group`` forked."""
@@ -320,19 +333,27 @@ def test_workers_are_forked_from_one_warm_template_each_in_its_own_sandbox(
 
     if mode == "auto" and not probe().available:
         pytest.skip(probe().why)
-    (tmp_path / "slow_checks.py").write_text(SLOW_CHECKS.format(seconds=5))
+    # A warm-up of 2.5 s against a load timeout of 2 s: a worker forked from the warm
+    # template imports the example toolkit in a twentieth of a second, even at a load
+    # of 4 per core, so only a warm-up counted against the timeout makes it miss. The
+    # target's own import takes 0.2 s: a load answered within the first look at its
+    # deadline would pass however late that deadline was.
+    (tmp_path / "slow_checks.py").write_text(SLOW_CHECKS.format(seconds=2.5))
+    (tmp_path / "slow_toolkit.py").write_text(SLOW_TOOLKIT)
     monkeypatch.syspath_prepend(str(tmp_path))
     box = Sandbox(mode=mode)
     template = ForkServer(box, OPTIONS, ["slow_checks"])
     template.start()
-    spec = "toolnexus_ref.examples:toolkit"
+    spec = "slow_toolkit:toolkit"
     workers = [
-        TargetWorker(spec, spec, base_dir=None, options=OPTIONS, sandbox=box, forkserver=template)
+        TargetWorker(
+            spec, spec, base_dir=tmp_path, options=OPTIONS, sandbox=box, forkserver=template
+        )
         for _ in range(2)
     ]
     try:
         for worker in workers:
-            assert worker.load(4) == 4  # the 5 s warm-up is not the target's load time
+            assert worker.load(2) == 4  # the 2.5 s warm-up is not the target's load time
             assert worker._forked
             assert worker._group is not None
         assert template.spawned == 2
@@ -395,11 +416,16 @@ def test_a_fresh_worker_says_loaded_before_it_warms(
         worker.close()
 
 
-def _explored_alone(folder: Path, source: str, index: int, name: str) -> ToolJudgement:
+def _explored_alone(
+    template: tuple[Sandbox, ForkServer], folder: Path, source: str, index: int, name: str
+) -> ToolJudgement:
     """Tool ``index`` of the module ``source`` (its ``tools``), explored for TN601 as
-    ``name`` by a worker of its own."""
+    ``name`` by a worker of its own, forked from the module's template."""
     (folder / "mine.py").write_text(source)
-    worker = TargetWorker("mine:tools", "mine", base_dir=folder, options=OPTIONS)
+    box, server = template
+    worker = TargetWorker(
+        "mine:tools", "mine", base_dir=folder, options=OPTIONS, sandbox=box, forkserver=server
+    )
     try:
         worker.load(20)
         return worker.explore(index, name, ["TN601"])
@@ -440,11 +466,13 @@ tools = [Lookup()]
 """
 
 
-def test_a_tools_process_judges_the_declaration_its_worker_read_at_load(tmp_path: Path) -> None:
+def test_a_tools_process_judges_the_declaration_its_worker_read_at_load(
+    tmp_path: Path, template: tuple[Sandbox, ForkServer]
+) -> None:
     """Read again in the tool's process, forked on a busy machine, a plain attribute
     once missed the one-second bound (a load of 4 per core): the tool was "tool[0]"
     there and the exploration failed as if the target gave other tools each time."""
-    judged = _explored_alone(tmp_path, SLOW_ELSEWHERE, 0, "lookup")
+    judged = _explored_alone(template, tmp_path, SLOW_ELSEWHERE, 0, "lookup")
     assert judged.error is None, judged
     assert judged.results["TN601"][0] == "passed", judged
 
@@ -467,9 +495,11 @@ tools = [Lookup(), Lookup()]
 """
 
 
-def test_the_second_of_two_tools_of_one_name_is_explored_as_itself(tmp_path: Path) -> None:
+def test_the_second_of_two_tools_of_one_name_is_explored_as_itself(
+    tmp_path: Path, template: tuple[Sandbox, ForkServer]
+) -> None:
     """The session calls it "lookup#2", and so does the declaration its worker read."""
-    judged = _explored_alone(tmp_path, TWINS, 1, "lookup#2")
+    judged = _explored_alone(template, tmp_path, TWINS, 1, "lookup#2")
     assert judged.error is None, judged
     assert judged.results["TN601"][0] == "passed", judged
 
@@ -539,7 +569,7 @@ def test_a_frozen_tool_is_killed_in_its_own_sandbox(
         "stopping_tools:tools",
         "stopping_tools:tools",
         base_dir=tmp_path,
-        options=OPTIONS,
+        options=FREEZES,
         sandbox=Sandbox(mode=mode),
     )
     try:
@@ -553,10 +583,12 @@ def test_a_frozen_tool_is_killed_in_its_own_sandbox(
         worker.close()
 
 
-def test_a_suspended_worker_leaves_no_scratch_and_starts_again_with_a_new_one() -> None:
+def test_a_suspended_worker_leaves_no_scratch_and_starts_again_with_a_new_one(
+    template: tuple[Sandbox, ForkServer],
+) -> None:
     """A worker stopped to free its pool slot (or because its target has nothing left to
     explore) keeps no folder: a session killed outright could not remove it."""
-    worker = TargetWorker(EXAMPLE, EXAMPLE, base_dir=None, options=OPTIONS)
+    worker = _forked_example(template)
     try:
         assert worker.load(30) == 4
         first = worker.scratch
@@ -838,11 +870,13 @@ tools = [SignalsItsParent()]
 """
 
 
-def test_a_tools_process_ends_with_the_worker_it_killed(tmp_path: Path) -> None:
+def test_a_tools_process_ends_with_the_worker_it_killed(
+    tmp_path: Path, template: tuple[Sandbox, ForkServer]
+) -> None:
     """Had it outlived the worker, its next call would signal whoever adopted it: the
     sandbox's first process or, outside one, the machine's init (as root, a
     container's). On Linux it is killed with the worker (``PR_SET_PDEATHSIG``)."""
-    judgement = _explored_alone(tmp_path, SIGNALS_ITS_PARENT, 0, "signals_its_parent")
+    judgement = _explored_alone(template, tmp_path, SIGNALS_ITS_PARENT, 0, "signals_its_parent")
     assert judgement.ended is not None, judgement
     assert "killed the worker process that ran it" in judgement.ended
     if sys.platform.startswith("linux"):

@@ -110,7 +110,7 @@ def test_the_example_a_search_stopped_on_is_not_saved_to_be_replayed(
         examples=1000,  # more than the budget buys: the budget ends the search
         grace=0.3,
         call_timeout=2.0,
-        search_budget=0.5,
+        search_budget=0.2,  # calls of 50 ms: it still stops on an example under way
         example_database=tmp_path,  # unseeded: a seeded search saves no example
     )
     (verdict,) = check_tools(PassesSlowly(), select=["TN601"], options=options)
