@@ -483,6 +483,18 @@ def test_a_server_left_alone_that_exits_during_the_next_replay_ends_the_search(
     assert blame.explains(lived)
 
 
+def _exits_after_its_call(started: list[_Process]) -> SimpleNamespace:
+    """A connection whose fresh servers (noted in ``started``) each exit on their own
+    0.3 s after their call is answered."""
+
+    def fresh() -> _Process:
+        process = _Process(started)
+        process.on_call = lambda: asyncio.get_running_loop().call_later(0.3, process.exit, 0.3)
+        return process
+
+    return SimpleNamespace(fresh=fresh, config=SimpleNamespace(name="exit_soon"))
+
+
 def test_the_server_left_alone_is_watched_to_the_first_servers_age_before_the_search_ends() -> None:
     """Every replayed call answered and the replays are over, but the server left alone
     is younger than the first server was when it exited: it is watched until that age,
@@ -490,14 +502,8 @@ def test_the_server_left_alone_is_watched_to_the_first_servers_age_before_the_se
     showing nothing, and the restarted server's next exit was replayed all over again
     (six starts of a server that exits by itself, for a bound of five, under ``-n 4``)."""
     started: list[_Process] = []
-
-    def fresh() -> _Process:
-        process = _Process(started)
-        # Left alone after its call, it exits 0.3 s later, younger than the first (0.5 s).
-        process.on_call = lambda: asyncio.get_running_loop().call_later(0.3, process.exit, 0.3)
-        return process
-
-    connection = SimpleNamespace(fresh=fresh, config=SimpleNamespace(name="exit_soon"))
+    # Left alone after its call, it exits 0.3 s later, younger than the first (0.5 s).
+    connection = _exits_after_its_call(started)
     blame = asyncio.run(find_culprit(connection, [("echo", {"text": "one"})], 10.0, lived=0.5))
     assert len(started) == 1, blame
     assert blame.crash is None
@@ -508,14 +514,7 @@ def test_the_server_left_alone_is_watched_to_the_first_servers_age_before_the_se
 def test_the_watch_of_the_server_left_alone_ends_as_it_exits() -> None:
     """The first server lived 5 s; the one left alone exits 0.3 s after its call: the
     search ends there, not once the alone one has reached the first one's age."""
-    started: list[_Process] = []
-
-    def fresh() -> _Process:
-        process = _Process(started)
-        process.on_call = lambda: asyncio.get_running_loop().call_later(0.3, process.exit, 0.3)
-        return process
-
-    connection = SimpleNamespace(fresh=fresh, config=SimpleNamespace(name="exit_soon"))
+    connection = _exits_after_its_call([])
     began = time.monotonic()
     blame = asyncio.run(find_culprit(connection, [("echo", {"text": "one"})], 10.0, lived=5.0))
     assert time.monotonic() - began < 5.0, "the watch waited for the first server's age"
