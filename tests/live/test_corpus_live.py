@@ -29,14 +29,16 @@ Verdicts = dict[str, tuple[Outcome, str]]
 
 
 @pytest.fixture(scope="module")
-def in_workers_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSession]:
-    """``_in_workers_run.py`` in a folder of its own, started as the module begins.
+def in_workers_run(pytestconfig: pytest.Config) -> Iterator[RunningSession]:
+    """``_in_workers_run.py``, started as the module begins.
 
     It mostly waits for frozen tools to be found frozen: meanwhile the module's other
-    tests run.
+    tests run. It runs in the project, as this process does: a sandboxed worker may read
+    the folder it was started in, and ``_process_targets`` loads the corpus from the
+    project by path (from a folder of /tmp, a clone in /tmp could not be read).
     """
-    folder = tmp_path_factory.mktemp("in-workers")
-    running = RunningSession([sys.executable, str(HERE / "_in_workers_run.py")], folder, 300)
+    command = [sys.executable, str(HERE / "_in_workers_run.py")]
+    running = RunningSession(command, pytestconfig.rootpath, 300)
     yield running
     running.stop()
 
