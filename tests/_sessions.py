@@ -156,10 +156,10 @@ def healthy_judged(report: Mapping[str, Any], target: str | None = None) -> None
 
 
 #: xdist's modes that run each module's tests in one process ("no": without xdist).
-WHOLE_MODULES = ("no", "loadfile", "loadscope")
+_WHOLE_MODULES = ("no", "loadfile", "loadscope")
 
 
-def distribution(config: pytest.Config) -> str:
+def _distribution(config: pytest.Config) -> str:
     """The run's ``--dist``, in a worker too (the conftest's ``pytest_configure_node``
     passes it on: a worker's own option says ``no``)."""
     workerinput = getattr(config, "workerinput", None)
@@ -172,7 +172,7 @@ def whole_module_here(config: pytest.Config) -> bool:
     """Whether every test of a module runs in this process: without xdist, or under
     ``loadfile``/``loadscope``. Elsewhere any worker may get any one test, and a session
     started for all of a module's tests would be started by each worker, for one."""
-    return distribution(config) in WHOLE_MODULES
+    return _distribution(config) in _WHOLE_MODULES
 
 
 Key = TypeVar("Key", bound=Hashable)

@@ -348,23 +348,34 @@ def test_merge_refuses_another_version_and_marks_an_unfinished_shard(tmp_path: P
 GOOD_SERVER = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "good.py"
 
 
-COUNTED_GOOD_SERVER = f"""
+#: A server that notes its start (``starts.log``: its name) and runs the script given.
+COUNTED_SERVER = """
 import pathlib, runpy, sys
 
 with open(pathlib.Path(__file__).with_name("starts.log"), "a") as log:
     log.write(sys.argv[1] + "\\n")
-runpy.run_path({str(GOOD_SERVER)!r}, run_name="__main__")
+runpy.run_path(sys.argv[2], run_name="__main__")
 """
+
+
+def _logged(path: Path) -> list[str]:
+    """The lines a run's servers and targets wrote to ``path``, sorted; the log cleared."""
+    found = sorted(path.read_text().split()) if path.exists() else []
+    path.unlink(missing_ok=True)
+    return found
 
 
 def test_shards_share_out_an_mcp_jsons_servers_before_any_starts(pytester: pytest.Pytester) -> None:
     """A CI matrix over one mcp.json: each server starts, and is explored, in one shard
     only; the file's own checks, judged where its servers are, merge into one verdict;
     a shard given nothing exits 0, saying why. Merged, the same verdicts as one run."""
-    pytester.makepyfile(counted=COUNTED_GOOD_SERVER)
+    pytester.makepyfile(counted=COUNTED_SERVER)
     # A setting for a tool of server b: in shard 1, where b is not listed, it is not lost.
     pytester.makefile(".toml", pyproject="[tool.toolnexus.tools.b_lookup]\ncall_timeout = 5\n")
-    servers = {name: {"command": sys.executable, "args": ["counted.py", name]} for name in "ab"}
+    servers = {
+        name: {"command": sys.executable, "args": ["counted.py", name, str(GOOD_SERVER)]}
+        for name in "ab"
+    }
     (pytester.path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
     args = [*BASE, "--toolnexus-only", "--toolnexus-execute", "none"]
     args += ["--toolnexus-target", "mcp.json", "--toolnexus-select", "TN101,TN851"]
@@ -380,8 +391,7 @@ def test_shards_share_out_an_mcp_jsons_servers_before_any_starts(pytester: pytes
                 *args, "--toolnexus-shard", f"{k}/3", "--toolnexus-report", f"{k}.json"
             )
         )
-        started.append(sorted(log.read_text().split()) if log.exists() else [])
-        log.unlink(missing_ok=True)
+        started.append(_logged(log))
     assert started == [["a"], ["b"], []]
     assert [s.ret for s in shards] == [0] * 3, [s.stdout.str() for s in shards]
     shards[2].stdout.fnmatch_lines(["toolnexus shard 3/3: nothing to run; *"])
@@ -534,21 +544,6 @@ class Echo(BaseTool):
 
 asyncio.run(serve_stdio([Echo(f"echo_{i}") for i in range(24)], name="heavy"))
 """
-#: A server that notes its start (``starts.log``: its name) and runs the script given.
-COUNTED_SERVER = """
-import pathlib, runpy, sys
-
-with open(pathlib.Path(__file__).with_name("starts.log"), "a") as log:
-    log.write(sys.argv[1] + "\\n")
-runpy.run_path(sys.argv[2], run_name="__main__")
-"""
-
-
-def _logged(path: Path) -> list[str]:
-    """The lines a run's servers and targets wrote to ``path``, sorted; the log cleared."""
-    found = sorted(path.read_text().split()) if path.exists() else []
-    path.unlink(missing_ok=True)
-    return found
 
 
 def test_shards_weighed_by_an_earlier_report_start_each_server_once_and_import_each_target_once(
