@@ -9,12 +9,13 @@ that mostly waits is started with ``start_session`` instead, as its module begin
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,13 @@ class Session:
         """Everything it printed, for assertion messages."""
         return "\n".join(self.stdout.lines) + "\n" + self.stderr
 
+    def run_result(self) -> pytest.RunResult:
+        """As ``runpytest_subprocess`` returns it, for pytester's own assertions
+        (``assert_outcomes``, ``parseoutcomes``, ``stdout.fnmatch_lines``)."""
+        return pytest.RunResult(
+            self.ret, list(self.stdout.lines), self.stderr.splitlines(), duration=0.0
+        )
+
 
 def run_session(
     path: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 300
@@ -69,13 +77,13 @@ def start_session(
     a module-scoped fixture named in the module's ``START_EARLY`` starts it as the
     module's first test begins, so it runs beside the module's other tests.
     """
-    environment = dict(os.environ)
+    environment = _base_environment()
     environment.update(
         HOME=str(path),
         USERPROFILE=str(path),
         PY_COLORS="0",
         PYTEST_ADDOPTS=UNUSED_PLUGINS,
-        PYTHONPATH=os.pathsep.join(filter(None, [str(path), os.environ.get("PYTHONPATH")])),
+        PYTHONPATH=os.pathsep.join(filter(None, [str(path), environment.get("PYTHONPATH")])),
     )
     environment.pop("TOX_ENV_DIR", None)
     environment.update(env or {})
@@ -101,7 +109,7 @@ class RunningSession:
         self._process = subprocess.Popen(
             command,
             cwd=path,
-            env=env,
+            env=_base_environment() if env is None else env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -127,6 +135,9 @@ class RunningSession:
     def result(self) -> Session:
         """The finished session (raises ``TimeoutExpired`` if it outlived its timeout)."""
         return self._ended.result()
+
+    def done(self) -> bool:
+        return self._ended.done()
 
     def stop(self) -> None:
         """Kill it if it still runs (its module ended without waiting for it)."""
@@ -175,26 +186,205 @@ def whole_module_here(config: pytest.Config) -> bool:
     return _distribution(config) in _WHOLE_MODULES
 
 
+def without_xdist(config: pytest.Config) -> bool:
+    """Whether the run is one process (no xdist, or ``-n 0``)."""
+    return not hasattr(config, "workerinput") and _distribution(config) == "no"
+
+
 Key = TypeVar("Key", bound=Hashable)
 
 
 class SessionsByKey(Generic[Key]):
-    """Sessions of one module, each started once, in a folder of its own, by ``start``:
-    its module-scoped fixture starts those it can as the module begins (``START_EARLY``),
-    a test the one it reads if that has not started yet."""
+    """Sessions of one module, each started once, in a folder of its own under
+    ``folder``, by ``start``: a test starts the one it reads if that has not started yet.
+
+    Returned by an early fixture's starter (``early``), it starts the ``ahead`` keys
+    before their tests wherever the whole module runs in this process; elsewhere
+    (xdist's ``load``) a worker starts only the sessions its own tests read.
+    """
 
     def __init__(
-        self, folders: pytest.TempPathFactory, start: Callable[[Path, Key], RunningSession]
+        self,
+        folder: Path,
+        start: Callable[[Path, Key], RunningSession],
+        ahead: Iterable[Key] = (),
     ) -> None:
-        self._folders = folders
+        self._folder = folder
         self._start = start
+        self._ahead = list(ahead)
         self._started: dict[Key, RunningSession] = {}
+
+    def start_ahead(self) -> None:
+        for key in self._ahead:
+            self.start(key)
 
     def start(self, key: Key) -> RunningSession:
         if key not in self._started:
-            self._started[key] = self._start(self._folders.mktemp(str(key)), key)
+            folder = self._folder / str(key)
+            folder.mkdir()
+            self._started[key] = self._start(folder, key)
         return self._started[key]
+
+    def running(self) -> list[RunningSession]:
+        return list(self._started.values())
 
     def stop(self) -> None:
         for running in self._started.values():
             running.stop()
+
+
+#: The environment sessions started ahead of their tests are given: the run's, as it was
+#: before any test ran. A test may change ``os.environ`` for itself (``monkeypatch``)
+#: while a session for a later test starts on another thread, and that session must
+#: not inherit it.
+_ahead = threading.local()
+
+
+def _base_environment() -> dict[str, str]:
+    frozen: Mapping[str, str] | None = getattr(_ahead, "environment", None)
+    return dict(os.environ if frozen is None else frozen)
+
+
+#: Early fixtures by (module, name): see ``early``.
+_STARTERS: dict[tuple[str, str], Callable[[Path], Any]] = {}
+
+Started = TypeVar("Started")
+
+
+def early(starter: Callable[[Path], Started]) -> Any:
+    """A module-scoped fixture, named after ``starter``, holding what ``starter(folder)``
+    started: a ``RunningSession``, a ``SessionsByKey``, or a mapping or tuple of them.
+
+    A session a test only reads the end of can start before the test does, and run
+    while other tests do. In a run without xdist, every early fixture a selected test
+    uses is started ahead (``EarlySessions``), a few at a time, in the order of the tests
+    that read them; where a whole module runs in one xdist worker, its early fixtures
+    start as the module begins (``tests/conftest.py``); otherwise when a test first
+    asks. What is still running when its module ends is killed.
+
+    ``starter`` must only write into ``folder`` (a new one, its own) and start
+    sessions there: it may run on another thread while other tests run.
+    """
+    key = (starter.__module__, starter.__name__)
+    _STARTERS[key] = starter
+
+    @pytest.fixture(scope="module", name=starter.__name__)
+    def fixture(request: pytest.FixtureRequest) -> Iterator[Started]:
+        started: Started = EarlySessions.of(request.config).take(key)
+        yield started
+        for running in _sessions_in(started):
+            running.stop()
+
+    fixture.__doc__ = starter.__doc__
+    return fixture
+
+
+def early_names(module: object) -> set[str]:
+    """The early fixtures ``module`` defines."""
+    name = getattr(module, "__name__", None)
+    return {fixture for owner, fixture in _STARTERS if owner == name}
+
+
+def _sessions_in(started: object) -> list[RunningSession]:
+    """The sessions an early fixture's starter started, wherever it keeps them."""
+    if isinstance(started, RunningSession):
+        return [started]
+    if isinstance(started, SessionsByKey):
+        return started.running()
+    if dataclasses.is_dataclass(started) and not isinstance(started, type):
+        started = [getattr(started, field.name) for field in dataclasses.fields(started)]
+    if isinstance(started, Mapping):
+        started = list(started.values())
+    if isinstance(started, (list, tuple)):
+        return [running for part in started for running in _sessions_in(part)]
+    return []
+
+
+_EARLY_KEY = pytest.StashKey["EarlySessions"]()
+
+
+class EarlySessions:
+    """The early fixtures' sessions of a run, each started once, some ahead of their tests.
+
+    ``ahead(keys)`` starts those given, in their order, on a thread of their own,
+    keeping no more than ``at_once`` of their sessions running: the run's other tests
+    share the machine with them, and several of these sessions time what they watch.
+    A test that asks for one not started yet starts it at once (``take``).
+    """
+
+    def __init__(self, folders: pytest.TempPathFactory, at_once: int, whole_modules: bool) -> None:
+        self._folders = folders
+        self._whole_modules = whole_modules
+        self._at_once = at_once
+        self._environment = dict(os.environ)
+        self._lock = threading.Lock()
+        self._started: dict[tuple[str, str], Any] = {}
+        self._folders_ahead: dict[tuple[str, str], Path] = {}
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def install(
+        cls, config: pytest.Config, folders: pytest.TempPathFactory, at_once: int
+    ) -> EarlySessions:
+        sessions = config.stash[_EARLY_KEY] = cls(folders, at_once, whole_module_here(config))
+        return sessions
+
+    @classmethod
+    def of(cls, config: pytest.Config) -> EarlySessions:
+        return config.stash[_EARLY_KEY]
+
+    def take(self, key: tuple[str, str]) -> Any:
+        """What the early fixture ``key`` started, starting it now if it has not been."""
+        with self._lock:
+            if key not in self._started:
+                folder = self._folders_ahead.get(key) or self._folders.mktemp(key[1])
+                self._started[key] = self._start(key, folder)
+            return self._started[key]
+
+    def ahead(self, keys: list[tuple[str, str]]) -> None:
+        """Start ``keys`` ahead of their tests, in their order (see the class)."""
+        self._folders_ahead = {key: self._folders.mktemp(key[1]) for key in keys}
+        self._thread = threading.Thread(
+            target=self._start_ahead,
+            args=(dict(self._folders_ahead),),
+            name="early sessions",
+            daemon=True,
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Start nothing more, and kill what still runs (the run ends)."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join()
+        with self._lock:
+            for started in self._started.values():
+                for running in _sessions_in(started):
+                    running.stop()
+
+    def _start_ahead(self, folders: dict[tuple[str, str], Path]) -> None:
+        for key, folder in folders.items():
+            while self._running() >= self._at_once:
+                if self._stopping.wait(0.05):
+                    return
+            with self._lock:
+                if self._stopping.is_set():
+                    return
+                if key not in self._started:
+                    self._started[key] = self._start(key, folder)
+
+    def _running(self) -> int:
+        with self._lock:
+            started = list(self._started.values())
+        return sum(not running.done() for part in started for running in _sessions_in(part))
+
+    def _start(self, key: tuple[str, str], folder: Path) -> Any:
+        _ahead.environment = self._environment
+        try:
+            started = _STARTERS[key](folder)
+            if isinstance(started, SessionsByKey) and self._whole_modules:
+                started.start_ahead()
+            return started
+        finally:
+            _ahead.environment = None

@@ -7,7 +7,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _sessions import UNUSED_PLUGINS, whole_module_here
+from _sessions import (
+    UNUSED_PLUGINS,
+    EarlySessions,
+    early_names,
+    whole_module_here,
+    without_xdist,
+)
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -76,8 +82,8 @@ def _user_cache_outside_projects(
 
 
 def _reads_an_early_session(item: pytest.Item) -> bool:
-    early = getattr(getattr(item, "module", None), "START_EARLY", ())
-    return any(name in getattr(item, "fixturenames", ()) for name in early)
+    early = early_names(getattr(item, "module", None))
+    return any(name in early for name in getattr(item, "fixturenames", ()))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -101,19 +107,46 @@ def pytest_configure_node(node: Any) -> None:
     node.workerinput["toolnexus_tests_dist"] = node.config.getoption("dist")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _sessions_started_early(request: pytest.FixtureRequest) -> None:
-    """The module-scoped fixtures a module names in ``START_EARLY``, set up first.
+@pytest.fixture(autouse=True, scope="session")
+def _early_sessions(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    _user_cache_outside_projects: None,
+) -> Iterator[None]:
+    """The early fixtures' sessions (``_sessions.early``): in a run without xdist, all
+    that the selected tests read start now, ahead of them, a few at a time
+    (``TOOLNEXUS_TESTS_AT_ONCE``, by default one per core), while the run goes on.
 
-    Each starts a session that mostly waits (``_sessions.start_session``): set up
-    as the module's first test begins, it runs beside the module's other tests,
-    and the tests that read it run last (``pytest_collection_modifyitems``). Only
-    the fixtures a selected test of the module uses are set up, and only where the
-    whole module runs in this process: xdist's ``load`` and ``worksteal`` hand a
-    module's tests to any worker, and each worker would start the sessions that
-    only one of them reads.
+    Most of the suite's time without xdist was spent waiting for sessions one after
+    another, each on one core, while the others idled.
     """
-    early = getattr(request.module, "START_EARLY", ())
+    at_once = int(os.environ.get("TOOLNEXUS_TESTS_AT_ONCE", os.cpu_count() or 1))
+    sessions = EarlySessions.install(request.config, tmp_path_factory, at_once)
+    if without_xdist(request.config) and at_once > 0:
+        keys: dict[tuple[str, str], None] = {}
+        for item in request.session.items:
+            module = getattr(item, "module", None)
+            early = early_names(module)
+            for name in getattr(item, "fixturenames", ()):
+                if name in early:
+                    keys[(module.__name__, name)] = None  # type: ignore[union-attr]
+        sessions.ahead(list(keys))
+    yield
+    sessions.stop()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _sessions_started_early(request: pytest.FixtureRequest, _early_sessions: None) -> None:
+    """The module's early fixtures (``_sessions.early``), set up as it begins.
+
+    Each starts sessions that mostly wait: set up as the module's first test begins,
+    they run beside the module's other tests, and the tests that read them run last
+    (``pytest_collection_modifyitems``). Only the fixtures a selected test of the
+    module uses are set up, and only where the whole module runs in this process:
+    xdist's ``load`` and ``worksteal`` hand a module's tests to any worker, and each
+    worker would start the sessions that only one of them reads.
+    """
+    early = early_names(request.module)
     if not early or not whole_module_here(request.config):
         return
     used = {
@@ -122,9 +155,8 @@ def _sessions_started_early(request: pytest.FixtureRequest) -> None:
         if getattr(item, "module", None) is request.module
         for name in getattr(item, "fixturenames", ())
     }
-    for name in early:
-        if name in used:
-            request.getfixturevalue(name)
+    for name in sorted(early & used):
+        request.getfixturevalue(name)
 
 
 @pytest.fixture

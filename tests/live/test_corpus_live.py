@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _corpus import LIVE, live_entries
-from _sessions import RunningSession
+from _sessions import RunningSession, early
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._registry import load_catalog
@@ -20,6 +19,7 @@ from toolnexus_conformance.process._target import check_target
 
 OPTIONS = RunOptions(execute=ExecuteMode.ALL, examples=10, grace=0.5, call_timeout=2.0)
 HERE = Path(__file__).parent
+PROJECT = HERE.parents[1]
 BAD = [e for e in live_entries("bad") if not e.hostile]
 HOSTILE = [e for e in live_entries("bad") if e.hostile]
 GOOD = live_entries("good")
@@ -28,19 +28,17 @@ GOOD = live_entries("good")
 Verdicts = dict[str, tuple[Outcome, str]]
 
 
-@pytest.fixture(scope="module")
-def in_workers_run(pytestconfig: pytest.Config) -> Iterator[RunningSession]:
-    """``_in_workers_run.py``, started as the module begins.
+@early
+def in_workers_run(folder: Path) -> RunningSession:
+    """``_in_workers_run.py``, started early.
 
-    It mostly waits for frozen tools to be found frozen: meanwhile the module's other
-    tests run. It runs in the project, as this process does: a sandboxed worker may read
-    the folder it was started in, and ``_process_targets`` loads the corpus from the
-    project by path (from a folder of /tmp, a clone in /tmp could not be read).
+    It mostly waits for frozen tools to be found frozen: meanwhile other tests run. It
+    runs in the project, as the suite does, not in ``folder``: a sandboxed worker may
+    read the folder it was started in, and ``_process_targets`` loads the corpus from
+    the project by path (from a folder of /tmp, a clone in /tmp could not be read).
     """
     command = [sys.executable, str(HERE / "_in_workers_run.py")]
-    running = RunningSession(command, pytestconfig.rootpath, 300)
-    yield running
-    running.stop()
+    return RunningSession(command, PROJECT, 300)
 
 
 @pytest.fixture(scope="module")
@@ -108,20 +106,13 @@ def test_good_tool_trips_nothing(entry: Entry) -> None:
     assert failed == {}
 
 
-START_EARLY = ("hostile_run", "in_workers_run")
+@early
+def hostile_run(folder: Path) -> RunningSession:
+    """``_hostile_run.py`` in a folder of its own, started early.
 
-
-@pytest.fixture(scope="module")
-def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSession]:
-    """``_hostile_run.py`` in a folder of its own, started as the module begins.
-
-    It mostly waits out hanging tools' call timeouts: meanwhile the module's other
-    tests run.
+    It mostly waits out hanging tools' call timeouts: meanwhile other tests run.
     """
-    folder = tmp_path_factory.mktemp("hostile")
-    running = RunningSession([sys.executable, str(HERE / "_hostile_run.py")], folder, 180)
-    yield running
-    running.stop()
+    return RunningSession([sys.executable, str(HERE / "_hostile_run.py")], folder, 180)
 
 
 def test_hostile_run_ends_with_a_verdict_for_every_check(hostile_run: RunningSession) -> None:

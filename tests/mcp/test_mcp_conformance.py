@@ -10,7 +10,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 from _mcp_testing import PYTHON, SERVERS, START, server_command
-from _sessions import RunningSession, start_session
+from _sessions import RunningSession, early, start_session
 from mcp.server.lowlevel import Server
 from toolnexus_conformance._model import Outcome, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
@@ -53,21 +53,24 @@ def stdio_target(script: str, *args: str) -> str:
     return "stdio:" + " ".join([PYTHON, str(SERVERS / script), *args])
 
 
-START_EARLY = ("defective_session", "good_session", "execute_all_session")
+def _folders(folder: Path) -> tuple[Path, Path]:
+    """A session's project and, beside it (outside the session's folder), a folder of
+    the user's files."""
+    (project := folder / "project").mkdir()
+    (users_files := folder / "users-files").mkdir()
+    return project, users_files
 
 
-@pytest.fixture(scope="module")
-def defective_session(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[tuple[RunningSession, Path]]:
-    """The plugin's session on the defective server, started as the module begins, and
-    the file its destructive tool writes (outside the session's folder).
+@early
+def defective_session(folder: Path) -> tuple[RunningSession, Path]:
+    """The plugin's session on the defective server, started early, and the file its
+    destructive tool writes (outside the session's folder).
 
     It mostly waits for ``stall``, which blocks its server 5 s at a time: meanwhile
-    the module's other tests run.
+    other tests run.
     """
-    project = tmp_path_factory.mktemp("defective")
-    marker = tmp_path_factory.mktemp("users-files") / "wiped"
+    project, users_files = _folders(folder)
+    marker = users_files / "wiped"
     running = start_session(
         project,
         "-p",
@@ -86,8 +89,7 @@ def defective_session(
         "--toolnexus-report",
         "report.json",
     )
-    yield running, marker
-    running.stop()
+    return running, marker
 
 
 def test_defective_server_through_the_plugin(
@@ -134,12 +136,12 @@ def test_defective_server_through_the_plugin(
     result.stdout.fnmatch_lines(["*defective_explode::TN651-mcp-error-result*"])
 
 
-@pytest.fixture(scope="module")
-def good_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSession]:
-    """The plugin's session on the well-behaved server, every check, started as the
-    module begins: much of it waits on the server's calls."""
-    running = start_session(
-        tmp_path_factory.mktemp("good"),
+@early
+def good_session(folder: Path) -> RunningSession:
+    """The plugin's session on the well-behaved server, every check, started early: much
+    of it waits on the server's calls."""
+    return start_session(
+        folder,
         "-p",
         "no:cacheprovider",
         "--toolnexus-conformance",
@@ -148,8 +150,6 @@ def good_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSe
         "--toolnexus-report",
         "report.json",
     )
-    yield running
-    running.stop()
 
 
 def test_well_behaved_server_has_nothing_at_error_severity(
@@ -170,17 +170,16 @@ def test_well_behaved_server_has_nothing_at_error_severity(
     assert result.ret == 0
 
 
-@pytest.fixture(scope="module")
-def execute_all_session(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[tuple[RunningSession, Path]]:
-    """The destructive tool's session under ``--toolnexus-execute all``, started as the
-    module begins, and the file that tool writes."""
+@early
+def execute_all_session(folder: Path) -> tuple[RunningSession, Path]:
+    """The destructive tool's session under ``--toolnexus-execute all``, started early,
+    and the file that tool writes."""
     # The marker's name must not match ``-k``: the target spec (which names it) is part
     # of every item's id, so "wiped" would select every tool, the blocking one included.
-    marker = tmp_path_factory.mktemp("users-files") / "written-by-the-tool"
+    project, users_files = _folders(folder)
+    marker = users_files / "written-by-the-tool"
     running = start_session(
-        tmp_path_factory.mktemp("execute-all"),
+        project,
         "-p",
         "no:cacheprovider",
         "--toolnexus-conformance",
@@ -197,8 +196,7 @@ def execute_all_session(
         "-k",
         "defective_wipe",
     )
-    yield running, marker
-    running.stop()
+    return running, marker
 
 
 def test_execute_all_does_call_the_destructive_tool(

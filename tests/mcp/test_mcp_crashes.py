@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from _mcp_testing import PYTHON, SERVERS
-from _sessions import RunningSession, Session, SessionsByKey, start_session, whole_module_here
+from _sessions import RunningSession, Session, SessionsByKey, early, start_session
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._runner import check_subjects
@@ -59,8 +59,6 @@ def _rows(session: Session) -> list[dict[str, Any]]:
 #: session with a server restarted mid-run: 10-30 s).
 RUNS = int(os.environ.get("TOOLNEXUS_CRASH_RUNS", "2"))
 
-START_EARLY = ("crash_runs", "dies_at_start_run")
-
 
 def _crash_run(folder: Path, seed: int) -> RunningSession:
     return _start(
@@ -68,28 +66,19 @@ def _crash_run(folder: Path, seed: int) -> RunningSession:
     )
 
 
-@pytest.fixture(scope="module")
-def crash_runs(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[SessionsByKey[int]]:
-    """The seeded crash sessions. Where the whole module runs here, the suite's two start
-    as it begins, side by side, and run beside its other tests; a seed past them
-    (``TOOLNEXUS_CRASH_RUNS``) starts when its test runs, so no more than two such
-    sessions (each restarting its server mid-run) run at once."""
-    runs = SessionsByKey(tmp_path_factory, _crash_run)
-    if whole_module_here(request.config):
-        for seed in range(min(RUNS, 2)):
-            runs.start(seed)
-    yield runs
-    runs.stop()
+@early
+def crash_runs(folder: Path) -> SessionsByKey[int]:
+    """The seeded crash sessions. The suite's two start early, side by side, and run
+    beside other tests; a seed past them (``TOOLNEXUS_CRASH_RUNS``) starts when its test
+    runs, so no more than two such sessions (each restarting its server mid-run) run at
+    once."""
+    return SessionsByKey(folder, _crash_run, ahead=range(min(RUNS, 2)))
 
 
-@pytest.fixture(scope="module")
-def dies_at_start_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSession]:
-    """The session on a server that exits at every start, started as the module begins."""
-    running = _start(tmp_path_factory.mktemp("exit-at-start"), "exit_at_start.py")
-    yield running
-    running.stop()
+@early
+def dies_at_start_run(folder: Path) -> RunningSession:
+    """The session on a server that exits at every start, started early."""
+    return _start(folder, "exit_at_start.py")
 
 
 @pytest.mark.parametrize("seed", range(RUNS))

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _mcp_testing import PYTHON, SERVERS
-from _sessions import RunningSession, Session, SessionsByKey, start_session, whole_module_here
+from _sessions import RunningSession, Session, SessionsByKey, early, start_session
 
 from toolnexus_ref import secrets
 
@@ -58,8 +57,6 @@ RUNS = {
     "unmasked": ("-p", "no:pytest_toolnexus._masking"),
 }
 
-START_EARLY = ("leaky_runs",)
-
 
 def _start(path: Path, *extra: str) -> RunningSession:
     config = path / "mcp.json"
@@ -89,19 +86,18 @@ def _start(path: Path, *extra: str) -> RunningSession:
     )
 
 
-@pytest.fixture(scope="module")
-def leaky_runs(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[SessionsByKey[str]]:
-    """The runs, all started as the module begins where the whole module runs here (the
-    xdist one only where xdist is installed); elsewhere each as its test asks for it."""
-    runs = SessionsByKey(tmp_path_factory, lambda folder, name: _start(folder, *RUNS[name]))
-    if whole_module_here(request.config):
-        for name in RUNS:
-            if name != "xdist" or importlib.util.find_spec("xdist") is not None:
-                runs.start(name)
-    yield runs
-    runs.stop()
+@early
+def leaky_runs(folder: Path) -> SessionsByKey[str]:
+    """The runs, all started early (the xdist one only where xdist is installed)."""
+    return SessionsByKey(
+        folder,
+        lambda folder, name: _start(folder, *RUNS[name]),
+        ahead=[
+            name
+            for name in RUNS
+            if name != "xdist" or importlib.util.find_spec("xdist") is not None
+        ],
+    )
 
 
 def _outputs(session: Session) -> list[str]:

@@ -12,12 +12,11 @@ import importlib.util
 import re
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _sessions import RunningSession, Session, SessionsByKey, start_session, whole_module_here
+from _sessions import RunningSession, Session, SessionsByKey, early, start_session
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -77,21 +76,11 @@ def _git_session(folder: Path, project: str) -> RunningSession:
     return start_session(folder, *ARGS, timeout=180)
 
 
-START_EARLY = ("sessions",)
-
-
-@pytest.fixture(scope="module")
-def sessions(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[SessionsByKey[str]]:
-    """The two projects' runs: where the whole module runs here, both start as it begins,
-    side by side (neither reads anything of the other's); elsewhere each as its test asks."""
-    started = SessionsByKey(tmp_path_factory, _git_session)
-    if whole_module_here(request.config):
-        for project in ("bare", "hooked"):
-            started.start(project)
-    yield started
-    started.stop()
+@early
+def sessions(folder: Path) -> SessionsByKey[str]:
+    """The two projects' runs, started early, side by side (neither reads anything of the
+    other's)."""
+    return SessionsByKey(folder, _git_session, ahead=("bare", "hooked"))
 
 
 def _run(running: RunningSession) -> tuple[Session, dict[str, dict[str, Any]]]:

@@ -20,7 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _sessions import RunningSession, Session, healthy_judged, start_session, verdicts_of
+from _sessions import (
+    RunningSession,
+    Session,
+    early,
+    healthy_judged,
+    start_session,
+    verdicts_of,
+)
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 
@@ -157,7 +164,7 @@ class SharedRun:
     """The shared session, still running or ended, and what the checks after it need.
 
     ``session`` and ``report`` wait for its end: it runs beside the module's other
-    tests (``START_EARLY``), and only the tests that read it wait for it.
+    tests (``early``), and only the tests that read it wait for it.
     """
 
     running: RunningSession
@@ -183,12 +190,12 @@ def _start_shared(
     *extra: str,
     modules: dict[str, str] | None = None,
     env: dict[str, str] | None = None,
-) -> Iterator[SharedRun]:
+) -> SharedRun:
     """One session on ``targets`` in ``project``, set up as the ``run`` fixture sets up its own.
 
     ``modules`` are more target modules (name: source); ``env`` more variables. The
-    session mostly waits (hung calls, frozen tools): started as the module begins
-    (``START_EARLY``), it runs beside the module's other tests.
+    session mostly waits (hung calls, frozen tools): started early (``early``), it runs
+    beside other tests.
     """
     project.joinpath("live_process.py").write_text(CORPUS.read_text())
     project.joinpath("targets.py").write_text(TARGETS)
@@ -209,18 +216,14 @@ def _start_shared(
         },
         timeout=240,
     )
-    yield SharedRun(running, project, marker, tmp, before)
-    running.stop()
+    return SharedRun(running, project, marker, tmp, before)
 
 
-START_EARLY = ("shared", "broken_imports", "foreign_process", "foreign_none", "blocker_none")
-
-
-@pytest.fixture(scope="module")
-def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedRun]:
+@early
+def shared(folder: Path) -> SharedRun:
     # writes_late sleeps past the 1 s call timeout, then writes (no other tool reads it).
-    yield from _start_shared(
-        tmp_path_factory.mktemp("shared"),
+    return _start_shared(
+        folder,
         SHARED_TARGETS,
         env={"TOOLNEXUS_CORPUS_LATE": "1.5"},
     )
@@ -285,11 +288,11 @@ IMPORTS = {
 }
 
 
-@pytest.fixture(scope="module")
-def broken_imports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedRun]:
+@early
+def broken_imports(folder: Path) -> SharedRun:
     """One session on the three broken imports and a healthy target beside them."""
-    yield from _start_shared(
-        tmp_path_factory.mktemp("imports"),
+    return _start_shared(
+        folder,
         [*(f"{module}:tools" for module in IMPORTS), "targets:leaves_children"],
         "--toolnexus-load-timeout",
         "5",  # the other target's worker starts in a sandbox, on a busy machine
@@ -384,13 +387,13 @@ def pytest_sessionfinish(session):
 CWD_AT_THE_END = "cwd-at-end.txt"
 
 
-def _start_foreign(project: Path, isolation: str, *modules: str) -> Iterator[SharedRun]:
+def _start_foreign(project: Path, isolation: str, *modules: str) -> SharedRun:
     """One session under ``--toolnexus-isolation ISOLATION`` on the ``tools`` of
     ``modules`` (``tampers``: a target that replaces the kit's code; ``blocker``: one
     whose tool blocks the event loop), then on the neighbours."""
     (project / "conftest.py").write_text(WHERE_AT_THE_END)
     sources = {"tampers": TAMPERS, "blocker": BLOCKER}
-    yield from _start_shared(
+    return _start_shared(
         project,
         [*(f"{module}:tools" for module in modules), "targets:neighbours"],
         "--toolnexus-isolation",
@@ -399,31 +402,30 @@ def _start_foreign(project: Path, isolation: str, *modules: str) -> Iterator[Sha
     )
 
 
-@pytest.fixture(scope="module")
-def foreign_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedRun]:
+@early
+def foreign_process(folder: Path) -> SharedRun:
     """Each target in a worker of its own: one session holds them all."""
-    project = tmp_path_factory.mktemp("foreign-process")
-    yield from _start_foreign(project, "process", "tampers", "blocker")
+    return _start_foreign(folder, "process", "tampers", "blocker")
 
 
-@pytest.fixture(scope="module")
-def foreign_none(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedRun]:
-    yield from _start_foreign(tmp_path_factory.mktemp("foreign-none"), "none", "tampers")
+@early
+def foreign_none(folder: Path) -> SharedRun:
+    return _start_foreign(folder, "none", "tampers")
 
 
-@pytest.fixture(scope="module")
-def blocker_none(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedRun]:
+@early
+def blocker_none(folder: Path) -> SharedRun:
     """A session of its own: in pytest's process, a tool blocking the loop leaves the
     other targets' calls after it unjudged (an earlier call blocked the event loop)."""
-    yield from _start_foreign(tmp_path_factory.mktemp("blocker-none"), "none", "blocker")
+    return _start_foreign(folder, "none", "blocker")
 
 
 @pytest.fixture
 def foreign(
     foreign_process: SharedRun, foreign_none: SharedRun, blocker_none: SharedRun
 ) -> dict[str, SharedRun]:
-    """The sessions above by name: each starts with the module (``START_EARLY``), and a
-    test waits only for the one it reads."""
+    """The sessions above by name: each starts early (``early``), and a test waits only
+    for the one it reads."""
     return {
         "foreign_process": foreign_process,
         "foreign_none": foreign_none,

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from _sessions import RunningSession, start_session
+from _sessions import RunningSession, early, start_session
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -138,21 +138,17 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-START_EARLY = ("explored_with_settings",)
-
-
-@pytest.fixture(scope="module")
-def explored_with_settings(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[dict[str, RunningSession]]:
+@early
+def explored_with_settings(folder: Path) -> dict[str, RunningSession]:
     """The settings' session for each place tools are explored, by ``--toolnexus-isolation``.
 
-    Both mostly wait for the slow tools: started as the module begins, side by side,
-    they run beside the module's other tests.
+    Both mostly wait for the slow tools: started early, side by side, they run beside
+    other tests.
     """
     started: dict[str, RunningSession] = {}
     for isolation in ("process", "none"):
-        path = tmp_path_factory.mktemp(f"settings-{isolation}")
+        path = folder / f"settings-{isolation}"
+        path.mkdir()
         path.joinpath("mytools.py").write_text(TOOLS)
         path.joinpath("settingsprobe.py").write_text(PROBE)
         path.joinpath("conftest.py").write_text(CONFTEST)
@@ -182,9 +178,7 @@ def explored_with_settings(
             isolation,
             timeout=240,
         )
-    yield started
-    for running in started.values():
-        running.stop()
+    return started
 
 
 @pytest.mark.parametrize("isolation", ["process", "none"])
