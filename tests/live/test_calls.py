@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,44 @@ def test_scratch_cwd_is_restored_when_the_body_raises(
     with pytest.raises(RuntimeError), scratch_cwd():
         raise RuntimeError("boom")
     assert os.getcwd() == str(tmp_path)
+
+
+def test_scratch_cwd_entered_on_two_threads_is_one_directory_left_by_the_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The working directory is the process's: a second exploration (another thread)
+    entering while the first is in its scratch must not be taken back to the user's
+    directory, nor have its scratch removed, when the first one ends."""
+    monkeypatch.chdir(tmp_path)
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen: dict[str, Path] = {}
+
+    def first() -> None:
+        with scratch_cwd() as scratch:
+            seen["first"] = scratch
+            first_in.set()
+            second_in.wait(5)
+        first_out.set()
+
+    def second() -> None:
+        first_in.wait(5)
+        with scratch_cwd() as scratch:
+            seen["second"] = scratch
+            second_in.set()
+            first_out.wait(5)
+            seen["after the first ended"] = Path.cwd()
+            Path("written-late.txt").write_text("x")  # a tool of the second, still running
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert seen["first"] == seen["second"]
+    assert seen["after the first ended"] == seen["first"].resolve()
+    assert Path.cwd() == tmp_path
+    assert not seen["first"].exists()
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_tool_writing_a_file_leaves_the_working_directory_untouched(

@@ -4,9 +4,9 @@ Every live check calls tools through ``call_once``. It captures exactly what cam
 back (the raw value, any ``BaseException`` including ``SystemExit``), never waits
 past its bound, and runs the call inside a scratch working directory.
 
-The working directory is process-wide state. Calls run one at a time on the
-suites' background loop, so changing it around each call (and restoring it in
-``finally``) is safe for the suites themselves; a sync tool abandoned after a
+The working directory is process-wide state. An exploration changes it around its
+calls and restores it in ``finally``; explorations on several threads at once share
+one scratch directory (``scratch_cwd``). A sync tool abandoned after a
 timeout keeps running in its daemon thread and would see the restored directory,
 which is why timed-out tools are reported, not trusted. Only the working directory
 changes: ``HOME`` and the environment stay as they are, because tools that read
@@ -20,6 +20,7 @@ import itertools
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -119,22 +120,56 @@ def _safe_getattr(value: Any, name: str) -> Any:
         return None
 
 
+@dataclass(slots=True)
+class _Scratch:
+    """The scratch directory the process is in, and how many bodies are running in it."""
+
+    path: Path
+    previous: str
+    owned: bool  # made for the run, so removed after it (not the user's ``root``)
+    users: int = 1
+
+
+#: The working directory is the process's, not a thread's: explorations on several
+#: threads at once (``check_target`` called from threads) share one scratch directory.
+_SCRATCH_LOCK = threading.Lock()
+_SCRATCH: list[_Scratch] = []
+
+
 @contextmanager
 def scratch_cwd(root: Path | None = None) -> Iterator[Path]:
-    """Run the body in a fresh directory (removed afterwards), or in ``root`` when given."""
-    previous = os.getcwd()
-    if root is None:
-        path = Path(tempfile.mkdtemp(prefix="toolnexus-scratch-"))
-    else:
-        path = Path(root)
-        path.mkdir(parents=True, exist_ok=True)
-    os.chdir(path)
+    """Run the body in a fresh directory (removed afterwards), or in ``root`` when given.
+
+    A body that begins while another's scratch directory is current runs there too,
+    whatever ``root`` it asked for, and the last body to end restores the directory
+    the first one left. Each body changing it for itself would strand the others:
+    one ending first would take them back to the user's directory (a tool's writes
+    landing there) and remove theirs from under them.
+    """
+    with _SCRATCH_LOCK:
+        if _SCRATCH:
+            scratch = _SCRATCH[0]
+            scratch.users += 1
+        else:
+            previous = os.getcwd()
+            if root is None:
+                path = Path(tempfile.mkdtemp(prefix="toolnexus-scratch-"))
+            else:
+                path = Path(root)
+                path.mkdir(parents=True, exist_ok=True)
+            os.chdir(path)
+            scratch = _Scratch(path, previous, owned=root is None)
+            _SCRATCH.append(scratch)
     try:
-        yield path
+        yield scratch.path
     finally:
-        os.chdir(previous)
-        if root is None:
-            shutil.rmtree(path, ignore_errors=True)
+        with _SCRATCH_LOCK:
+            scratch.users -= 1
+            if scratch.users == 0:
+                _SCRATCH.clear()
+                os.chdir(scratch.previous)
+                if scratch.owned:
+                    shutil.rmtree(scratch.path, ignore_errors=True)
 
 
 @dataclass(frozen=True, slots=True)
