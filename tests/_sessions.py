@@ -23,6 +23,8 @@ from typing import Any, Generic, TypeVar
 
 import pytest
 
+Looked = TypeVar("Looked")
+
 #: Installed plugins that no session our tests start uses, blocked in each of them:
 #: langsmith's (langchain-core, a test dependency, brings it) roughly doubles every
 #: pytest start (about 1.5 s of CPU); respx's imports httpx for a fixture nobody asks
@@ -138,6 +140,24 @@ class RunningSession:
 
     def done(self) -> bool:
         return self._ended.done()
+
+    def when_ended(self, look: Callable[[], Looked]) -> Future[Looked]:
+        """What ``look`` finds the moment the session ends, however it ended.
+
+        For what a session must not leave behind (processes, files): looked for only
+        when a test reads the session, a leftover that lives a while would be gone by
+        then, and the check would pass whatever the session left.
+        """
+        found: Future[Looked] = Future()
+
+        def ended(_: Future[Session]) -> None:
+            try:
+                found.set_result(look())
+            except BaseException as exc:
+                found.set_exception(exc)
+
+        self._ended.add_done_callback(ended)
+        return found
 
     def stop(self) -> None:
         """Kill it if it still runs (its module ended without waiting for it)."""

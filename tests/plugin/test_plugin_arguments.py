@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
-from _sessions import Session, run_session
+from _sessions import RunningSession, SessionsByKey, early, start_session
 
 from pytest_toolnexus._options import ARGUMENTS, CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -80,11 +81,22 @@ import argprobe  # noqa: F401  (registers the probe check, here and in the worke
 """
 
 
-@pytest.fixture
-def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makepyfile(mytools=TOOLS, argprobe=PROBE)
-    pytester.makeconftest(CONFTEST)
-    return pytester
+def _start(
+    folder: Path,
+    *extra: str,
+    select: str = "TX901",
+    files: dict[str, str] | None = None,
+    env: dict[str, str] | None = None,
+) -> RunningSession:
+    """A session in ``folder`` on the tools with the probe's conftest, ``files`` (name to
+    text, a conftest of their own included) written over them."""
+    folder.mkdir(exist_ok=True)
+    sources = {"mytools.py": TOOLS, "argprobe.py": PROBE, "conftest.py": CONFTEST}
+    for name, text in {**sources, **(files or {})}.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return start_session(folder, *_session_args(*extra, select=select), env=env, timeout=120)
 
 
 def _session_args(*extra: str, select: str = "TX901") -> list[str]:
@@ -109,23 +121,18 @@ def _session_args(*extra: str, select: str = "TX901") -> list[str]:
     ]
 
 
-def run(
-    pytester: pytest.Pytester, *extra: str, select: str = "TX901"
-) -> tuple[pytest.RunResult, dict[str, Any]]:
-    result = pytester.runpytest_subprocess(*_session_args(*extra, select=select), timeout=120)
-    path = pytester.path / "report.json"
+def ran(running: RunningSession) -> tuple[pytest.RunResult, dict[str, Any], Path]:
+    """The finished session as pytester gives it, its report (none: no results), its folder."""
+    session = running.result()
+    path = session.path / "report.json"
     report = json.loads(path.read_text()) if path.exists() else {"results": []}
-    return result, report
+    return session.run_result(), report, session.path
 
 
-@pytest.fixture(scope="module")
-def unchanged(tmp_path_factory: pytest.TempPathFactory) -> Session:
+@early
+def unchanged(folder: Path) -> RunningSession:
     """One session with no arguments file and no hook, the probe and TN605 selected."""
-    project = tmp_path_factory.mktemp("unchanged")
-    (project / "mytools.py").write_text(TOOLS)
-    (project / "argprobe.py").write_text(PROBE)
-    (project / "conftest.py").write_text(CONFTEST)
-    return run_session(project, *_session_args(select="TX901,TN605"), timeout=120)
+    return _start(folder, select="TX901,TN605")
 
 
 def seen(report: dict[str, Any], tool: str, check: str = "TX901") -> dict[str, str]:
@@ -136,27 +143,44 @@ def seen(report: dict[str, Any], tool: str, check: str = "TX901") -> dict[str, s
     }
 
 
+FILE_ARGUMENTS = textwrap.dedent(
+    """
+    [tools.get_user]
+    examples = [{ user_id = "${USER_ID}", limit = 2 }]
+
+    [tools.get_user.values]
+    user_id = ["{rootdir}/u", "$${literal}"]
+
+    [tools."mytools:tools::get_*".values]
+    limit = [7]
+    """
+)
+
+
+def _start_file_arguments(folder: Path, isolation: str) -> RunningSession:
+    return _start(
+        folder,
+        ARGUMENTS,
+        "args.toml",
+        "--toolnexus-isolation",
+        isolation,
+        files={"args.toml": FILE_ARGUMENTS},
+        env={"USER_ID": "magic-42"},
+    )
+
+
+@early
+def file_arguments_runs(folder: Path) -> SessionsByKey[str]:
+    """A session with the arguments file, by ``--toolnexus-isolation``."""
+    return SessionsByKey(folder, _start_file_arguments, ahead=["process", "none"])
+
+
 @pytest.mark.parametrize("isolation", ["process", "none"])
 def test_file_arguments_reach_the_process_that_explores_the_tool(
-    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, isolation: str
+    file_arguments_runs: SessionsByKey[str], isolation: str
 ) -> None:
-    monkeypatch.setenv("USER_ID", "magic-42")
-    project.path.joinpath("args.toml").write_text(
-        textwrap.dedent(
-            """
-            [tools.get_user]
-            examples = [{ user_id = "${USER_ID}", limit = 2 }]
-
-            [tools.get_user.values]
-            user_id = ["{rootdir}/u", "$${literal}"]
-
-            [tools."mytools:tools::get_*".values]
-            limit = [7]
-            """
-        )
-    )
-    result, report = run(project, ARGUMENTS, "args.toml", "--toolnexus-isolation", isolation)
-    root = str(project.path)
+    result, report, path = ran(file_arguments_runs.start(isolation))
+    root = str(path)
     user = seen(report, "get_user")
     assert user == {
         "failed": "SEEN examples=[{'user_id': 'magic-42', 'limit': 2}]"
@@ -167,13 +191,20 @@ def test_file_arguments_reach_the_process_that_explores_the_tool(
     assert "toolnexus-arguments" not in result.stdout.str()
 
 
-def test_ini_key_is_relative_to_rootdir_and_accepts_yaml(project: pytest.Pytester) -> None:
-    project.makeini("[pytest]\ntoolnexus_arguments = conf/args.yaml\n")
-    (project.path / "conf").mkdir()
-    (project.path / "conf" / "args.yaml").write_text(
-        "tools:\n  get_user:\n    examples:\n      - {user_id: magic-42}\n"
+@early
+def ini_run(folder: Path) -> RunningSession:
+    """A session whose ini file names a YAML arguments file below the rootdir."""
+    return _start(
+        folder,
+        files={
+            "tox.ini": "[pytest]\ntoolnexus_arguments = conf/args.yaml\n",
+            "conf/args.yaml": "tools:\n  get_user:\n    examples:\n      - {user_id: magic-42}\n",
+        },
     )
-    _, report = run(project)
+
+
+def test_ini_key_is_relative_to_rootdir_and_accepts_yaml(ini_run: RunningSession) -> None:
+    _, report, _ = ran(ini_run)
     assert seen(report, "get_user") == {
         "failed": "SEEN examples=[{'user_id': 'magic-42'}] values={}"
     }
@@ -210,12 +241,22 @@ def pytest_toolnexus_arguments(config, target, tool):
 """
 
 
-def test_hook_gives_examples_and_draws_strategies(project: pytest.Pytester) -> None:
-    project.makeconftest(HOOK)
-    project.path.joinpath("args.json").write_text(
-        '{"tools": {"get_user": {"values": {"user_id": ["from-file"]}}}}'
+@early
+def hook_run(folder: Path) -> RunningSession:
+    """A session with the arguments hook and a file, both for ``get_user``."""
+    return _start(
+        folder,
+        ARGUMENTS,
+        "args.json",
+        files={
+            "conftest.py": HOOK,
+            "args.json": '{"tools": {"get_user": {"values": {"user_id": ["from-file"]}}}}',
+        },
     )
-    _, report = run(project, ARGUMENTS, "args.json")
+
+
+def test_hook_gives_examples_and_draws_strategies(hook_run: RunningSession) -> None:
+    _, report, _ = ran(hook_run)
     message = seen(report, "get_user")["failed"]
     assert message.startswith("SEEN examples=[{'user_id': 'magic-42'}] values={'limit': ["), message
     drawn = message.split("'limit': [", 1)[1].split("]", 1)[0]
@@ -227,15 +268,25 @@ def test_hook_gives_examples_and_draws_strategies(project: pytest.Pytester) -> N
     assert seen(report, "ping") == {"failed": "SEEN examples=[] values={}"}
 
 
-def test_hook_that_raises_fails_one_item_and_the_checks_still_run(project: pytest.Pytester) -> None:
-    project.makeconftest(
-        "import argprobe\n\n"
-        "def pytest_toolnexus_arguments(config, target, tool):\n"
-        "    if tool == 'ping':\n"
-        "        raise RuntimeError('no database')\n"
-        "    return {'examples': {'user_id': 'x'}}\n"
+@early
+def raising_hook_run(folder: Path) -> RunningSession:
+    """A session whose hook raises for one tool and gives another a malformed answer."""
+    return _start(
+        folder,
+        files={
+            "conftest.py": "import argprobe\n\n"
+            "def pytest_toolnexus_arguments(config, target, tool):\n"
+            "    if tool == 'ping':\n"
+            "        raise RuntimeError('no database')\n"
+            "    return {'examples': {'user_id': 'x'}}\n"
+        },
     )
-    result, report = run(project)
+
+
+def test_hook_that_raises_fails_one_item_and_the_checks_still_run(
+    raising_hook_run: RunningSession,
+) -> None:
+    result, report, _ = ran(raising_hook_run)
     out = result.stdout.str()
     assert "FAILED toolnexus-arguments" in out
     assert (
@@ -260,13 +311,25 @@ def test_a_bad_file_is_a_usage_error(pytester: pytest.Pytester) -> None:
     )
 
 
-def test_a_key_matching_no_tool_fails_one_item_listing_the_tools(project: pytest.Pytester) -> None:
-    project.path.joinpath("args.toml").write_text(
-        '[tools.get_usr]\nexamples = [{ user_id = "x" }]\n'
-        '[tools."other::get_user"]\nexamples = [{ user_id = "x" }]\n'
-        "[tools.ping]\nexamples = [{}]\n"
+@early
+def unmatched_keys_run(folder: Path) -> RunningSession:
+    """A session whose arguments file has two keys that match no tool, and one that does."""
+    return _start(
+        folder,
+        ARGUMENTS,
+        "args.toml",
+        files={
+            "args.toml": '[tools.get_usr]\nexamples = [{ user_id = "x" }]\n'
+            '[tools."other::get_user"]\nexamples = [{ user_id = "x" }]\n'
+            "[tools.ping]\nexamples = [{}]\n"
+        },
     )
-    result, report = run(project, ARGUMENTS, "args.toml")
+
+
+def test_a_key_matching_no_tool_fails_one_item_listing_the_tools(
+    unmatched_keys_run: RunningSession,
+) -> None:
+    result, report, _ = ran(unmatched_keys_run)
     out = result.stdout.str()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert "FAILED toolnexus-arguments" in out
@@ -279,19 +342,30 @@ def test_a_key_matching_no_tool_fails_one_item_listing_the_tools(project: pytest
     assert seen(report, "get_user") == {"failed": "SEEN examples=[] values={}"}
 
 
-def test_a_tool_needing_a_real_id_succeeds_only_with_it(
-    project: pytest.Pytester, unchanged: Session
-) -> None:
-    without = unchanged.report()
-    assert seen(without, "get_user", "TN605").keys() == {"failed"}, unchanged.text()
-    project.path.joinpath("args.toml").write_text(
-        '[tools.get_user]\nexamples = [{ user_id = "magic-42" }]\n'
+@early
+def real_id_run(folder: Path) -> RunningSession:
+    """A TN605 session whose arguments file gives ``get_user`` the one id that exists."""
+    return _start(
+        folder,
+        ARGUMENTS,
+        "args.toml",
+        select="TN605",
+        files={"args.toml": '[tools.get_user]\nexamples = [{ user_id = "magic-42" }]\n'},
     )
-    with_file, report = run(project, ARGUMENTS, "args.toml", select="TN605")
+
+
+def test_a_tool_needing_a_real_id_succeeds_only_with_it(
+    real_id_run: RunningSession, unchanged: RunningSession
+) -> None:
+    without_session = unchanged.result()
+    without = without_session.report()
+    assert seen(without, "get_user", "TN605").keys() == {"failed"}, without_session.text()
+    with_file, report, _ = ran(real_id_run)
     assert seen(report, "get_user", "TN605").keys() == {"passed"}, with_file.stdout.str()
 
 
-def test_unchanged_without_arguments(unchanged: Session) -> None:
+def test_unchanged_without_arguments(unchanged: RunningSession) -> None:
     """No file, no hook: no arguments item, and the probe sees nothing."""
-    assert "toolnexus-arguments" not in unchanged.text()
-    assert seen(unchanged.report(), "get_user") == {"failed": "SEEN examples=[] values={}"}
+    session = unchanged.result()
+    assert "toolnexus-arguments" not in session.text()
+    assert seen(session.report(), "get_user") == {"failed": "SEEN examples=[] values={}"}

@@ -19,13 +19,22 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _sessions import Session, healthy_judged, run_session, verdicts_of
+from _sessions import (
+    RunningSession,
+    Session,
+    SessionsByKey,
+    early,
+    healthy_judged,
+    start_session,
+    verdicts_of,
+)
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -129,24 +138,58 @@ tools = [leaks_token, *[t for t in toolkit.tools if t.name == "convert_units"]]
 """
 
 
-@pytest.fixture
-def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """Run the plugin on a target; yields ``(result, report)``, then checks nothing is left running."""
-    pytester.path.joinpath("live_process.py").write_text(CORPUS.read_text())
-    pytester.makepyfile(targets=TARGETS)
-    marker = uuid.uuid4().hex
-    monkeypatch.setenv("TOOLNEXUS_TEST_RUN", marker)
-    monkeypatch.setenv("TOOLNEXUS_IMPORTED_IN", str(pytester.path / "imported_in.txt"))
-    monkeypatch.setenv("TOOLNEXUS_PYTEST_PID", str(pytester.path / "pytest_pid.txt"))
-    pytester.makeconftest(CONFTEST_PID)
+#: The processes of each session still running as it ended, by the session's folder:
+#: looked for at its end, as each test here looked right after its session.
+_LEFT_AT_END: dict[Path, Future[list[str]]] = {}
 
-    def go(target: str, *extra: str, timeout: float = 180) -> tuple[pytest.RunResult, Any]:
-        result = pytester.runpytest_subprocess(*_session_args(target, *extra), timeout=timeout)
-        return result, json.loads((pytester.path / "report.json").read_text())
 
-    yield go
-    left = _processes_marked(marker)
+def _left_at_end(session: Session) -> list[str]:
+    return _LEFT_AT_END[session.path].result()
+
+
+def _ran(running: RunningSession) -> tuple[pytest.RunResult, Any, Session]:
+    """The ended session as pytester gives it, its report, and the session."""
+    session = running.result()
+    report = json.loads((session.path / "report.json").read_text())
+    return session.run_result(), report, session
+
+
+def _assert_nothing_left(session: Session) -> None:
+    left = _left_at_end(session)
     assert left == [], f"processes of the run still running: {left}"
+
+
+def _start(
+    project: Path,
+    target: str,
+    *extra: str,
+    modules: dict[str, str] | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 180,
+) -> RunningSession:
+    """A session on ``target`` in ``project``, set up as each test here sets up its own:
+    the corpus and its targets, the conftest noting pytest's pid, ``modules`` (name:
+    source) and the variables ``env`` more."""
+    project.mkdir(exist_ok=True)
+    marker = uuid.uuid4().hex
+    project.joinpath("live_process.py").write_text(CORPUS.read_text())
+    project.joinpath("targets.py").write_text(TARGETS)
+    project.joinpath("conftest.py").write_text(CONFTEST_PID)
+    for module, source in (modules or {}).items():
+        project.joinpath(f"{module}.py").write_text(source)
+    running = start_session(
+        project,
+        *_session_args(target, *extra),
+        env={
+            "TOOLNEXUS_TEST_RUN": marker,
+            "TOOLNEXUS_IMPORTED_IN": str(project / "imported_in.txt"),
+            "TOOLNEXUS_PYTEST_PID": str(project / "pytest_pid.txt"),
+            **(env or {}),
+        },
+        timeout=timeout,
+    )
+    _LEFT_AT_END[project] = running.when_ended(lambda: _processes_marked(marker))
+    return running
 
 
 def _session_args(target: str, *extra: str) -> list[str]:
@@ -192,9 +235,9 @@ def _processes_marked(marker: str) -> list[str]:
         time.sleep(0.1)
 
 
-def _pids(pytester: pytest.Pytester) -> tuple[str, list[str]]:
-    pytest_pid = (pytester.path / "pytest_pid.txt").read_text().strip()
-    imported = pytester.path / "imported_in.txt"
+def _pids(project: Path) -> tuple[str, list[str]]:
+    pytest_pid = (project / "pytest_pid.txt").read_text().strip()
+    imported = project / "imported_in.txt"
     lines = imported.read_text().split() if imported.exists() else []
     return pytest_pid, lines
 
@@ -202,12 +245,9 @@ def _pids(pytester: pytest.Pytester) -> tuple[str, list[str]]:
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="isolation needs os.fork")
 
 
-@pytest.mark.parametrize("isolation", ["process", "none"])
-def test_a_target_that_patches_pytest_at_import_never_reaches_pytests_process(
-    run: Any, pytester: pytest.Pytester, isolation: str
-) -> None:
-    pytester.makepyfile(patches=PATCHES_PYTEST)
-    result, report = run(
+def _start_patching(folder: Path, isolation: str) -> RunningSession:
+    return _start(
+        folder,
         "patches:tools",
         "--toolnexus-execute",
         "none",
@@ -215,8 +255,22 @@ def test_a_target_that_patches_pytest_at_import_never_reaches_pytests_process(
         "TN1",
         "--toolnexus-isolation",
         isolation,
+        modules={"patches": PATCHES_PYTEST},
     )
-    pytest_pid, imported_in = _pids(pytester)
+
+
+@early
+def patching_runs(folder: Path) -> SessionsByKey[str]:
+    """A session on the target that patches pytest at import, by ``--toolnexus-isolation``."""
+    return SessionsByKey(folder, _start_patching, ahead=["process", "none"])
+
+
+@pytest.mark.parametrize("isolation", ["process", "none"])
+def test_a_target_that_patches_pytest_at_import_never_reaches_pytests_process(
+    patching_runs: SessionsByKey[str], isolation: str
+) -> None:
+    result, report, session = _ran(patching_runs.start(isolation))
+    pytest_pid, imported_in = _pids(session.path)
     assert imported_in, "the target was never imported"
     bad = verdicts_of(report, "has spaces in it")
     assert any(r["outcome"] == "failed" for r in bad.values()), bad
@@ -227,27 +281,30 @@ def test_a_target_that_patches_pytest_at_import_never_reaches_pytests_process(
     else:  # in pytest's own process, as documented: the patch decides the exit status
         assert pytest_pid in imported_in
         assert result.ret == pytest.ExitCode.OK
+    _assert_nothing_left(session)
 
 
-def test_an_atexit_hook_of_the_target_never_delays_pytest(
-    run: Any, pytester: pytest.Pytester
-) -> None:
-    pytester.makepyfile(lingers=SLEEPS_AT_EXIT)
+@early
+def lingering_run(folder: Path) -> RunningSession:
+    """A session on the target whose ``atexit`` hook sleeps for ten minutes."""
     # Were the hook run in pytest's process, the run would outlast this timeout.
-    result, report = run("lingers:tools", "--toolnexus-execute", "none", timeout=120)
+    return _start(
+        folder,
+        "lingers:tools",
+        "--toolnexus-execute",
+        "none",
+        modules={"lingers": SLEEPS_AT_EXIT},
+        timeout=120,
+    )
+
+
+def test_an_atexit_hook_of_the_target_never_delays_pytest(lingering_run: RunningSession) -> None:
+    result, report, session = _ran(lingering_run)
     assert result.ret == pytest.ExitCode.OK
-    pytest_pid, lines = _pids(pytester)
+    pytest_pid, lines = _pids(session.path)
     assert pytest_pid not in lines
     assert verdicts_of(report, "convert_units")["TN101"]["outcome"] == "passed"
-
-
-@dataclass(frozen=True)
-class SharedRun:
-    """One session on the targets whose tools end the processes they run in."""
-
-    session: Session
-    report: dict[str, Any]
-    marker: str
+    _assert_nothing_left(session)
 
 
 #: The targets of ``TARGETS`` judged in one session (each tool in a process of its
@@ -255,27 +312,41 @@ class SharedRun:
 SHARED_TARGETS = ["targets:kills_its_worker", "targets:terms_its_worker", "targets:memory_bomb"]
 
 
-@pytest.fixture(scope="module")
-def shared(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
-    """The ``run`` fixture's set-up, once, for a session on every ``SHARED_TARGETS``."""
-    project = tmp_path_factory.mktemp("shared")
-    project.joinpath("live_process.py").write_text(CORPUS.read_text())
-    project.joinpath("targets.py").write_text(TARGETS)
-    project.joinpath("conftest.py").write_text(CONFTEST_PID)
-    marker = uuid.uuid4().hex
+@dataclass(frozen=True)
+class SharedRun:
+    """One session on the targets whose tools end the processes they run in.
+
+    ``session`` and ``report`` wait for its end: it mostly waits for its workers to be
+    killed and restarted, beside other tests.
+    """
+
+    running: RunningSession
+
+    @cached_property
+    def session(self) -> Session:
+        session = self.running.result()
+        assert (session.path / "report.json").exists(), session.text()
+        return session
+
+    @cached_property
+    def report(self) -> dict[str, Any]:
+        return self.session.report()
+
+
+@early
+def shared(folder: Path) -> SharedRun:
+    """The set-up of each test here, once, for a session on every ``SHARED_TARGETS``."""
     more = [arg for target in SHARED_TARGETS[1:] for arg in (TARGET, target)]
-    session = run_session(
-        project,
-        *_session_args(SHARED_TARGETS[0], *more, "--toolnexus-concurrency", "2"),
-        env={
-            "TOOLNEXUS_TEST_RUN": marker,
-            "TOOLNEXUS_IMPORTED_IN": str(project / "imported_in.txt"),
-            "TOOLNEXUS_PYTEST_PID": str(project / "pytest_pid.txt"),
-        },
-        timeout=240,
+    return SharedRun(
+        _start(
+            folder,
+            SHARED_TARGETS[0],
+            *more,
+            "--toolnexus-concurrency",
+            "2",
+            timeout=240,
+        )
     )
-    assert (project / "report.json").exists(), session.text()
-    return SharedRun(session, session.report(), marker)
 
 
 def test_the_shared_run_fails_judges_every_target_and_leaves_nothing_running(
@@ -285,7 +356,7 @@ def test_the_shared_run_fails_judges_every_target_and_leaves_nothing_running(
     assert shared.session.ret == pytest.ExitCode.TESTS_FAILED, shared.session.text()
     assert {r["target"] for r in shared.report["results"]} == set(SHARED_TARGETS)
     assert not any(r.get("kit_failure") for r in shared.report["results"])
-    left = _processes_marked(shared.marker)
+    left = _left_at_end(shared.session)
     assert left == [], f"processes of the run still running: {left}"
 
 
@@ -310,16 +381,32 @@ def test_a_memory_bomb_is_a_finding_not_a_skip(shared: SharedRun) -> None:
     healthy_judged(shared.report, target)
 
 
-def test_a_credential_of_the_environment_is_masked_everywhere_and_is_tn561(
-    run: Any, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    token = f"tok-{uuid.uuid4().hex}"
-    monkeypatch.setenv("MY_SERVICE_TOKEN", token)
-    pytester.makepyfile(leaks=LEAKS_A_TOKEN)
+#: The credential the leaking tool's session is given (its own, unique to this run).
+TOKEN = f"tok-{uuid.uuid4().hex}"
+
+
+@early
+def leaking_run(folder: Path) -> RunningSession:
+    """A session on the tool whose error carries a credential of its environment."""
     # Named, so the tool is given it (the rest of the environment never reaches a tool).
-    result, report = run(
-        "leaks:tools", "--junitxml", "junit.xml", "-rA", "--toolnexus-env", "MY_SERVICE_TOKEN"
+    return _start(
+        folder,
+        "leaks:tools",
+        "--junitxml",
+        "junit.xml",
+        "-rA",
+        "--toolnexus-env",
+        "MY_SERVICE_TOKEN",
+        modules={"leaks": LEAKS_A_TOKEN},
+        env={"MY_SERVICE_TOKEN": TOKEN},
     )
+
+
+def test_a_credential_of_the_environment_is_masked_everywhere_and_is_tn561(
+    leaking_run: RunningSession,
+) -> None:
+    token = TOKEN
+    result, report, session = _ran(leaking_run)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     mine = verdicts_of(report, "leaks_token")
     assert mine["TN561"]["outcome"] == "failed", mine["TN561"]
@@ -327,8 +414,9 @@ def test_a_credential_of_the_environment_is_masked_everywhere_and_is_tn561(
     healthy_judged(report)
     stdout = result.stdout.str() + result.stderr.str()
     assert "service refused token ***" in stdout  # the tool's error is shown, masked
-    for shown in (stdout, (pytester.path / "junit.xml").read_text(), json.dumps(report)):
+    for shown in (stdout, (session.path / "junit.xml").read_text(), json.dumps(report)):
         assert token not in shown
+    _assert_nothing_left(session)
 
 
 KILLED_MID_RUN = """

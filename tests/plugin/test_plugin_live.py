@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+from _sessions import RunningSession, Session, early, start_session
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -45,16 +48,18 @@ scribbler = [Scribbler()]
 '''
 
 
-@pytest.fixture
-def hostile(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makepyfile(hostile_tools=HOSTILE)
-    return pytester
+def _hostile_project(folder: Path) -> Path:
+    """``folder`` with the hostile tools' module in it."""
+    folder.mkdir()
+    folder.joinpath("hostile_tools.py").write_text(HOSTILE)
+    return folder
 
 
-def test_a_hanging_sync_tool_is_reported_and_pytest_exits_promptly(
-    hostile: pytest.Pytester,
-) -> None:
-    result = hostile.runpytest_subprocess(
+@early
+def hanging_run(folder: Path) -> RunningSession:
+    """A session on the day-long sleeper: it mostly waits out the call timeout and grace."""
+    return start_session(
+        _hostile_project(folder / "hang"),
         "-p",
         "no:cacheprovider",
         CONFORMANCE,
@@ -73,6 +78,13 @@ def test_a_hanging_sync_tool_is_reported_and_pytest_exits_promptly(
         "report.json",
         timeout=120,
     )
+
+
+def test_a_hanging_sync_tool_is_reported_and_pytest_exits_promptly(
+    hanging_run: RunningSession,
+) -> None:
+    session = hanging_run.result()
+    result = session.run_result()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     # The hang is one finding (a warning); the check it kept from judging says so;
     # ignoring the cancel is a finding of its own.
@@ -86,7 +98,7 @@ def test_a_hanging_sync_tool_is_reported_and_pytest_exits_promptly(
         ],
         consecutive=False,
     )
-    report = json.loads((hostile.path / "report.json").read_text())
+    report = json.loads((session.path / "report.json").read_text())
     results = {r["check"]: r for r in report["results"] if r["tool"] == "hang"}
     assert {code: r["outcome"] for code, r in results.items()} == {
         "TN601": "skipped",
@@ -95,12 +107,24 @@ def test_a_hanging_sync_tool_is_reported_and_pytest_exits_promptly(
     }
     assert results["TN601"]["message"] == "not judged: the tool did not answer within 0.5s (TN803)"
     # The day-long sleep is still running in its thread when pytest finishes: that the
-    # process exits at all (runpytest_subprocess's timeout) is what is tested here.
+    # process exits at all (the session's timeout) is what is tested here.
 
 
-def test_a_tool_writing_files_leaves_the_project_untouched(hostile: pytest.Pytester) -> None:
-    before = {p.name for p in hostile.path.iterdir()}
-    result = hostile.runpytest_subprocess(
+@dataclass(frozen=True)
+class ScribblerRun:
+    """The scribbler's session, and the project's files before it started."""
+
+    running: RunningSession
+    before: set[str]
+
+
+@early
+def scribbler_run(folder: Path) -> ScribblerRun:
+    """A session on the tool that writes where it runs."""
+    project = _hostile_project(folder / "scribbler")
+    before = {p.name for p in project.iterdir()}
+    running = start_session(
+        project,
         "-p",
         "no:cacheprovider",
         CONFORMANCE,
@@ -117,13 +141,19 @@ def test_a_tool_writing_files_leaves_the_project_untouched(hostile: pytest.Pytes
         "no:hypothesispytest",
         timeout=120,
     )
+    return ScribblerRun(running, before)
+
+
+def test_a_tool_writing_files_leaves_the_project_untouched(scribbler_run: ScribblerRun) -> None:
+    session = scribbler_run.running.result()
+    result = session.run_result()
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     result.stdout.fnmatch_lines(["*scribbler*ok*"])
     # pytester's own files (runpytest-0, stdout, stderr) are all that may appear:
     # with the cache off, not even hypothesis's example database.
-    new = {p.name for p in hostile.path.iterdir()} - before
+    new = {p.name for p in session.path.iterdir()} - scribbler_run.before
     assert new <= {"runpytest-0", "runpytest-current", "stdout", "stderr"}, new
-    assert not list(hostile.path.rglob("scribbled.txt"))
+    assert not list(session.path.rglob("scribbled.txt"))
 
 
 PROPERTIES = '''
@@ -166,11 +196,12 @@ tools = [ExitName(), InterruptingDescription(), healthy]
 '''
 
 
-def test_properties_that_raise_system_exit_or_keyboard_interrupt_are_findings(
-    pytester: pytest.Pytester,
-) -> None:
-    pytester.makepyfile(hostile_properties=PROPERTIES)
-    result = pytester.runpytest_subprocess(
+@early
+def properties_run(folder: Path) -> RunningSession:
+    """A session on the tools whose properties raise ``SystemExit`` and ``KeyboardInterrupt``."""
+    folder.joinpath("hostile_properties.py").write_text(PROPERTIES)
+    return start_session(
+        folder,
         "-p",
         "no:cacheprovider",
         CONFORMANCE,
@@ -185,6 +216,13 @@ def test_properties_that_raise_system_exit_or_keyboard_interrupt_are_findings(
         "report.json",
         timeout=120,
     )
+
+
+def test_properties_that_raise_system_exit_or_keyboard_interrupt_are_findings(
+    properties_run: RunningSession,
+) -> None:
+    session = properties_run.result()
+    result = session.run_result()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert "INTERNALERROR" not in result.stdout.str()
     result.stdout.fnmatch_lines(
@@ -195,7 +233,7 @@ def test_properties_that_raise_system_exit_or_keyboard_interrupt_are_findings(
         ],
         consecutive=False,
     )
-    report = json.loads((pytester.path / "report.json").read_text())
+    report = json.loads((session.path / "report.json").read_text())
     outcomes = {(r["tool"], r["check"]): r["outcome"] for r in report["results"]}
     # The run went on: the neighbour is judged, and the hostile tools were called.
     assert outcomes[("healthy", "TN601")] == "passed"
@@ -261,16 +299,13 @@ tools = [WaitingName(), WaitingSchema(), SpinningDescription(), healthy]
 '''
 
 
-def test_properties_that_never_return_are_findings_and_the_session_ends(
-    pytester: pytest.Pytester,
-) -> None:
-    """Waits nobody ends and a busy loop: each read is bounded by the call timeout (0.5 s here).
-
-    Finding the tools in the module reads no property (the name that never returns
-    included); reading the declarations is bounded, the neighbour read on a fresh thread.
-    """
-    pytester.makepyfile(never_return=NEVER_RETURN)
-    result = pytester.runpytest_subprocess(
+@early
+def never_return_run(folder: Path) -> RunningSession:
+    """A session on the tools whose properties never return: it mostly waits out the
+    bounded reads."""
+    folder.joinpath("never_return.py").write_text(NEVER_RETURN)
+    return start_session(
+        folder,
         "-p",
         "no:cacheprovider",
         CONFORMANCE,
@@ -287,12 +322,24 @@ def test_properties_that_never_return_are_findings_and_the_session_ends(
         "report.json",
         timeout=120,
     )
+
+
+def test_properties_that_never_return_are_findings_and_the_session_ends(
+    never_return_run: RunningSession,
+) -> None:
+    """Waits nobody ends and a busy loop: each read is bounded by the call timeout (0.5 s here).
+
+    Finding the tools in the module reads no property (the name that never returns
+    included); reading the declarations is bounded, the neighbour read on a fresh thread.
+    """
+    session = never_return_run.result()
+    result = session.run_result()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert "INTERNALERROR" not in result.stdout.str()
     result.stdout.fnmatch_lines(
         ["found:  the name cannot be read: reading 'name' did not return within 0.5s"]
     )
-    report = json.loads((pytester.path / "report.json").read_text())
+    report = json.loads((session.path / "report.json").read_text())
     records = {(r["tool"], r["check"]): r for r in report["results"]}
     found = {
         ("tool[0]", "TN101"): "the name cannot be read: reading 'name' did not return within 0.5s",
@@ -326,9 +373,12 @@ def echo(text: str) -> str:
 '''
 
 
-def _calls(pytester: pytest.Pytester, *depth: str) -> int:
-    """The calls of echo's valid stream (TN601's record) in a session with ``depth``."""
-    result = pytester.runpytest_subprocess(
+def _start_echo(folder: Path, *depth: str) -> RunningSession:
+    """A session on echo's valid stream (TN601) with ``depth``, in ``folder``."""
+    folder.mkdir()
+    folder.joinpath("echo_tool.py").write_text(ECHO)
+    return start_session(
+        folder,
         "-p",
         "no:cacheprovider",
         CONFORMANCE,
@@ -346,21 +396,46 @@ def _calls(pytester: pytest.Pytester, *depth: str) -> int:
         *depth,
         timeout=120,
     )
+
+
+def _calls(session: Session) -> int:
+    """The calls of echo's valid stream (TN601's record) in ``session``."""
+    result = session.run_result()
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    report = json.loads((pytester.path / "report.json").read_text())
+    report = json.loads((session.path / "report.json").read_text())
     (record,) = [r for r in report["results"] if r["check"] == "TN601"]
     return int(record["calls"])
 
 
+@dataclass(frozen=True)
+class DepthRuns:
+    """Echo's sessions at depth 0 and 40, and one given a negative depth."""
+
+    quick: RunningSession
+    deeper: RunningSession
+    refused: RunningSession
+
+
+@early
+def depth_runs(folder: Path) -> DepthRuns:
+    """The depth's sessions, each in a folder of its own."""
+    refused = folder / "refused"
+    refused.mkdir()
+    return DepthRuns(
+        quick=_start_echo(folder / "quick", "--toolnexus-depth", "0"),
+        deeper=_start_echo(folder / "deeper", "--toolnexus-depth", "40"),
+        refused=start_session(refused, CONFORMANCE, ONLY, "--toolnexus-depth", "-1"),
+    )
+
+
 def test_depth_sets_how_many_examples_a_fast_tool_gets_past_the_floor(
-    pytester: pytest.Pytester,
+    depth_runs: DepthRuns,
 ) -> None:
-    pytester.makepyfile(echo_tool=ECHO)
-    quick = _calls(pytester, "--toolnexus-depth", "0")
-    deeper = _calls(pytester, "--toolnexus-depth", "40")
+    quick = _calls(depth_runs.quick.result())
+    deeper = _calls(depth_runs.deeper.result())
     # The floor and the edge values either way; the depth's examples only when asked
     # (distinct ones: hypothesis draws some strings twice and calls them once).
     assert deeper >= quick + 10, (quick, deeper)
-    refused = pytester.runpytest_subprocess(CONFORMANCE, ONLY, "--toolnexus-depth", "-1")
+    refused = depth_runs.refused.result().run_result()
     assert refused.ret == pytest.ExitCode.USAGE_ERROR
     refused.stderr.fnmatch_lines(["*--toolnexus-depth must be 0 or more, got -1*"])

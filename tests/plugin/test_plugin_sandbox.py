@@ -11,6 +11,7 @@ tests with ``--toolnexus-sandbox off`` show each of these happen, so they can fa
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import socket
@@ -18,13 +19,14 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _sessions import run_session
+from _sessions import RunningSession, SessionsByKey, early, start_session
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 
@@ -201,20 +203,12 @@ def _clean_up(mark: str, home: Path, project: Path, left: list[int]) -> None:
 
 
 class Sandboxed:
-    """Runs the plugin and looks at what reached the machine."""
+    """The set-up of a test that starts and drives its own session, and what reached the
+    machine."""
 
     def __init__(self, pytester: pytest.Pytester, mark: str, listener: Listener) -> None:
         self.pytester, self.mark, self.listener = pytester, mark, listener
         self.home = pytester.path / "home"
-
-    def run(self, target: str, mode: str, *extra: str) -> Run:
-        result = self.pytester.runpytest_subprocess(
-            *_session_args(target, mode, *extra), timeout=180
-        )
-        return _finished(self.pytester.path, result.ret, result.stdout.str(), result.stderr.str())
-
-    def written(self) -> list[Path]:
-        return _written(self.mark, self.home, self.pytester.path)
 
     def processes(self, settle: float = SETTLE) -> list[int]:
         return _processes(self.mark, settle)
@@ -271,34 +265,146 @@ class Reached:
     left: list[int]  # its processes still alive then
 
 
-@contextlib.contextmanager
-def _shared(
-    factory: pytest.TempPathFactory, mode: str, tools: tuple[str, ...], *extra: str
-) -> Iterator[Reached]:
-    """The ``sandboxed`` set-up, once, for one session on ``tools`` (each a target)."""
+@dataclass(frozen=True)
+class Aftermath:
+    """What a session left on the machine as it ended."""
+
+    written: list[str]  # the names of the files it left
+    left: list[int]  # its processes still alive
+
+
+@dataclass(frozen=True)
+class Contained:
+    """A session started as the ``sandboxed`` fixture sets one up, in a project of its
+    own: its traces named by ``mark``, its connections counted by ``listener``, the
+    credential in its environment, ``home`` its home folder.
+
+    ``run`` waits for its end: it mostly waits on its tools' processes, beside other
+    tests. ``at_end`` is what it left, looked for as soon as it ended.
+    """
+
+    running: RunningSession
+    mark: str
+    listener: Listener
+    project: Path
+    home: Path
+    at_end: Future[Aftermath]
+
+    def run(self) -> Run:
+        session = self.running.result()
+        return _finished(self.project, session.ret, "\n".join(session.stdout.lines), session.stderr)
+
+    def written(self) -> list[Path]:
+        return _written(self.mark, self.home, self.project)
+
+    def left(self) -> list[int]:
+        """Its processes still alive as it ended."""
+        return self.at_end.result().left
+
+    def clean_up(self) -> None:
+        """Ends the session if it still runs, and what an uncontained run left: not ours
+        to keep."""
+        self.running.stop()
+        with contextlib.suppress(Exception):  # its end, whatever it was, is all we wait for
+            self.at_end.result()
+        self.listener.close()
+        _clean_up(self.mark, self.home, self.project, _processes(self.mark, settle=0))
+
+
+#: Every ``Contained`` this module started: the module's end cleans up after each.
+_CONTAINED: list[Contained] = []
+
+
+def _contain(
+    project: Path,
+    mode: str,
+    args: Callable[[str, int], list[str]],
+    modules: dict[str, str] | None = None,
+) -> Contained:
+    """A session in ``project`` on ``args(mark, port)``, the sandbox in ``mode``: the
+    corpus and ``targets.py`` (each tool a target) beside ``modules`` (name: source), a
+    fresh mark and listener."""
     mark = f"tn-sandbox-{uuid.uuid4().hex[:12]}"
-    project = factory.mktemp(f"shared-{mode}")
+    project.mkdir(exist_ok=True)
     home = project / "home"
     home.mkdir()
     listener = Listener()
     listener.start()
     project.joinpath("live_sandbox.py").write_text(CORPUS.read_text())
     project.joinpath("targets.py").write_text(_targets(mark, listener.port))
-    targets = [arg for tool in tools[1:] for arg in (TARGET, f"targets:{tool}")]
-    args = _session_args(f"targets:{tools[0]}", mode, *targets, *extra)
-    left: list[int] = []
-    try:
-        session = run_session(
-            project, *args, env={"HOME": str(home), "SANDBOX_TEST_API_KEY": SECRET}, timeout=180
+    for module, source in (modules or {}).items():
+        project.joinpath(f"{module}.py").write_text(source)
+    running = start_session(
+        project,
+        *args(mark, listener.port),
+        env={"HOME": str(home), "SANDBOX_TEST_API_KEY": SECRET},
+        timeout=180,
+    )
+    # Uncontained, a detached process stays (the tests expect it): no wait for it.
+    settle = 0 if mode == "off" else SETTLE
+    at_end = running.when_ended(lambda: _aftermath(mark, home, project, settle))
+    contained = Contained(running, mark, listener, project, home, at_end)
+    _CONTAINED.append(contained)
+    return contained
+
+
+def _aftermath(mark: str, home: Path, project: Path, settle: float) -> Aftermath:
+    written = sorted(p.name for p in _written(mark, home, project))
+    return Aftermath(written, _processes(mark, settle))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _contained_cleaned_up() -> Iterator[None]:
+    """What the module's sessions left (files, processes, listeners) goes as it ends."""
+    yield
+    while _CONTAINED:
+        _CONTAINED.pop().clean_up()
+
+
+class ContainedRuns(SessionsByKey[str]):
+    """Sessions ``start`` sets up, one per key (a sandbox mode), each in a folder of its own."""
+
+    def __init__(
+        self, folder: Path, start: Callable[[Path, str], Contained], ahead: list[str]
+    ) -> None:
+        self._contained: dict[str, Contained] = {}
+        self._start_contained = start
+        super().__init__(folder, self._start_one, ahead)
+
+    def _start_one(self, folder: Path, key: str) -> RunningSession:
+        contained = self._start_contained(folder, key)
+        self._contained[key] = contained
+        return contained.running
+
+    def of(self, key: str) -> Contained:
+        """The session for ``key``, started now if it has not been."""
+        self.start(key)
+        return self._contained[key]
+
+
+#: The modes of ``MODES`` this machine can run.
+AVAILABLE_MODES = ["auto", "off"] if _sandbox_works() else ["off"]
+
+
+def _start_shared(tools: tuple[str, ...], *extra: str) -> Callable[[Path, str], Contained]:
+    """Starts one session on ``tools`` (each a target) in a mode, with ``extra``."""
+
+    def start(project: Path, mode: str) -> Contained:
+        targets = [arg for tool in tools[1:] for arg in (TARGET, f"targets:{tool}")]
+        return _contain(
+            project,
+            mode,
+            lambda mark, port: _session_args(f"targets:{tools[0]}", mode, *targets, *extra),
         )
-        run = _finished(project, session.ret, "\n".join(session.stdout.lines), session.stderr)
-        written = sorted(p.name for p in _written(mark, home, project))
-        # Uncontained, a detached process stays (the tests expect it): no wait for it.
-        left = _processes(mark, settle=0 if mode == "off" else SETTLE)
-        yield Reached(mode, mark, run, listener, written, left)
-    finally:
-        listener.close()
-        _clean_up(mark, home, project, left)
+
+    return start
+
+
+def _reached(mode: str, contained: Contained) -> Reached:
+    """The ended session, and what it left on the machine."""
+    run = contained.run()
+    at_end = contained.at_end.result()
+    return Reached(mode, contained.mark, run, contained.listener, at_end.written, at_end.left)
 
 
 @pytest.fixture(scope="module", params=MODES)
@@ -308,29 +414,41 @@ def shared_mode(request: pytest.FixtureRequest) -> str:
     return mode
 
 
+@early
+def reaching_runs(folder: Path) -> ContainedRuns:
+    """Per mode, a session on every ``REACHING`` tool, each called."""
+    return ContainedRuns(
+        folder, _start_shared(REACHING, "--toolnexus-execute", "all"), AVAILABLE_MODES
+    )
+
+
+@early
+def strict_and_named_runs(folder: Path) -> ContainedRuns:
+    """Per mode, a strict session that names the credential, on a writer and a reader."""
+    return ContainedRuns(
+        folder,
+        _start_shared(
+            ("writes_everywhere", "reads_environ"),
+            "--toolnexus-execute",
+            "all",
+            "--toolnexus-strict",
+            "--toolnexus-env",
+            "SANDBOX_TEST_API_KEY",
+        ),
+        AVAILABLE_MODES,
+    )
+
+
 @pytest.fixture(scope="module")
-def reached(shared_mode: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Reached]:
+def reached(shared_mode: str, reaching_runs: ContainedRuns) -> Reached:
     """Once per mode, a session on every ``REACHING`` tool, each called."""
-    with _shared(tmp_path_factory, shared_mode, REACHING, "--toolnexus-execute", "all") as run:
-        yield run
+    return _reached(shared_mode, reaching_runs.of(shared_mode))
 
 
 @pytest.fixture(scope="module")
-def strict_and_named(
-    shared_mode: str, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Reached]:
+def strict_and_named(shared_mode: str, strict_and_named_runs: ContainedRuns) -> Reached:
     """Once per mode, a strict session that names the credential, on a writer and a reader."""
-    with _shared(
-        tmp_path_factory,
-        shared_mode,
-        ("writes_everywhere", "reads_environ"),
-        "--toolnexus-execute",
-        "all",
-        "--toolnexus-strict",
-        "--toolnexus-env",
-        "SANDBOX_TEST_API_KEY",
-    ) as run:
-        yield run
+    return _reached(shared_mode, strict_and_named_runs.of(shared_mode))
 
 
 def test_writes_outside_scratch(reached: Reached) -> None:
@@ -379,11 +497,27 @@ def test_connections_out(reached: Reached) -> None:
     assert SECRET.encode() not in reached.listener.received
 
 
-def test_allow_network_lets_connections_out(sandboxed: Sandboxed) -> None:
+@early
+def network_allowed_run(folder: Path) -> Contained | None:
+    """A contained session that allows the network, on the tool that connects out (none
+    where there is no sandbox)."""
+    if not _sandbox_works():
+        return None
+    return _contain(
+        folder,
+        "auto",
+        lambda mark, port: _session_args(
+            "targets:connects_out", "auto", "--toolnexus-allow-network"
+        ),
+    )
+
+
+def test_allow_network_lets_connections_out(network_allowed_run: Contained | None) -> None:
     if not _sandbox_works():
         pytest.skip("no sandbox here")
-    sandboxed.run("targets:connects_out", "auto", "--toolnexus-allow-network")
-    assert sandboxed.listener.accepted > 0
+    assert network_allowed_run is not None
+    network_allowed_run.run()
+    assert network_allowed_run.listener.accepted > 0
 
 
 def _described(pids: list[int]) -> str:
@@ -418,28 +552,43 @@ def test_a_detached_process_ends_with_the_run(reached: Reached) -> None:
         assert reached.left == [], _described(reached.left)
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_a_tool_that_kills_pytest(sandboxed: Sandboxed, mode: str) -> None:
-    """The tool SIGKILLs every process carrying the test's mark: the pytest session running it."""
-    result = sandboxed.pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        CONFORMANCE,
-        ONLY,
-        TARGET,
-        "targets:kills_pytest",
-        "--toolnexus-sandbox",
-        mode,
-        *FAST,
-        "--toolnexus-execute",
-        "all",
-        REPORT,
-        "report.json",
-        "-o",
-        f"python_files={sandboxed.mark}",  # the mark on pytest's command line
-        timeout=180,
+def _killing_args(mode: str) -> Callable[[str, int], list[str]]:
+    def args(mark: str, port: int) -> list[str]:
+        return [
+            "-p",
+            "no:cacheprovider",
+            CONFORMANCE,
+            ONLY,
+            TARGET,
+            "targets:kills_pytest",
+            "--toolnexus-sandbox",
+            mode,
+            *FAST,
+            "--toolnexus-execute",
+            "all",
+            REPORT,
+            "report.json",
+            "-o",
+            f"python_files={mark}",  # the mark on pytest's command line
+        ]
+
+    return args
+
+
+@early
+def killing_runs(folder: Path) -> ContainedRuns:
+    """Per mode, a session on the tool that SIGKILLs every process carrying its mark."""
+    return ContainedRuns(
+        folder, lambda project, mode: _contain(project, mode, _killing_args(mode)), AVAILABLE_MODES
     )
-    report = json.loads((sandboxed.pytester.path / "report.json").read_text())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_tool_that_kills_pytest(killing_runs: ContainedRuns, mode: str) -> None:
+    """The tool SIGKILLs every process carrying the test's mark: the pytest session running it."""
+    contained = killing_runs.of(mode)
+    result = contained.running.result().run_result()
+    report = json.loads((contained.project / "report.json").read_text())
     if mode == "off":  # uncontained, the tool reaches pytest: the test can fail
         assert result.ret == -9
         assert report["complete"] is False  # written as the run went: what was judged stays
@@ -488,17 +637,36 @@ if __name__ == "__main__":
 '''
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_an_mcp_stdio_server(sandboxed: Sandboxed, mode: str) -> None:
-    import live_sandbox
+def _start_hostile_server(project: Path, key: str) -> Contained:
+    """A session on the hostile server: by ``key``, the sandbox's mode, and ``-all`` when
+    every tool is called."""
+    mode, _, execute = key.partition("-")
 
+    def args(mark: str, port: int) -> list[str]:
+        command = f"stdio:{sys.executable} hostile_server.py {mark} {port} {_sleep_seconds(mark)}"
+        extra = ("--toolnexus-execute", execute) if execute else ()
+        return _session_args(command, mode, *extra)
+
+    return _contain(project, mode, args, modules={"hostile_server": SERVER})
+
+
+#: The hostile server's sessions: contained (auto calls it), and uncontained, called by
+#: auto (which does not call it) and with every tool called.
+SERVER_RUNS = [*(["auto"] if "auto" in AVAILABLE_MODES else []), "off", "off-all"]
+
+
+@early
+def hostile_server_runs(folder: Path) -> ContainedRuns:
+    """The hostile MCP server's sessions (none without the MCP server library)."""
+    available = importlib.util.find_spec("mcp.server.mcpserver") is not None
+    return ContainedRuns(folder, _start_hostile_server, SERVER_RUNS if available else [])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_mcp_stdio_server(hostile_server_runs: ContainedRuns, mode: str) -> None:
     pytest.importorskip("mcp.server.mcpserver")
-    sandboxed.pytester.makepyfile(hostile_server=SERVER)
-    command = (
-        f"stdio:{sys.executable} hostile_server.py {sandboxed.mark} {sandboxed.listener.port}"
-        f" {live_sandbox.sleep_seconds()}"
-    )
-    run = sandboxed.run(command, mode)
+    sandboxed = hostile_server_runs.of(mode)
+    run = sandboxed.run()
     assert SECRET not in run.text
     assert SECRET.encode() not in sandboxed.listener.received
     if mode == "off":
@@ -506,12 +674,13 @@ def test_an_mcp_stdio_server(sandboxed: Sandboxed, mode: str) -> None:
         assert "1 tool(s) got no live call" in run.stdout
         assert sandboxed.written() == []
         assert sandboxed.listener.accepted == 0
-        run = sandboxed.run(command, mode, "--toolnexus-execute", "all")
+        sandboxed = hostile_server_runs.of("off-all")
+        run = sandboxed.run()
         assert run.verdicts("hostile_escape")["TN601"]["outcome"] == "passed"
         assert SECRET not in run.text  # the environment is cut down even uncontained
         assert len(sandboxed.written()) == 3
         assert sandboxed.listener.accepted > 0
-        assert sandboxed.processes(settle=0)
+        assert sandboxed.left()
     else:
         # Contained: auto calls it, and nothing it tried reached the machine.
         assert run.verdicts("hostile_escape")["TN601"]["outcome"] == "passed"
@@ -519,13 +688,16 @@ def test_an_mcp_stdio_server(sandboxed: Sandboxed, mode: str) -> None:
         assert run.report["not_called"] == {}
         assert sandboxed.written() == []
         assert sandboxed.listener.accepted == 0
-        left = sandboxed.processes()
+        left = sandboxed.left()
         assert left == [], _described(left)
 
 
 # -- the option and what the run says ------------------------------------------------------
-def test_the_header_says_when_nothing_is_contained(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess(
+@early
+def uncontained_header_run(folder: Path) -> RunningSession:
+    """A session with the sandbox turned off, one static check selected."""
+    return start_session(
+        folder,
         "-p",
         "no:cacheprovider",
         CONFORMANCE,
@@ -537,6 +709,10 @@ def test_the_header_says_when_nothing_is_contained(pytester: pytest.Pytester) ->
         "--toolnexus-select",
         "TN101",
     )
+
+
+def test_the_header_says_when_nothing_is_contained(uncontained_header_run: RunningSession) -> None:
+    result = uncontained_header_run.result().run_result()
     result.stdout.fnmatch_lines(["toolnexus sandbox: OFF, turned off*"])
     assert result.ret == pytest.ExitCode.OK
 
