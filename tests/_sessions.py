@@ -265,6 +265,13 @@ def _base_environment() -> dict[str, str]:
     return dict(os.environ if frozen is None else frozen)
 
 
+def run_environment() -> dict[str, str]:
+    """The environment a session starts from (a copy): in an early fixture's starter,
+    the run's as it was before any test; elsewhere this process's. For a starter that
+    gives a ``RunningSession`` a whole environment of its own."""
+    return _base_environment()
+
+
 #: Early fixtures by (module, name): see ``early``.
 _STARTERS: dict[tuple[str, str], Callable[[Path], Any]] = {}
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
+from _sessions import RunningSession, Session, early, run_environment
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "ci.md"
 README = PAGE.parent.parent / "README.md"
@@ -144,7 +145,53 @@ def test_the_pages_pytest_commands_run_against_the_example_toolkit(
         assert (tmp_path / "toolnexus-junit.xml").is_file()
 
 
-def test_the_pages_matrix_of_shards_merges_into_one_report_and_page(tmp_path: Path) -> None:
+PYPROJECT = '[tool.pytest.ini_options]\ntoolnexus_targets = ["toolnexus_ref.examples:toolkit"]\n'
+#: The whole run the merged shards are compared with: static checks, as the shards'.
+WHOLE = ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-execute", "none"]
+
+
+def shard_commands() -> dict[str, list[str]]:
+    """The sharded workflow's pytest command of each job, by its matrix value, as
+    arguments (static checks only: the cut and the merge are what is shown)."""
+    *_, sharded = workflows()
+    job = sharded["jobs"]["conformance"]
+    commands: dict[str, list[str]] = {}
+    for shard in job["strategy"]["matrix"]["shard"]:
+        [check] = _lines(job, "pytest ", {"matrix.shard": str(shard)})
+        commands[str(shard)] = [*check[1:], "--toolnexus-execute", "none"]
+    return commands
+
+
+@early
+def sharded_runs(folder: Path) -> dict[str, RunningSession]:
+    """Each shard's job, in a project of its own as each job has its checkout, and the
+    whole run the merged report is compared with. None reads another's files: started
+    early, side by side, they run while other tests do."""
+    started: dict[str, RunningSession] = {}
+    runs = {f"shard {shard}": args for shard, args in shard_commands().items()}
+    runs["whole"] = [*WHOLE, "--toolnexus-report", "one.json"]
+    for name, args in runs.items():
+        project = folder / name.replace(" ", "-")
+        project.mkdir()
+        (project / "pyproject.toml").write_text(PYPROJECT)
+        # Without GitHub's variables: a runner's would have the session write to the
+        # job's summary.
+        env = {k: v for k, v in run_environment().items() if not k.startswith("GITHUB_")}
+        command = [sys.executable, "-m", "pytest", *args]
+        started[name] = RunningSession(command, project, 900, env=env)
+    return started
+
+
+def _ended(running: RunningSession, args: list[str]) -> Session:
+    """The run of ``args``, ended; it passed."""
+    session = running.result()
+    assert session.ret == 0, f"{args}\n{session.text()}"
+    return session
+
+
+def test_the_pages_matrix_of_shards_merges_into_one_report_and_page(
+    tmp_path: Path, sharded_runs: dict[str, RunningSession]
+) -> None:
     """The sharded workflow's commands, each job's with its matrix value, then the merge
     job's: every shard passes, and the merged report and page hold the whole run."""
     *_, sharded = workflows()
@@ -156,9 +203,7 @@ def test_the_pages_matrix_of_shards_merges_into_one_report_and_page(tmp_path: Pa
     assert job["needs"] == "costs"
     assert costs in _strings(sharded["jobs"]["costs"])
     assert ["cp", "toolnexus-report.json", costs] in _lines(sharded["jobs"]["report"], "cp ")
-    (tmp_path / "pyproject.toml").write_text(
-        '[tool.pytest.ini_options]\ntoolnexus_targets = ["toolnexus_ref.examples:toolkit"]\n'
-    )
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
 
     def run(args: list[str]) -> subprocess.CompletedProcess[str]:
@@ -168,9 +213,13 @@ def test_the_pages_matrix_of_shards_merges_into_one_report_and_page(tmp_path: Pa
         assert done.returncode == 0, f"{args}\n{done.stdout}\n{done.stderr}"
         return done
 
-    for shard in shards:  # static checks only: the cut and the merge are what is shown
-        [check] = _lines(job, "pytest ", {"matrix.shard": str(shard)})
-        run([sys.executable, "-m", "pytest", *check[1:], "--toolnexus-execute", "none"])
+    commands = shard_commands()
+    assert list(commands) == [str(shard) for shard in shards]
+    for shard, check in commands.items():
+        # Each job's report, handed to the merge job as the workflow's artifacts are.
+        ended = _ended(sharded_runs[f"shard {shard}"], check)
+        for produced in ended.path.glob("shard-*.json"):
+            (tmp_path / produced.name).write_bytes(produced.read_bytes())
     merge_job = sharded["jobs"]["report"]
     for line in _lines(merge_job, "python -m pytest_toolnexus."):
         args = [sys.executable, *line[1:-1]]
@@ -179,9 +228,8 @@ def test_the_pages_matrix_of_shards_merges_into_one_report_and_page(tmp_path: Pa
         run([*args, *found])
     report = json.loads((tmp_path / "toolnexus-report.json").read_text())
     assert report["complete"] is True
-    whole = ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-execute", "none"]
-    run([sys.executable, "-m", "pytest", *whole, "--toolnexus-report", "one.json"])
-    one = json.loads((tmp_path / "one.json").read_text())
+    whole = _ended(sharded_runs["whole"], [*WHOLE, "--toolnexus-report", "one.json"])
+    one = whole.report("one.json")
     assert report["summary"] == one["summary"]
     assert report["summary"]["tools"] == 4  # the example toolkit's, each in one shard
     assert "get_weather" in (tmp_path / "toolnexus-report.html").read_text()

@@ -11,7 +11,6 @@ after one finding is marked accepted as a baseline would mark it.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 from _installed import skip_unless_installed
-from _sessions import RunningSession
+from _sessions import RunningSession, early, start_session
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
@@ -75,33 +74,41 @@ SEEDED = "seed_emoji or seed_nul or clean_text or kittools"
 
 def _pytest(folder: Path, *args: str) -> RunningSession:
     """A session of the plugin in ``folder``, started (``result()`` waits for its end)."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")]),
-    }
-    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
-        env.pop(name, None)
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
-    command += ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-seed", "1", *args]
-    return RunningSession(command, folder, 900, env=env)
-
-
-@pytest.fixture(scope="module")
-def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("pages")
-    (folder / "kittools.py").write_text(PYTHON_TOOLS)
-    # The two sessions share nothing but the folder (each writes files of its own
-    # names there): they run side by side.
-    started = _pytest(
+    return start_session(
         folder,
-        "--toolnexus-target",
-        "toolnexus_ref.examples:toolkit",
-        "--toolnexus-html",
-        "example.html",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-seed",
+        "1",
+        *args,
+        timeout=900,
     )
-    try:
-        defective = _pytest(
-            folder,
+
+
+@early
+def page_sessions(folder: Path) -> dict[str, RunningSession]:
+    """The two sessions whose pages the tests open, each in a folder of its own.
+
+    They share nothing and only their ends are read: started early, side by side, they
+    run while other tests do (the defective server's session mostly waits on it).
+    """
+    example, defective = folder / "example", folder / "defective"
+    example.mkdir()
+    defective.mkdir()
+    (defective / "kittools.py").write_text(PYTHON_TOOLS)
+    return {
+        "example": _pytest(
+            example,
+            "--toolnexus-target",
+            "toolnexus_ref.examples:toolkit",
+            "--toolnexus-html",
+            "example.html",
+        ),
+        "defective": _pytest(
+            defective,
             "--toolnexus-target",
             f"stdio:{sys.executable} {SERVER}",
             "--toolnexus-target",
@@ -110,10 +117,17 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             SEEDED,
             "--toolnexus-report",
             "defective.json",
-        ).result()
-        example = started.result()
-    finally:
-        started.stop()  # ended already, unless the other failed first
+        ),
+    }
+
+
+@pytest.fixture(scope="module")
+def pages(page_sessions: dict[str, RunningSession]) -> dict[str, Path]:
+    """The two pages: the example toolkit's as its session wrote it, the defective run's
+    rendered from its report after one finding is marked accepted."""
+    defective = page_sessions["defective"].result()
+    example = page_sessions["example"].result()
+    folder = defective.path
     assert example.ret == 0, example.text()
     assert defective.ret == 1, defective.text()
     report = json.loads((folder / "defective.json").read_text())
@@ -129,7 +143,7 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     from pytest_toolnexus import html
 
     assert html.main([str(folder / "defective.json"), str(folder / "defective.html")]) == 0
-    return {"example": folder / "example.html", "defective": folder / "defective.html"}
+    return {"example": example.path / "example.html", "defective": folder / "defective.html"}
 
 
 class Watched:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from _processes import alive
+from _sessions import RunningSession, early, start_session
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, SELECT, TARGET
 
@@ -277,10 +278,13 @@ def pytest_runtest_call(item):
 '''
 
 
-def test_a_crashed_xdist_worker_leaves_its_items_not_judged(pytester: pytest.Pytester) -> None:
-    pytest.importorskip("xdist")
-    pytester.makeconftest(CRASHING)
-    result = pytester.runpytest_subprocess(
+@early
+def crashed_worker_run(folder: Path) -> RunningSession:
+    """The run whose xdist worker the conftest ends: its files and arguments are fixed,
+    and only its end is read, so it starts early and runs while other tests do."""
+    (folder / "conftest.py").write_text(CRASHING)
+    return start_session(
+        folder,
         "-p",
         "no:cacheprovider",
         CONFORMANCE,
@@ -295,8 +299,16 @@ def test_a_crashed_xdist_worker_leaves_its_items_not_judged(pytester: pytest.Pyt
         "0",
         timeout=120,
     )
+
+
+def test_a_crashed_xdist_worker_leaves_its_items_not_judged(
+    crashed_worker_run: RunningSession,
+) -> None:
+    pytest.importorskip("xdist")
+    session = crashed_worker_run.result()
+    result = session.run_result()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    report = _report(pytester)
+    report = session.report()
     assert report["complete"] is False
     assert report["interrupted"].startswith("an xdist worker crashed: gw")
     crashed = "toolnexus:list::echo::TN102-name-charset"

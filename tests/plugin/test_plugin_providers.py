@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
-from _sessions import run_session
+from _sessions import RunningSession, early, start_session
 from toolnexus_conformance import PROVIDERS as PROVIDER_NAMES
 
 from pytest_toolnexus._options import (
@@ -56,19 +57,25 @@ def _collected(pytester: pytest.Pytester, *args: str) -> set[str]:
     return {m.group(1) for line in result.outlines if (m := _CODE.search(line))}
 
 
+@early
+def declaration_probe(folder: Path) -> RunningSession:
+    """The session that probes ``declaration_honoured``: its files and arguments are
+    fixed, so it starts early and runs while other tests do."""
+    (folder / "provtools.py").write_text(TOOLS)
+    return start_session(
+        folder, *BASE, *TARGET_ARGS, PROVIDERS, "anthropic", "--collect-only", "-q"
+    )
+
+
 @pytest.fixture(scope="module")
-def declaration_honoured(tmp_path_factory: pytest.TempPathFactory) -> bool:
+def declaration_honoured(declaration_probe: RunningSession) -> bool:
     """Whether a session collects only the declared providers' checks: probed once.
 
     The option, the settings and ``providers_from`` exist; the session still has to pass
     ``RunOptions(**providers_from(settings))`` and select checks through
     ``toolnexus_conformance._registry.with_providers``.
     """
-    project = tmp_path_factory.mktemp("probe")
-    (project / "provtools.py").write_text(TOOLS)
-    probe = run_session(
-        project, *BASE, *TARGET_ARGS, PROVIDERS, "anthropic", "--collect-only", "-q"
-    )
+    probe = declaration_probe.result()
     assert probe.ret == pytest.ExitCode.OK, probe.text()
     codes = {m.group(1) for line in probe.stdout.lines if (m := _CODE.search(line))}
     assert codes, probe.text()  # the anthropic checks at least: the probe read what it collected
