@@ -10,8 +10,9 @@ import json
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
-import pytest
+from _sessions import RunningSession, Session, SessionsByKey, early, start_session
 
 #: Libraries the plugin may import only once a user asks for the suites or a fixture.
 HEAVY_MODULES = (
@@ -82,10 +83,35 @@ def test_probe(pytestconfig):
 """
 
 
-def probe(pytester: pytest.Pytester, *args: str) -> tuple[bool, set[str]]:
-    """Run pytest on a probe test: (is our plugin registered, heavy modules loaded)."""
-    pytester.makepyfile(test_probe=_PROBE_TEST)
-    result = pytester.runpytest_subprocess("-s", "-q", "-p", "no:cacheprovider", *args)
+#: Plugins are loaded only when asked for with ``-p``.
+NO_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+#: Each probe session's arguments and environment, by what it loads.
+PROBES: dict[str, tuple[tuple[str, ...], dict[str, str]]] = {
+    "alone": ((), NO_AUTOLOAD),
+    "ours": (("-p", ENTRY_POINT_NAME), NO_AUTOLOAD),
+    "blocked": (("-p", f"no:{ENTRY_POINT_NAME}"), {}),
+    "installed": ((), {}),
+}
+
+
+def _probe(folder: Path, name: str) -> RunningSession:
+    """pytest on a probe test in ``folder``, as the probe ``name`` runs it."""
+    args, env = PROBES[name]
+    (folder / "test_probe.py").write_text(_PROBE_TEST)
+    return start_session(folder, "-s", "-q", "-p", "no:cacheprovider", *args, env=env)
+
+
+@early
+def probes(folder: Path) -> SessionsByKey[str]:
+    """The probe sessions, by what they load: started early, as each is a fixed pytest
+    start that mostly imports. Each is its own process, so what it imported is its
+    own, whatever else runs beside it."""
+    return SessionsByKey(folder, _probe, ahead=PROBES)
+
+
+def probe(session: Session) -> tuple[bool, set[str]]:
+    """What a probe session saw: (is our plugin registered, heavy modules loaded)."""
+    result = session.run_result()
     result.assert_outcomes(passed=1)
     (line,) = [line for line in result.outlines if line.startswith(MARKER)]
     found = json.loads(line[len(MARKER) :])
@@ -93,11 +119,10 @@ def probe(pytester: pytest.Pytester, *args: str) -> tuple[bool, set[str]]:
 
 
 def test_pytest_with_only_our_plugin_imports_nothing_heavy(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    probes: SessionsByKey[str],
 ) -> None:
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    alone_registered, alone = probe(pytester)
-    ours_registered, ours = probe(pytester, "-p", ENTRY_POINT_NAME)
+    alone_registered, alone = probe(probes.start("alone").result())
+    ours_registered, ours = probe(probes.start("ours").result())
     assert alone_registered is False
     assert ours_registered is True
     added = ours - alone
@@ -105,10 +130,10 @@ def test_pytest_with_only_our_plugin_imports_nothing_heavy(
 
 
 def test_our_plugin_adds_nothing_heavy_beside_the_other_installed_plugins(
-    pytester: pytest.Pytester,
+    probes: SessionsByKey[str],
 ) -> None:
-    blocked_registered, blocked = probe(pytester, "-p", f"no:{ENTRY_POINT_NAME}")
-    registered, loaded = probe(pytester)
+    blocked_registered, blocked = probe(probes.start("blocked").result())
+    registered, loaded = probe(probes.start("installed").result())
     assert blocked_registered is False
     assert registered is True
     added = loaded - blocked

@@ -8,11 +8,12 @@ every search of that xdist worker. These tests hold the turn and watch who waits
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
+from _sessions import RunningSession, Session, SessionsByKey, early
 from toolnexus_conformance import RunOptions
 from toolnexus_conformance._imports import IMPORTS, import_whole
 from toolnexus_conformance.live import _search
@@ -96,40 +97,6 @@ print("DURING", during, "AFTER", {after!r} in sys.modules)
 """
 
 
-def _while_the_turn_is_held(setup: str, call: str, watched: str, after: str) -> list[str]:
-    script = TURN_HELD.format(setup=setup, call=call, watched=watched, after=after)
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.split()
-
-
-def test_a_load_imports_the_sdk_only_in_its_turn() -> None:
-    seen = _while_the_turn_is_held(
-        "from toolnexus_conformance.targets import parse_target\n"
-        "from pytest_toolnexus._listed import ready_to_build",
-        'ready_to_build(parse_target("stdio:python -m some_server"))',
-        "toolnexus_ref.mcp",
-        "toolnexus_ref.mcp",
-    )
-    assert seen == ["DURING", "False", "AFTER", "True"]
-
-
-def test_the_first_exploration_imports_hypothesis_only_after_the_warm_up() -> None:
-    """An import that finds hypothesis in ``sys.modules`` goes on while another thread is
-    still importing it: an exploration begun beside the warm-up's import met a
-    half-imported hypothesis (an xdist worker's first item, under load). The first
-    exploration of a process imports it only once the warm-up is done."""
-    seen = _while_the_turn_is_held(
-        "from toolnexus_conformance.live._explorations import import_generator",
-        "import_generator()",
-        "hypothesis",
-        "hypothesis.core",
-    )
-    assert seen == ["DURING", "False", "AFTER", "True"]
-
-
 #: A fresh interpreter: the plugin's warm-up with an MCP target to load.
 WARM_UP_ORDER = """
 import sys
@@ -144,16 +111,74 @@ order = list(sys.modules)
 print(order.index("toolnexus_ref.mcp") < order.index("hypothesis"))
 """
 
+#: What each fresh interpreter of ``TURN_HELD`` sets up, calls on a new thread, and watches.
+LOAD_IN_TURN = dict(
+    setup="from toolnexus_conformance.targets import parse_target\n"
+    "from pytest_toolnexus._listed import ready_to_build",
+    call='ready_to_build(parse_target("stdio:python -m some_server"))',
+    watched="toolnexus_ref.mcp",
+    after="toolnexus_ref.mcp",
+)
+EXPLORATION_IN_TURN = dict(
+    setup="from toolnexus_conformance.live._explorations import import_generator",
+    call="import_generator()",
+    watched="hypothesis",
+    after="hypothesis.core",
+)
 
-def test_the_warm_up_imports_the_sdk_before_hypothesis() -> None:
+
+#: Each fresh interpreter's script, by the test that reads it.
+SCRIPTS = {
+    "load": TURN_HELD.format(**LOAD_IN_TURN),
+    "exploration": TURN_HELD.format(**EXPLORATION_IN_TURN),
+    "warm-up": WARM_UP_ORDER,
+}
+
+
+def _interpreter(folder: Path, name: str) -> RunningSession:
+    return RunningSession([sys.executable, "-c", SCRIPTS[name]], folder, timeout=120)
+
+
+@early
+def fresh_interpreters(folder: Path) -> SessionsByKey[str]:
+    """The fresh interpreters these tests read, by test: started early, as their
+    scripts are fixed and each mostly imports, or sleeps while the turn is held."""
+    return SessionsByKey(folder, _interpreter, ahead=SCRIPTS)
+
+
+def _while_the_turn_is_held(done: Session) -> list[str]:
+    assert done.ret == 0, done.stderr
+    return "\n".join(done.stdout.lines).split()
+
+
+def test_a_load_imports_the_sdk_only_in_its_turn(
+    fresh_interpreters: SessionsByKey[str],
+) -> None:
+    seen = _while_the_turn_is_held(fresh_interpreters.start("load").result())
+    assert seen == ["DURING", "False", "AFTER", "True"]
+
+
+def test_the_first_exploration_imports_hypothesis_only_after_the_warm_up(
+    fresh_interpreters: SessionsByKey[str],
+) -> None:
+    """An import that finds hypothesis in ``sys.modules`` goes on while another thread is
+    still importing it: an exploration begun beside the warm-up's import met a
+    half-imported hypothesis (an xdist worker's first item, under load). The first
+    exploration of a process imports it only once the warm-up is done."""
+    seen = _while_the_turn_is_held(fresh_interpreters.start("exploration").result())
+    assert seen == ["DURING", "False", "AFTER", "True"]
+
+
+def test_the_warm_up_imports_the_sdk_before_hypothesis(
+    fresh_interpreters: SessionsByKey[str],
+) -> None:
     """The listing, which collection waits for, needs the SDK before any exploration
     needs hypothesis: a warm-up that took its turn first imports the SDK first, so
     the load does not wait out a whole warm search."""
-    done = subprocess.run(
-        [sys.executable, "-c", WARM_UP_ORDER], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True"], done.stdout
+    done = fresh_interpreters.start("warm-up").result()
+    assert done.ret == 0, done.stderr
+    stdout = "\n".join(done.stdout.lines)
+    assert stdout.split() == ["True"], stdout
 
 
 def test_a_failed_warm_up_is_said_again_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:

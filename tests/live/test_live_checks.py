@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import textwrap
 import time
@@ -12,6 +11,7 @@ from typing import Any, ClassVar
 
 import pytest
 from _corpus import LIVE, live_entries
+from _sessions import RunningSession, early, run_environment
 from hypothesis import settings
 from hypothesis.database import InMemoryExampleDatabase
 from toolnexus_conformance._model import Outcome, Verdict
@@ -160,21 +160,23 @@ _HANG = textwrap.dedent(
 )
 
 
-def test_a_hanging_sync_tool_is_reported_and_the_process_exits(tmp_path: Path) -> None:
+@early
+def hanging_tool_run(folder: Path) -> RunningSession:
+    """A fresh interpreter judging a tool that sleeps for a day: started early, as it
+    mostly waits out the call's timeout and the grace after it."""
     env = {
-        **os.environ,
+        **run_environment(),
         "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "conformance")]),
     }
-    done = subprocess.run(
-        [sys.executable, "-c", _HANG],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    lines = done.stdout.splitlines()
+    return RunningSession([sys.executable, "-c", _HANG], folder, timeout=60, env=env)
+
+
+def test_a_hanging_sync_tool_is_reported_and_the_process_exits(
+    hanging_tool_run: RunningSession,
+) -> None:
+    done = hanging_tool_run.result()
+    assert done.ret == 0, done.stderr[-2000:]
+    lines = done.stdout.lines
     assert lines[-1] == "END"  # and the process exited although the tool's thread still sleeps
     # A hang is one finding; the checks it keeps from judging say so.
     assert any(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from _mcp_testing import PYTHON, SERVERS, START
+from _sessions import RunningSession, early
 from mcp import MCPError
 
 from toolnexus_ref import ToolContext
@@ -176,15 +177,17 @@ async def test_an_unreachable_http_server_fails_with_a_status() -> None:
         assert source.tools == []
 
 
-def test_serve_cli_rejects_a_bad_target(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [PYTHON, "-m", "toolnexus_ref.mcp.serve_cli", "no_such_module:TOOLS"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    assert done.returncode != 0
+@early
+def bad_target_serve(folder: Path) -> RunningSession:
+    """``toolnexus-serve`` on a module that does not exist, in an empty folder: started
+    early, as its command is fixed and it mostly imports before it fails."""
+    command = [PYTHON, "-m", "toolnexus_ref.mcp.serve_cli", "no_such_module:TOOLS"]
+    return RunningSession(command, folder, timeout=30)
+
+
+def test_serve_cli_rejects_a_bad_target(bad_target_serve: RunningSession) -> None:
+    done = bad_target_serve.result()
+    assert done.ret != 0
     assert "cannot import 'no_such_module'" in done.stderr
 
 

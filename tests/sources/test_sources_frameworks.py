@@ -5,26 +5,20 @@
 # the fixture that defines ``who``, so its annotation must be the class, not its name.
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from _installed import skip_unless_installed
-from _kit import run_kit, shown
+from _kit import KitRun, shown
+from _sessions import RunningSession, early, start_session
 
+from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 from toolnexus_ref import as_tools
 from toolnexus_ref.adapters.openai_agents import AgentsFunctionTool
 from toolnexus_ref.adapters.pydantic_ai import PydanticAITool
 
 skip_unless_installed("agents", "pydantic_ai")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _frameworks() -> None:
-    """Both SDKs, imported when a test here first runs rather than at collection, and
-    before pytester snapshots ``sys.modules``: an in-process run drops the modules it
-    imported, so each run through the plugin would import them again."""
-    pytest.importorskip("agents")
-    pytest.importorskip("pydantic_ai")
 
 
 @pytest.fixture(scope="module")
@@ -125,11 +119,23 @@ pydantic_tools = [Tool(multiply)]
 '''
 
 
+@early
+def framework_tools_kit(folder: Path) -> RunningSession:
+    """The kit through the plugin on both SDKs' tools: started early, as its files and
+    arguments are fixed and it mostly waits for the tools' processes."""
+    (folder / "fw_plugin_tools.py").write_text(TOOLS)
+    targets = ["fw_plugin_tools:agents_tools", "fw_plugin_tools:pydantic_tools"]
+    args = [arg for target in targets for arg in (TARGET, target)]
+    return start_session(
+        folder, "-p", "no:cacheprovider", CONFORMANCE, ONLY, REPORT, "report.json", *args
+    )
+
+
 def test_through_the_plugin_good_tools_have_no_error_and_real_live_verdicts(
-    pytester: pytest.Pytester,
+    framework_tools_kit: RunningSession,
 ) -> None:
-    pytester.makepyfile(fw_plugin_tools=TOOLS)
-    run = run_kit(pytester, "fw_plugin_tools:agents_tools", "fw_plugin_tools:pydantic_tools")
+    done = framework_tools_kit.result()
+    run = KitRun(done.run_result(), done.report()["results"])
     errors = run.failed(severity="error")
     assert not errors, shown(errors)
     for name in ("add", "multiply"):

@@ -7,12 +7,15 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import _loopback
 import httpx
 import pytest
 import respx
-from _kit import run_kit, shown
+from _kit import KitRun, shown
 from _loopback import loopback_server
+from _sessions import RunningSession, early, start_session
 
+from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 from toolnexus_ref import ToolContext
 from toolnexus_ref.http import MASK, HttpConfigError, http_tool, load_http_tools
 
@@ -206,25 +209,58 @@ tools = [
 """
 
 
-def test_through_the_plugin_gets_are_judged_posts_skipped_and_secrets_never_reported(
-    pytester: pytest.Pytester, base: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("TOOLNEXUS_TEST_BASE", base)
-    monkeypatch.setenv("TOOLNEXUS_TEST_TOKEN", SECRET)
-    pytester.makepyfile(http_plugin_tools=TOOLS)
+#: The session's own loopback server, started as its conftest is imported, before the
+#: plugin loads any target, and stopped as the session ends; its URL is given to the
+#: tools the way a user's base URL is: in the environment.
+LOOPBACK_CONFTEST = """
+import contextlib
+import os
+
+from _loopback import loopback_server
+
+_serving = contextlib.ExitStack()
+os.environ["TOOLNEXUS_TEST_BASE"] = _serving.enter_context(loopback_server())
+
+
+def pytest_unconfigure(config):
+    _serving.close()
+"""
+
+
+@early
+def http_tools_kit(folder: Path) -> RunningSession:
+    """The kit through the plugin on HTTP tools that reach a loopback server of the
+    session's own: started early, as its files and arguments are fixed and it mostly
+    waits for the tools' process and the server."""
+    (folder / "http_plugin_tools.py").write_text(TOOLS)
+    (folder / "_loopback.py").write_text(Path(_loopback.__file__).read_text())
+    (folder / "conftest.py").write_text(LOOPBACK_CONFTEST)
     # The tools reach the loopback server and read the base and token from the
     # environment: the sandbox must share the network and pass those two variables.
-    run = run_kit(
-        pytester,
+    return start_session(
+        folder,
+        "-p",
+        "no:cacheprovider",
+        CONFORMANCE,
+        ONLY,
+        REPORT,
+        "report.json",
+        TARGET,
         "http_plugin_tools:tools",
-        extra=(
-            "--toolnexus-examples",
-            "5",
-            "--toolnexus-allow-network",
-            "--toolnexus-env",
-            "TOOLNEXUS_TEST_BASE,TOOLNEXUS_TEST_TOKEN",
-        ),
+        "--toolnexus-examples",
+        "5",
+        "--toolnexus-allow-network",
+        "--toolnexus-env",
+        "TOOLNEXUS_TEST_BASE,TOOLNEXUS_TEST_TOKEN",
+        env={"TOOLNEXUS_TEST_TOKEN": SECRET},
     )
+
+
+def test_through_the_plugin_gets_are_judged_posts_skipped_and_secrets_never_reported(
+    http_tools_kit: RunningSession,
+) -> None:
+    done = http_tools_kit.result()
+    run = KitRun(done.run_result(), done.report()["results"])
     errors = run.failed(severity="error")
     assert not errors, shown(errors)
     assert {"TN501", "TN601", "TN602", "TN603", "TN701", "TN801"} <= set(
@@ -235,7 +271,7 @@ def test_through_the_plugin_gets_are_judged_posts_skipped_and_secrets_never_repo
     assert "whose method is POST, not GET" in skipped[0]["message"]
     # The echo comes back from the tool's own process masked: no output carries it.
     assert "TN601" in run.live_passed("whoami")
-    report = (pytester.path / "report.json").read_text(encoding="utf-8")
+    report = (done.path / "report.json").read_text(encoding="utf-8")
     assert SECRET not in report
     assert SECRET not in run.result.stdout.str()
     assert SECRET not in run.result.stderr.str()

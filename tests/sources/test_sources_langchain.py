@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from _installed import skip_unless_installed
-from _kit import run_kit, shown
+from _kit import KitRun, shown
+from _sessions import RunningSession, early, start_session
 from toolnexus_conformance.targets import load_target, parse_target
 
+from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 from toolnexus_ref import ToolContext, as_tools
 from toolnexus_ref.adapters.langchain import LangChainTool
 
@@ -150,14 +153,23 @@ good = [add, shout, divide]
 '''
 
 
-# langchain-core is imported before pytester snapshots ``sys.modules``: an in-process run
-# drops the modules it imported, so each run would import it again
-@pytest.mark.usefixtures("lc")
+@early
+def langchain_tools_kit(folder: Path) -> RunningSession:
+    """The kit through the plugin on LangChain tools: started early, as its files and
+    arguments are fixed and it mostly waits for the tools' processes."""
+    (folder / "lc_plugin_tools.py").write_text(TOOLS)
+    targets = ["lc_plugin_tools:good", "lc_plugin_tools:spaced", "lc_plugin_tools:add"]
+    args = [arg for target in targets for arg in (TARGET, target)]
+    return start_session(
+        folder, "-p", "no:cacheprovider", CONFORMANCE, ONLY, REPORT, "report.json", *args
+    )
+
+
 def test_through_the_plugin_good_tools_pass_and_a_spaced_name_is_found(
-    pytester: pytest.Pytester,
+    langchain_tools_kit: RunningSession,
 ) -> None:
-    pytester.makepyfile(lc_plugin_tools=TOOLS)
-    run = run_kit(pytester, "lc_plugin_tools:good", "lc_plugin_tools:spaced", "lc_plugin_tools:add")
+    done = langchain_tools_kit.result()
+    run = KitRun(done.run_result(), done.report()["results"])
     good = [r for r in run.failed(severity="error") if r["target"] == "lc_plugin_tools:good"]
     assert not good, shown(good)
     for name in ("add", "shout", "divide"):

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _kit import LIVE_PREFIXES, run_kit
-from _sessions import Session, run_session
+from _kit import LIVE_PREFIXES, KitRun
+from _sessions import RunningSession, Session, early, start_session
 
 from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 
@@ -64,15 +64,22 @@ settings = Settings()
 FORMS = ("empty", "empty_factory", "settings", "add", "multiply", "no_schema")
 
 
-@pytest.fixture(scope="module")
-def forms(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    """One session judging every form in ``FORMS``, each a target of its own."""
-    project = tmp_path_factory.mktemp("forms")
-    (project / "target_forms.py").write_text(MODULE)
+@early
+def forms_session(folder: Path) -> RunningSession:
+    """One session judging every form in ``FORMS``, each a target of its own: started
+    early, as its files and arguments are known before any test, and mostly waiting
+    for the tools' processes."""
+    (folder / "target_forms.py").write_text(MODULE)
     targets = [arg for attr in FORMS for arg in (TARGET, f"target_forms:{attr}")]
-    return run_session(
-        project, "-p", "no:cacheprovider", CONFORMANCE, ONLY, REPORT, "report.json", *targets
+    return start_session(
+        folder, "-p", "no:cacheprovider", CONFORMANCE, ONLY, REPORT, "report.json", *targets
     )
+
+
+@pytest.fixture(scope="module")
+def forms(forms_session: RunningSession) -> Session:
+    """The finished session of ``forms_session``, read by each test for its own target."""
+    return forms_session.result()
 
 
 def _records(session: Session, attr: str) -> list[dict[str, Any]]:
@@ -112,10 +119,20 @@ def test_a_good_target_still_loads(forms: Session) -> None:
     assert {r["tool"] for r in records} == {"add", "*"}
 
 
-def test_an_mcp_server_listing_no_tools_fails_tn001(pytester: pytest.Pytester) -> None:
-    pytest.importorskip("mcp.server.mcpserver")
+@early
+def no_tools_server_kit(folder: Path) -> RunningSession:
+    """The kit through the plugin on an MCP server that lists no tools: started early,
+    as its arguments are fixed and it mostly waits for the server to start."""
     command = f"stdio:{sys.executable} {SERVERS / 'no_tools.py'}"
-    run = run_kit(pytester, command)
+    return start_session(
+        folder, "-p", "no:cacheprovider", CONFORMANCE, ONLY, REPORT, "report.json", TARGET, command
+    )
+
+
+def test_an_mcp_server_listing_no_tools_fails_tn001(no_tools_server_kit: RunningSession) -> None:
+    pytest.importorskip("mcp.server.mcpserver")
+    done = no_tools_server_kit.result()
+    run = KitRun(done.run_result(), done.report()["results"])
     (record,) = run.records
     assert (record["check"], record["outcome"]) == ("TN001", "failed")
     assert "yields no tools: its servers list none" in record["message"]
