@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _sessions import RunningSession, Session, SessionsByKey, early, start_session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -228,18 +229,28 @@ def pytest_runtest_call(item):
 """
 
 
-def test_two_workers_explore_each_tool_once_and_run_the_rest(pytester: pytest.Pytester) -> None:
-    pytest.importorskip("xdist")
-    pytester.makepyfile(slowtools=SLOW_TOOLS, test_project=PROJECT_TESTS)
-    pytester.makeconftest(WHERE)
-    pytester.syspathinsert()
+@early
+def two_workers(folder: Path) -> RunningSession:
+    """Four slow tools and two plain tests under ``-n 2``; a conftest notes which worker
+    ran each item. Started early: it mostly waits for its workers."""
+    (folder / "slowtools.py").write_text(SLOW_TOOLS)
+    (folder / "test_project.py").write_text(PROJECT_TESTS)
+    (folder / "conftest.py").write_text(WHERE)
     args = [*BASE, "--toolnexus-target", "slowtools:tools", "--toolnexus-isolation", "none"]
     args += ["--toolnexus-select", "TN5,TN101", "--toolnexus-examples", "2"]
-    run = pytester.runpytest_subprocess(*args, "-n", "2", "--toolnexus-report", "r.json")
+    return start_session(folder, *args, "-n", "2", "--toolnexus-report", "r.json")
+
+
+def test_two_workers_explore_each_tool_once_and_run_the_rest(
+    two_workers: RunningSession,
+) -> None:
+    pytest.importorskip("xdist")
+    session = two_workers.result()
+    run = session.run_result()
     outcomes = run.parseoutcomes()
     assert outcomes.get("failed", 0) == 0, run.stdout.str()
     assert outcomes["passed"] > 4
-    ran = [line.split(" ", 1) for line in (pytester.path / "ran.log").read_text().splitlines()]
+    ran = [line.split(" ", 1) for line in (session.path / "ran.log").read_text().splitlines()]
     assert {"test_project.py::test_plain_one", "test_project.py::test_plain_two"} <= {
         nodeid for _, nodeid in ran
     }  # (c) the project's own tests ran too
@@ -252,12 +263,12 @@ def test_two_workers_explore_each_tool_once_and_run_the_rest(pytester: pytest.Py
     assert all(len(w) == 1 for w in workers_of.values())
     assert len(set().union(*workers_of.values())) == 2  # both workers had tools
     callers: dict[str, set[str]] = defaultdict(set)
-    for line in (pytester.path / "calls.log").read_text().splitlines():
+    for line in (session.path / "calls.log").read_text().splitlines():
         pid, tool = line.split()
         callers[tool].add(pid)
     assert len(callers) == 4
     assert all(len(p) == 1 for p in callers.values())
-    report = json.loads((pytester.path / "r.json").read_text())
+    report = session.report("r.json")
     assert report["complete"]
     assert report["summary"]["tools"] == 4
 
@@ -365,43 +376,59 @@ def _logged(path: Path) -> list[str]:
     return found
 
 
-def test_shards_share_out_an_mcp_jsons_servers_before_any_starts(pytester: pytest.Pytester) -> None:
-    """A CI matrix over one mcp.json: each server starts, and is explored, in one shard
-    only; the file's own checks, judged where its servers are, merge into one verdict;
-    a shard given nothing exits 0, saying why. Merged, the same verdicts as one run."""
-    pytester.makepyfile(counted=COUNTED_SERVER)
-    # A setting for a tool of server b: in shard 1, where b is not listed, it is not lost.
-    pytester.makefile(".toml", pyproject="[tool.toolnexus.tools.b_lookup]\ncall_timeout = 5\n")
+@early
+def shared_out(folder: Path) -> dict[str, RunningSession]:
+    """An mcp.json of two counted servers, run whole (``serial``) and as each of three
+    shards (``1/3``...), each run in a project of its own: each notes its own servers'
+    starts. Started early, side by side: they mostly wait for their servers."""
     servers = {
         name: {"command": sys.executable, "args": ["counted.py", name, str(GOOD_SERVER)]}
         for name in "ab"
     }
-    (pytester.path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
     args = [*BASE, "--toolnexus-only", "--toolnexus-execute", "none"]
     args += ["--toolnexus-target", "mcp.json", "--toolnexus-select", "TN101,TN851"]
-    log = pytester.path / "starts.log"
-    serial = pytester.runpytest_subprocess(*args, "--toolnexus-report", "serial.json")
+    runs: dict[str, list[str]] = {"serial": ["--toolnexus-report", "serial.json"]}
+    for k in (1, 2, 3):
+        runs[f"{k}/3"] = ["--toolnexus-shard", f"{k}/3", "--toolnexus-report", f"{k}.json"]
+    started: dict[str, RunningSession] = {}
+    for name, extra in runs.items():
+        project = folder / name.replace("/", "-of-")
+        project.mkdir()
+        (project / "counted.py").write_text(COUNTED_SERVER)
+        # A setting for a tool of server b: in shard 1, where b is not listed, it is not lost.
+        (project / "pyproject.toml").write_text(
+            "[tool.toolnexus.tools.b_lookup]\ncall_timeout = 5\n"
+        )
+        (project / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        started[name] = start_session(project, *args, *extra)
+    return started
+
+
+def test_shards_share_out_an_mcp_jsons_servers_before_any_starts(
+    shared_out: dict[str, RunningSession], tmp_path: Path
+) -> None:
+    """A CI matrix over one mcp.json: each server starts, and is explored, in one shard
+    only; the file's own checks, judged where its servers are, merge into one verdict;
+    a shard given nothing exits 0, saying why. Merged, the same verdicts as one run."""
+    serial = shared_out["serial"].result()
     assert serial.ret == 0, serial.stdout.str()
-    log.unlink()
+    (serial.path / "starts.log").unlink()
     started = []
     shards = []
     for k in (1, 2, 3):
-        shards.append(
-            pytester.runpytest_subprocess(
-                *args, "--toolnexus-shard", f"{k}/3", "--toolnexus-report", f"{k}.json"
-            )
-        )
-        started.append(_logged(log))
+        shard = shared_out[f"{k}/3"].result()
+        shards.append(shard.run_result())
+        started.append(_logged(shard.path / "starts.log"))
     assert started == [["a"], ["b"], []]
     assert [s.ret for s in shards] == [0] * 3, [s.stdout.str() for s in shards]
     shards[2].stdout.fnmatch_lines(["toolnexus shard 3/3: nothing to run; *"])
-    paths = [pytester.path / f"{k}.json" for k in (1, 2, 3)]
+    paths = [shared_out[f"{k}/3"].result().path / f"{k}.json" for k in (1, 2, 3)]
     reports = [json.loads(path.read_text()) for path in paths]
     held = [sorted({r["tool"].split("_", 1)[0] for r in report["results"]}) for report in reports]
     assert held == [["*", "a"], ["*", "b"], []]
-    summary = merge(paths, pytester.path / "merged.json")
-    expected = json.loads((pytester.path / "serial.json").read_text())
-    merged = json.loads((pytester.path / "merged.json").read_text())
+    summary = merge(paths, tmp_path / "merged.json")
+    expected = serial.report("serial.json")
+    merged = json.loads((tmp_path / "merged.json").read_text())
     assert summary == expected["summary"]
 
     def verdicts(report: dict[str, Any]) -> list[tuple[str, ...]]:
@@ -546,37 +573,77 @@ asyncio.run(serve_stdio([Echo(f"echo_{i}") for i in range(24)], name="heavy"))
 """
 
 
+#: The weighed runs' options: an mcp.json of one heavy server and two light ones, and
+#: two small Python targets. The good server's ``wait`` takes seconds and weighs
+#: nothing here: left out.
+WEIGHED_ARGS = [
+    *BASE,
+    "--toolnexus-only",
+    "--toolnexus-target",
+    "mcp.json",
+    "--toolnexus-target",
+    "first:tools",
+    "--toolnexus-target",
+    "second:tools",
+    "--toolnexus-select",
+    "TN601",
+    "--toolnexus-depth",
+    "0",
+    "-k",
+    "not wait",
+]
+
+
+def _weighed_project(folder: Path) -> None:
+    """The weighed runs' project in ``folder``: its servers note their starts in
+    ``starts.log``, its Python targets their imports in ``imports.log``."""
+    for name in ("first", "second"):
+        (folder / f"{name}.py").write_text(LOGGED_TOOLS)
+    (folder / "counted.py").write_text(COUNTED_SERVER)
+    (folder / "heavy.py").write_text(HEAVY_SERVER)
+    scripts = {"b": "heavy.py", "a": str(GOOD_SERVER), "c": str(GOOD_SERVER)}
+    servers = {
+        name: {"command": sys.executable, "args": ["counted.py", name, script]}
+        for name, script in scripts.items()
+    }
+    (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+
+@early
+def weighed(folder: Path) -> SessionsByKey[str]:
+    """The weighed runs, each in a project of its own: ``serial``, started early (it
+    mostly waits for its servers), and shard ``1`` and ``2``, each started once the
+    serial run's report, the costs that cut them, is there."""
+    sessions: SessionsByKey[str]
+
+    def start(project: Path, key: str) -> RunningSession:
+        _weighed_project(project)
+        if key == "serial":
+            return start_session(project, *WEIGHED_ARGS, "--toolnexus-report", "serial.json")
+        costs = sessions.start("serial").result().path / "serial.json"
+        (project / "serial.json").write_bytes(costs.read_bytes())
+        shard = ["--toolnexus-shard", f"{key}/2", "--toolnexus-shard-costs", "serial.json"]
+        return start_session(project, *WEIGHED_ARGS, *shard, "--toolnexus-report", f"{key}.json")
+
+    sessions = SessionsByKey(folder, start, ahead=["serial"])
+    return sessions
+
+
 def test_shards_weighed_by_an_earlier_report_start_each_server_once_and_import_each_target_once(
-    pytester: pytest.Pytester,
+    weighed: SessionsByKey[str], tmp_path: Path
 ) -> None:
     """An mcp.json of one heavy server and two light ones, and two small Python targets,
     over two shards weighed by a serial run's report. Dealt out in turn, the heavy
     server would share a shard (``b, c | a``); weighed, it has one to itself, each server
     starts once, and each Python target is imported by the one shard that explores it.
     The merge is the serial run's; shards cut by other costs are refused at the merge."""
-    for name in ("first", "second"):
-        pytester.makepyfile(**{name: LOGGED_TOOLS})
-    pytester.makepyfile(counted=COUNTED_SERVER, heavy=HEAVY_SERVER)
-    pytester.syspathinsert()
-    scripts = {"b": "heavy.py", "a": str(GOOD_SERVER), "c": str(GOOD_SERVER)}
-    servers = {
-        name: {"command": sys.executable, "args": ["counted.py", name, script]}
-        for name, script in scripts.items()
-    }
-    (pytester.path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
-    args = [*BASE, "--toolnexus-only", "--toolnexus-target", "mcp.json"]
-    args += ["--toolnexus-target", "first:tools", "--toolnexus-target", "second:tools"]
-    # The good server's ``wait`` takes seconds and weighs nothing here: left out.
-    args += ["--toolnexus-select", "TN601", "--toolnexus-depth", "0", "-k", "not wait"]
-    starts, imports = pytester.path / "starts.log", pytester.path / "imports.log"
-    serial = pytester.runpytest_subprocess(*args, "--toolnexus-report", "serial.json")
+    serial = weighed.start("serial").result()
     assert serial.ret == 0, serial.stdout.str()
-    _logged(starts)
-    _logged(imports)
+    shards = [weighed.start(str(k)) for k in (1, 2)]  # side by side, each in its project
     started, imported = [], []
-    for k in (1, 2):
-        shard = ["--toolnexus-shard", f"{k}/2", "--toolnexus-shard-costs", "serial.json"]
-        run = pytester.runpytest_subprocess(*args, *shard, "--toolnexus-report", f"{k}.json")
+    for k, running in zip((1, 2), shards, strict=True):
+        shard = running.result()
+        run = shard.run_result()
         assert run.ret == 0, run.stdout.str()
         run.stdout.fnmatch_lines(
             [
@@ -584,27 +651,27 @@ def test_shards_weighed_by_an_earlier_report_start_each_server_once_and_import_e
                 f"toolnexus shard {k}/2: * servers and targets placed by their seconds in *, 0 not *",
             ]
         )
-        started.append(_logged(starts))
-        imported.append(set(_logged(imports)))
+        started.append(_logged(shard.path / "starts.log"))
+        imported.append(set(_logged(shard.path / "imports.log")))
     assert started == [["b"], ["a", "c"]], started
     assert imported[0] | imported[1] == {"first", "second"}
     assert not imported[0] & imported[1], imported
-    paths = [pytester.path / f"{k}.json" for k in (1, 2)]
-    summary = merge(paths, pytester.path / "merged.json")
-    expected = json.loads((pytester.path / "serial.json").read_text())
+    paths = [running.result().path / f"{k}.json" for k, running in zip((1, 2), shards, strict=True)]
+    summary = merge(paths, tmp_path / "merged.json")
+    expected = serial.report("serial.json")
     assert summary == expected["summary"]
 
     def verdicts(report: dict[str, Any]) -> list[tuple[str, ...]]:
         return sorted((r["target"], r["tool"], r["check"], r["outcome"]) for r in report["results"])
 
-    assert verdicts(json.loads((pytester.path / "merged.json").read_text())) == verdicts(expected)
+    assert verdicts(json.loads((tmp_path / "merged.json").read_text())) == verdicts(expected)
     # What cut each shard: the costs' digest and the concurrency they were weighed at.
     assert json.loads(paths[0].read_text())["shard_costs"].endswith("/16")
     uncosted = json.loads(paths[1].read_text())  # as shard 2 cut by count would say
     uncosted["shard_costs"] = "none"
-    (pytester.path / "count.json").write_text(json.dumps(uncosted))
+    (tmp_path / "count.json").write_text(json.dumps(uncosted))
     with pytest.raises(MergeError, match="cut by different costs"):
-        merge([paths[0], pytester.path / "count.json"], pytester.path / "bad.json")
+        merge([paths[0], tmp_path / "count.json"], tmp_path / "bad.json")
 
 
 def test_a_shard_lasts_its_tools_seconds_over_its_concurrency_or_its_longest_tool() -> None:
@@ -668,22 +735,34 @@ def test_the_costs_of_a_shard_plan_come_from_a_reports_seconds(tmp_path: Path) -
 NO_TOOLS_SERVER = Path(__file__).resolve().parents[1] / "sources" / "servers" / "no_tools.py"
 
 
-def test_a_shards_share_of_an_mcp_json_may_list_no_tools(pytester: pytest.Pytester) -> None:
-    """A server that offers no tools (prompts, resources) is no fault of the file when
-    the file's other servers do: in the shard given only that server, no TN001 either."""
+@early
+def no_tools_shards(folder: Path) -> list[RunningSession]:
+    """An mcp.json of a good server and one offering no tools, run as each of two
+    shards, each in a project of its own. Started early, side by side: they mostly wait
+    for their servers."""
     servers = {
         "a": {"command": sys.executable, "args": [str(GOOD_SERVER)]},
         "b": {"command": sys.executable, "args": [str(NO_TOOLS_SERVER)]},
     }
-    (pytester.path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
     args = [*BASE, "--toolnexus-only", "--toolnexus-execute", "none"]
     args += ["--toolnexus-target", "mcp.json", "--toolnexus-select", "TN001,TN851"]
-    runs = [
-        pytester.runpytest_subprocess(
-            *args, "--toolnexus-shard", f"{k}/2", "--toolnexus-report", f"{k}.json"
-        )
-        for k in (1, 2)
-    ]
+    started: list[RunningSession] = []
+    for k in (1, 2):
+        project = folder / f"shard-{k}"
+        project.mkdir()
+        (project / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+        shard = ["--toolnexus-shard", f"{k}/2", "--toolnexus-report", f"{k}.json"]
+        started.append(start_session(project, *args, *shard))
+    return started
+
+
+def test_a_shards_share_of_an_mcp_json_may_list_no_tools(
+    no_tools_shards: list[RunningSession], tmp_path: Path
+) -> None:
+    """A server that offers no tools (prompts, resources) is no fault of the file when
+    the file's other servers do: in the shard given only that server, no TN001 either."""
+    runs: list[Session] = [running.result() for running in no_tools_shards]
     assert [r.ret for r in runs] == [0, 0], [r.stdout.str() for r in runs]
-    summary = merge([pytester.path / f"{k}.json" for k in (1, 2)], pytester.path / "m.json")
+    paths = [run.path / f"{k}.json" for k, run in zip((1, 2), runs, strict=True)]
+    summary = merge(paths, tmp_path / "m.json")
     assert summary["failed"] == 0

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from _plugin_tools import TOOLS_MODULE
+from _sessions import RunningSession, early, start_session
 
 from pytest_toolnexus._options import (
     CONFORMANCE,
@@ -228,13 +231,28 @@ def test_report_has_one_record_per_target_tool_and_check(tools_module: pytest.Py
     assert summary["failed"] == summary["errors"] + summary["warnings"]
 
 
-def test_xdist_gives_the_same_report_as_a_serial_run(tools_module: pytest.Pytester) -> None:
-    pytest.importorskip("xdist")
+@early
+def serial_and_parallel(folder: Path) -> dict[str, RunningSession]:
+    """The same targets run serially and under ``-n 2``, each in a project of its own
+    (the report names files relative to it). Started early: both mostly wait for their
+    workers and the tools' processes."""
     args = [*BASE, TARGET, "mytools:mixed", TARGET, "mytools:good"]
-    tools_module.runpytest_subprocess(*args, REPORT, "serial.json")
-    tools_module.runpytest_subprocess(*args, REPORT, "parallel.json", "-n", "2")
-    serial = json.loads((tools_module.path / "serial.json").read_text())
-    parallel = json.loads((tools_module.path / "parallel.json").read_text())
+    started: dict[str, RunningSession] = {}
+    for name, extra in (("serial", []), ("parallel", ["-n", "2"])):
+        project = folder / name
+        project.mkdir()
+        (project / "mytools.py").write_text(TOOLS_MODULE)
+        started[name] = start_session(project, *args, REPORT, f"{name}.json", *extra)
+    return started
+
+
+def test_xdist_gives_the_same_report_as_a_serial_run(
+    serial_and_parallel: dict[str, RunningSession],
+) -> None:
+    pytest.importorskip("xdist")
+    runs = {name: running.result() for name, running in serial_and_parallel.items()}
+    serial = json.loads((runs["serial"].path / "serial.json").read_text())
+    parallel = json.loads((runs["parallel"].path / "parallel.json").read_text())
     assert serial["results"], "the serial run produced no records"
     assert parallel == serial
 

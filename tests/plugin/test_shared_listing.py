@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _sessions import Session, run_session
+from _sessions import RunningSession, Session, early, start_session
 
 from pytest_toolnexus._shared_loads import (
     SHARED_KEY,
@@ -525,24 +525,36 @@ class ByServer:
     ran: list[str]  # (worker pid, node id) of each item the ``-n 2`` run called
 
 
-@pytest.fixture(scope="module")
-def by_server(tmp_path_factory: pytest.TempPathFactory) -> ByServer:
-    """Both sessions on one project. Its conftest notes where each item ran, and holds
-    each worker's import of the MCP SDK until its share of the servers has started
-    (``SHARE_BEFORE_THE_SDK``): the serial run has no workers, and a worker whose share
-    starts before the import is not held at all."""
-    pytest.importorskip("xdist")
-    folder = tmp_path_factory.mktemp("by-server")
-    _mcp_json(folder, "abc")
-    (folder / "conftest.py").write_text(WHERE + SHARE_BEFORE_THE_SDK)
+@early
+def by_server_runs(folder: Path) -> dict[str, RunningSession]:
+    """Both sessions, ``serial`` and ``n2`` (``-n 2``), each on a project of its own,
+    which notes its own servers' starts. Each project's conftest notes where each item
+    ran, and holds each worker's import of the MCP SDK until its share of the servers
+    has started (``SHARE_BEFORE_THE_SDK``): the serial run has no workers, and a worker
+    whose share starts before the import is not held at all. Started early, side by
+    side: they mostly wait for their servers."""
     args = [*BASE, "--toolnexus-target", "mcp.json", "--toolnexus-examples", "2"]
     args += ["--toolnexus-select", "TN1,TN5,TN851"]
-    serial = run_session(folder, *args, "--toolnexus-report", "serial.json")
-    started_serial = _started(folder)
-    (folder / "ran.log").unlink()
-    n2 = run_session(folder, *args, "-n", "2", "--toolnexus-report", "n2.json")
-    ran = (folder / "ran.log").read_text().splitlines()
-    return ByServer(serial, n2, started_serial, _started(folder), ran)
+    started: dict[str, RunningSession] = {}
+    for name, extra in (("serial", []), ("n2", ["-n", "2"])):
+        project = folder / name
+        project.mkdir()
+        _mcp_json(project, "abc")
+        (project / "conftest.py").write_text(WHERE + SHARE_BEFORE_THE_SDK)
+        started[name] = start_session(project, *args, *extra, "--toolnexus-report", f"{name}.json")
+    return started
+
+
+@pytest.fixture(scope="module")
+def by_server(by_server_runs: dict[str, RunningSession]) -> ByServer:
+    """Both sessions of ``by_server_runs``, finished, and what their projects noted."""
+    pytest.importorskip("xdist")
+    serial = by_server_runs["serial"].result()
+    started_serial = _started(serial.path)
+    (serial.path / "ran.log").unlink()
+    n2 = by_server_runs["n2"].result()
+    ran = (n2.path / "ran.log").read_text().splitlines()
+    return ByServer(serial, n2, started_serial, _started(n2.path), ran)
 
 
 def test_each_server_of_an_mcp_json_is_listed_once_and_explored_by_server(
@@ -638,24 +650,31 @@ def pytest_configure(config):
 """
 
 
-def test_python_targets_are_imported_once_and_a_broken_one_is_one_item(
-    pytester: pytest.Pytester,
-) -> None:
-    pytest.importorskip("xdist")
+@early
+def imported_once(folder: Path) -> RunningSession:
+    """Two good Python targets and a broken one under ``-n 2``, each noting its imports
+    and its explorations. Started early: it mostly waits for its workers."""
     for n in range(2):
-        pytester.makepyfile(**{f"look{n}": TARGET.replace("{n}", str(n))})
-    pytester.makepyfile(broken=BROKEN)
-    pytester.makeconftest(TOGETHER)
-    pytester.syspathinsert()
+        (folder / f"look{n}.py").write_text(TARGET.replace("{n}", str(n)))
+    (folder / "broken.py").write_text(BROKEN)
+    (folder / "conftest.py").write_text(TOGETHER)
     args = [*BASE, "--toolnexus-examples", "2", "--toolnexus-select", "TN1,TN5"]
     for target in ("look0:tools", "broken:tools", "look1:tools"):
         args += ["--toolnexus-target", target]
     args += ["--toolnexus-env", "PYTEST_XDIST_WORKER"]
-    run = pytester.runpytest_subprocess(*args, "-n", "2", "--toolnexus-report", "n2.json")
-    lines = (pytester.path / "imports").read_text().splitlines()
+    return start_session(folder, *args, "-n", "2", "--toolnexus-report", "n2.json")
+
+
+def test_python_targets_are_imported_once_and_a_broken_one_is_one_item(
+    imported_once: RunningSession,
+) -> None:
+    pytest.importorskip("xdist")
+    session = imported_once.result()
+    run = session.run_result()
+    lines = (session.path / "imports").read_text().splitlines()
     imported = Counter((name, worker) for name, _pid, worker in map(str.split, lines))
     explorers: dict[str, set[str]] = {}
-    for line in (pytester.path / "explored").read_text().splitlines():
+    for line in (session.path / "explored").read_text().splitlines():
         name, worker = line.split()
         explorers.setdefault(name, set()).add(worker)
     shown = f"imported: {dict(imported)}, explored: {explorers}\n{run.stdout.str()}"
@@ -670,7 +689,7 @@ def test_python_targets_are_imported_once_and_a_broken_one_is_one_item(
         assert len(explorers[target]) == 1, shown  # explored once, by one worker
         listed_only = [w for name, w in imported if name == target and w not in explorers[target]]
         assert len(listed_only) <= 1, shown  # listed by one worker, explored by one
-    report = json.loads((pytester.path / "n2.json").read_text())
+    report = json.loads((session.path / "n2.json").read_text())
     broken = [
         (r["check"], r["outcome"]) for r in report["results"] if r["target"] == "broken:tools"
     ]
@@ -716,8 +735,19 @@ while not all((_here / f"sdk-gw{n}").exists() for n in (0, 1)) and time.monotoni
 """
 
 
+@early
+def listing_awaited(folder: Path) -> RunningSession:
+    """One server, starting only once both workers of its ``-n 2`` session have
+    imported the MCP SDK. Started early: it mostly waits for its workers."""
+    (folder / "notes_server.py").write_text(WAITS_FOR_BOTH + SERVER)
+    (folder / "conftest.py").write_text(NOTES_THE_SDK)
+    target = f"stdio:{sys.executable} {folder / 'notes_server.py'} notes"
+    args = [*BASE, "--toolnexus-target", target, "--toolnexus-select", "TN1"]
+    return start_session(folder, *args, "-n", "2", "--toolnexus-load-timeout", "90")
+
+
 def test_a_worker_waiting_for_anothers_listing_of_a_server_imports_the_sdk_meanwhile(
-    pytester: pytest.Pytester,
+    listing_awaited: RunningSession,
 ) -> None:
     """Building a server's tools from another worker's listing needs the MCP SDK.
     Imported once the listing had come, it held up that worker's collection, and so
@@ -725,14 +755,11 @@ def test_a_worker_waiting_for_anothers_listing_of_a_server_imports_the_sdk_meanw
     starts only once both workers have imported it: the one that lists it imports it
     to connect, the other must have done so while it waited."""
     pytest.importorskip("xdist")
-    (pytester.path / "notes_server.py").write_text(WAITS_FOR_BOTH + SERVER)
-    pytester.makeconftest(NOTES_THE_SDK)
-    target = f"stdio:{sys.executable} {pytester.path / 'notes_server.py'} notes"
-    args = [*BASE, "--toolnexus-target", target, "--toolnexus-select", "TN1"]
-    run = pytester.runpytest_subprocess(*args, "-n", "2", "--toolnexus-load-timeout", "90")
+    session = listing_awaited.result()
+    run = session.run_result()
     assert run.ret == 0, run.stdout.str()
-    assert (pytester.path / "waited").read_text() == "both"
-    assert len(_started(pytester.path)) == 1
+    assert (session.path / "waited").read_text() == "both"
+    assert len(_started(session.path)) == 1
 
 
 #: Holds each xdist worker's import of the MCP SDK until the servers of its share of

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from _processes import alive
-from _sessions import Session, run_session
+from _sessions import RunningSession, Session, early, start_session
 from toolnexus_conformance.targets import TargetKind
 
 from pytest_toolnexus._session import explored_here
@@ -81,17 +83,37 @@ sys.meta_path.insert(0, _Waits())
 """
 
 
-@pytest.fixture(scope="module")
-def counted(tmp_path_factory: pytest.TempPathFactory) -> Session:
+@dataclass(frozen=True)
+class WatchedRun:
+    """A session, and whether each server it noted (a pid a line, in its ``starts``
+    files) still ran the moment it ended. A server the run leaves behind may end by
+    itself a little later (its stdin closes once pytest exits; a deaf one sleeps its
+    time out), before a test reads a session started early: looked at only then, it
+    would pass for one the run ended."""
+
+    running: RunningSession
+    alive_at_end: Future[dict[int, bool]]
+
+
+def _watched(running: RunningSession, *starts: Path) -> WatchedRun:
+    """``running``, with its noted servers looked at as soon as it ends."""
+
+    def look() -> dict[int, bool]:
+        noted = [path.read_text().split() for path in starts if path.exists()]
+        return {int(pid): alive(int(pid)) for pids in noted for pid in pids}
+
+    return WatchedRun(running, running.when_ended(look))
+
+
+@early
+def counted_run(folder: Path) -> WatchedRun:
     """One run listing the tools of two counted servers, calling none: a ``stdio:``
     target noting its starts in ``stdio-starts.txt``, and an mcp.json entry noting its
     own in ``starts.txt``, for which the kit's import of the SDK waits
-    (``SDK_WAITS_FOR_THE_SERVER``)."""
+    (``SDK_WAITS_FOR_THE_SERVER``). Started early: it mostly waits for its servers."""
     import json
     import sys
 
-    pytest.importorskip("mcp.server.mcpserver")
-    folder = tmp_path_factory.mktemp("counted")
     (folder / "counted_server.py").write_text(COUNTED_SERVER)
     (folder / "conftest.py").write_text(SDK_WAITS_FOR_THE_SERVER)
     server = {
@@ -101,7 +123,7 @@ def counted(tmp_path_factory: pytest.TempPathFactory) -> Session:
     servers = {"counted": {**server, "env": {"COUNTED_BY": "the test"}}}
     (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
     stdio = f"stdio:{sys.executable} counted_server.py {folder / 'stdio-starts.txt'}"
-    session = run_session(
+    running = start_session(
         folder,
         *BASE,
         "--toolnexus-target",
@@ -114,24 +136,38 @@ def counted(tmp_path_factory: pytest.TempPathFactory) -> Session:
         "none",
         timeout=120,
     )
+    return _watched(running, folder / "stdio-starts.txt", folder / "starts.txt")
+
+
+@pytest.fixture(scope="module")
+def counted(counted_run: WatchedRun) -> Session:
+    """The counted servers' run (``counted_run``), asserted to pass."""
+    pytest.importorskip("mcp.server.mcpserver")
+    session = counted_run.running.result()
     assert session.ret == pytest.ExitCode.OK, session.text()
     return session
 
 
-def test_a_stdio_server_is_started_once_and_ended(counted: Session) -> None:
+def test_a_stdio_server_is_started_once_and_ended(
+    counted: Session, counted_run: WatchedRun
+) -> None:
     """Started while the SDK is imported, its process is the one the load talks to."""
     counted.stdout.fnmatch_lines(["stdio:*counted_server.py*: 1 tools*", "*counted_shout*"])
     [pid] = (counted.path / "stdio-starts.txt").read_text().split()
-    assert not alive(int(pid)), f"the server ({pid}) outlived the run"
+    alive_at_end = counted_run.alive_at_end.result()
+    assert not alive_at_end[int(pid)], f"the server ({pid}) outlived the run"
 
 
-def test_an_mcp_json_server_starts_before_the_sdk_is_imported_and_once(counted: Session) -> None:
+def test_an_mcp_json_server_starts_before_the_sdk_is_imported_and_once(
+    counted: Session, counted_run: WatchedRun
+) -> None:
     """Its entry is read without the SDK, so its start-up overlaps the import; started
     with the entry's own environment, it is the process the load adopts."""
     counted.stdout.fnmatch_lines(["mcp.json: 1 tools*", "*counted_shout*"])
     assert (counted.path / "sdk.txt").read_text() == "started first"
     [pid] = (counted.path / "starts.txt").read_text().split()  # adopted: never started twice
-    assert not alive(int(pid)), f"the server ({pid}) outlived the run"
+    alive_at_end = counted_run.alive_at_end.result()
+    assert not alive_at_end[int(pid)], f"the server ({pid}) outlived the run"
 
 
 def test_the_servers_started_first_are_those_the_loads_will_start(
@@ -193,28 +229,48 @@ tools = [add]
 """
 
 
-def _beside_one_tool(
-    pytester: pytest.Pytester, *first: str, timeout: float = 120
-) -> pytest.RunResult:
-    """A session, asserted to pass, of the one-tool target ``one`` with one live check
-    (TN601), so the plugin's threads start and import; ``first`` are its other options."""
-    result = pytester.runpytest_subprocess(
-        *first, "--toolnexus-target", "one:tools", "--toolnexus-select", "TN601", timeout=timeout
+def _start_beside_one_tool(
+    folder: Path, *first: str, timeout: float = 120, **files: str
+) -> RunningSession:
+    """A session in ``folder`` of the one-tool target ``one`` with one live check (TN601),
+    so the plugin's threads start and import; ``first`` are its other options, ``files``
+    the project's other modules (name: source)."""
+    for name, source in {"one": ONE_TOOL, **files}.items():
+        (folder / f"{name}.py").write_text(source)
+    return start_session(
+        folder,
+        *first,
+        "--toolnexus-target",
+        "one:tools",
+        "--toolnexus-select",
+        "TN601",
+        timeout=timeout,
     )
+
+
+def _passed(running: RunningSession) -> pytest.RunResult:
+    """The session ``_start_beside_one_tool`` started, asserted to pass."""
+    result = running.result().run_result()
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
     return result
 
 
+@early
+def hypothesis_at_summary(folder: Path) -> RunningSession:
+    """The one-tool session whose conftest notes, as the summary begins, whether
+    hypothesis is imported. Started early: it mostly waits for the tool's process."""
+    return _start_beside_one_tool(folder, *BASE, conftest=NOTES_HYPOTHESIS)
+
+
 def test_what_hypothesiss_summary_imports_is_imported_while_the_tools_are_explored(
-    pytester: pytest.Pytester,
+    hypothesis_at_summary: RunningSession,
 ) -> None:
     """hypothesis's pytest plugin imports hypothesis to print its summary, in a session
     that never used it too: that import is made during the test loop, while the tools
     are explored in their own processes, not at the end."""
-    pytester.makepyfile(one=ONE_TOOL)
-    pytester.makeconftest(NOTES_HYPOTHESIS)
-    _beside_one_tool(pytester, *BASE)
-    assert (pytester.path / "at-summary.txt").read_text() == "True"
+    session = hypothesis_at_summary.result()
+    _passed(hypothesis_at_summary)
+    assert (session.path / "at-summary.txt").read_text() == "True"
 
 
 #: Notes, as the module is imported, which thread holds the import turn.
@@ -233,15 +289,13 @@ Path("turn.txt").write_text(names.get(int(owner[1]), "?") if owner else "nobody"
 NOTES_THE_TURN = NOTE_THE_TURN + ONE_TOOL
 
 
-def test_a_target_imported_in_pytests_process_takes_the_import_turn(
-    pytester: pytest.Pytester,
-) -> None:
-    """Under ``--toolnexus-isolation none`` the target is imported on a thread of the
-    plugin while the warm-up imports hypothesis on another: its load holds the turn
-    (``toolnexus_conformance._imports``) while the loop imports it, so the two never
-    import at once."""
-    pytester.makepyfile(noted=NOTES_THE_TURN)
-    result = pytester.runpytest_subprocess(
+@early
+def imported_here(folder: Path) -> RunningSession:
+    """A session importing the noting target in its own process
+    (``--toolnexus-isolation none``). Started early: it mostly waits for its imports."""
+    (folder / "noted.py").write_text(NOTES_THE_TURN)
+    return start_session(
+        folder,
         *BASE,
         "--toolnexus-target",
         "noted:tools",
@@ -251,28 +305,58 @@ def test_a_target_imported_in_pytests_process_takes_the_import_turn(
         "TN101",
         timeout=120,
     )
+
+
+def test_a_target_imported_in_pytests_process_takes_the_import_turn(
+    imported_here: RunningSession,
+) -> None:
+    """Under ``--toolnexus-isolation none`` the target is imported on a thread of the
+    plugin while the warm-up imports hypothesis on another: its load holds the turn
+    (``toolnexus_conformance._imports``) while the loop imports it, so the two never
+    import at once."""
+    session = imported_here.result()
+    result = session.run_result()
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()
-    assert (pytester.path / "turn.txt").read_text().startswith("toolnexus-load")
+    assert (session.path / "turn.txt").read_text().startswith("toolnexus-load")
 
 
-def _collected_beside_one_tool(pytester: pytest.Pytester, module: str, timeout: float) -> None:
+def _start_collected_beside_one_tool(folder: Path, module: str, timeout: float) -> RunningSession:
     """A session of the project's test module ``module`` (one test) beside the one-tool
     target, so the plugin's threads import while it is collected."""
-    pytester.makepyfile(one=ONE_TOOL, test_module=module)
-    result = _beside_one_tool(
-        pytester, "-p", "no:cacheprovider", "--toolnexus-conformance", timeout=timeout
+    return _start_beside_one_tool(
+        folder,
+        "-p",
+        "no:cacheprovider",
+        "--toolnexus-conformance",
+        timeout=timeout,
+        test_module=module,
     )
-    result.assert_outcomes(passed=2)
 
 
-def test_a_test_module_is_collected_in_the_import_turn(pytester: pytest.Pytester) -> None:
+def _collected_beside_one_tool(running: RunningSession) -> Session:
+    """The session ``_start_collected_beside_one_tool`` started, asserted to pass both
+    its items (the module's test and the tool's check)."""
+    _passed(running).assert_outcomes(passed=2)
+    return running.result()
+
+
+@early
+def collected_in_the_turn(folder: Path) -> RunningSession:
+    """A test module noting, as it is imported, which thread holds the import turn.
+    Started early: it mostly waits for the plugin's threads and the tool's process."""
+    return _start_collected_beside_one_tool(
+        folder, NOTE_THE_TURN + "\n\ndef test_it():\n    pass\n", timeout=120
+    )
+
+
+def test_a_test_module_is_collected_in_the_import_turn(
+    collected_in_the_turn: RunningSession,
+) -> None:
     """The project's own modules are imported on pytest's thread while the plugin's
     threads import the SDK and hypothesis: collection holds the turn, so a test module
     that imports what they import is never handed it half made."""
-    _collected_beside_one_tool(
-        pytester, NOTE_THE_TURN + "\n\ndef test_it():\n    pass\n", timeout=120
-    )
-    assert (pytester.path / "turn.txt").read_text() == "MainThread"
+    session = _collected_beside_one_tool(collected_in_the_turn)
+    assert (session.path / "turn.txt").read_text() == "MainThread"
 
 
 #: A test module that runs the suites, live checks included, as it is imported.
@@ -288,14 +372,21 @@ def test_it():
 """
 
 
+@early
+def suites_run_at_collection(folder: Path) -> RunningSession:
+    """A test module running the suites as it is imported. A stall lasts 120 s; the
+    run takes a few seconds: its timeout (60 s) fails a run that stalls. Started early:
+    it mostly waits for the tools' processes."""
+    return _start_collected_beside_one_tool(folder, RUNS_THE_SUITES, timeout=60)
+
+
 def test_a_module_running_the_suites_as_it_is_collected_does_not_wait_for_the_turn(
-    pytester: pytest.Pytester,
+    suites_run_at_collection: RunningSession,
 ) -> None:
     """Its searches take the import turn that collection holds: its exploration sets
     it aside while it waits for them. Kept, the module waited for the warm-up's bound
     (two minutes) before its searches could start."""
-    # A stall lasts 120 s; the run takes a few seconds.
-    _collected_beside_one_tool(pytester, RUNS_THE_SUITES, timeout=60)
+    _collected_beside_one_tool(suites_run_at_collection)
 
 
 def test_the_exit_leaves_the_suites_objects_to_the_system() -> None:
@@ -326,23 +417,36 @@ time.sleep(120)
 """
 
 
-def test_a_run_that_stops_at_a_usage_error_leaves_no_server(pytester: pytest.Pytester) -> None:
-    """The server starts before the session reads its files; a bad one still ends it."""
+@early
+def stopped_at_a_usage_error(folder: Path) -> WatchedRun:
+    """A run given a deaf server and an arguments file it cannot read. Started early:
+    it waits for the server's start before it stops."""
     import sys
 
-    pytester.makepyfile(deaf_server=DEAF_SERVER)
-    (pytester.path / "arguments.json").write_text("{not json")
-    starts = pytester.path / "starts.txt"
-    result = pytester.runpytest_subprocess(
+    (folder / "deaf_server.py").write_text(DEAF_SERVER)
+    (folder / "arguments.json").write_text("{not json")
+    running = start_session(
+        folder,
         *BASE,
         "--toolnexus-target",
-        f"stdio:{sys.executable} deaf_server.py {starts}",
+        f"stdio:{sys.executable} deaf_server.py {folder / 'starts.txt'}",
         "--toolnexus-sandbox",
         "off",
         "--toolnexus-arguments",
         "arguments.json",
         timeout=120,
     )
+    return _watched(running, folder / "starts.txt")
+
+
+def test_a_run_that_stops_at_a_usage_error_leaves_no_server(
+    stopped_at_a_usage_error: WatchedRun,
+) -> None:
+    """The server starts before the session reads its files; a bad one still ends it."""
+    session = stopped_at_a_usage_error.running.result()
+    result = session.run_result()
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    starts = session.path / "starts.txt"
     started = starts.read_text().split() if starts.exists() else []
-    assert not [pid for pid in started if alive(int(pid))]
+    alive_at_end = stopped_at_a_usage_error.alive_at_end.result()
+    assert not [pid for pid in started if alive_at_end[int(pid)]]
