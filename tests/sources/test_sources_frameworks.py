@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 from _installed import skip_unless_installed
-from _kit import KitRun, shown
-from _sessions import RunningSession, early, start_session
+from _kit import KitRun, shown, start_kit
+from _sessions import RunningSession, early
 
-from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 from toolnexus_ref import as_tools
 from toolnexus_ref.adapters.openai_agents import AgentsFunctionTool
 from toolnexus_ref.adapters.pydantic_ai import PydanticAITool
@@ -124,18 +123,14 @@ def framework_tools_kit(folder: Path) -> RunningSession:
     """The kit through the plugin on both SDKs' tools: started early, as its files and
     arguments are fixed and it mostly waits for the tools' processes."""
     (folder / "fw_plugin_tools.py").write_text(TOOLS)
-    targets = ["fw_plugin_tools:agents_tools", "fw_plugin_tools:pydantic_tools"]
-    args = [arg for target in targets for arg in (TARGET, target)]
-    return start_session(
-        folder, "-p", "no:cacheprovider", CONFORMANCE, ONLY, REPORT, "report.json", *args
-    )
+    return start_kit(folder, "fw_plugin_tools:agents_tools", "fw_plugin_tools:pydantic_tools")
 
 
 def test_through_the_plugin_good_tools_have_no_error_and_real_live_verdicts(
     framework_tools_kit: RunningSession,
 ) -> None:
     done = framework_tools_kit.result()
-    run = KitRun(done.run_result(), done.report()["results"])
+    run = KitRun.of(done)
     errors = run.failed(severity="error")
     assert not errors, shown(errors)
     for name in ("add", "multiply"):

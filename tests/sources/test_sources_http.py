@@ -11,11 +11,10 @@ import _loopback
 import httpx
 import pytest
 import respx
-from _kit import KitRun, shown
+from _kit import KitRun, shown, start_kit
 from _loopback import loopback_server
-from _sessions import RunningSession, early, start_session
+from _sessions import RunningSession, early
 
-from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 from toolnexus_ref import ToolContext
 from toolnexus_ref.http import MASK, HttpConfigError, http_tool, load_http_tools
 
@@ -237,21 +236,16 @@ def http_tools_kit(folder: Path) -> RunningSession:
     (folder / "conftest.py").write_text(LOOPBACK_CONFTEST)
     # The tools reach the loopback server and read the base and token from the
     # environment: the sandbox must share the network and pass those two variables.
-    return start_session(
+    return start_kit(
         folder,
-        "-p",
-        "no:cacheprovider",
-        CONFORMANCE,
-        ONLY,
-        REPORT,
-        "report.json",
-        TARGET,
         "http_plugin_tools:tools",
-        "--toolnexus-examples",
-        "5",
-        "--toolnexus-allow-network",
-        "--toolnexus-env",
-        "TOOLNEXUS_TEST_BASE,TOOLNEXUS_TEST_TOKEN",
+        extra=(
+            "--toolnexus-examples",
+            "5",
+            "--toolnexus-allow-network",
+            "--toolnexus-env",
+            "TOOLNEXUS_TEST_BASE,TOOLNEXUS_TEST_TOKEN",
+        ),
         env={"TOOLNEXUS_TEST_TOKEN": SECRET},
     )
 
@@ -260,7 +254,7 @@ def test_through_the_plugin_gets_are_judged_posts_skipped_and_secrets_never_repo
     http_tools_kit: RunningSession,
 ) -> None:
     done = http_tools_kit.result()
-    run = KitRun(done.run_result(), done.report()["results"])
+    run = KitRun.of(done)
     errors = run.failed(severity="error")
     assert not errors, shown(errors)
     assert {"TN501", "TN601", "TN602", "TN603", "TN701", "TN801"} <= set(

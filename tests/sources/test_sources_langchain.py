@@ -8,11 +8,10 @@ from types import SimpleNamespace
 
 import pytest
 from _installed import skip_unless_installed
-from _kit import KitRun, shown
-from _sessions import RunningSession, early, start_session
+from _kit import KitRun, shown, start_kit
+from _sessions import RunningSession, early
 from toolnexus_conformance.targets import load_target, parse_target
 
-from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
 from toolnexus_ref import ToolContext, as_tools
 from toolnexus_ref.adapters.langchain import LangChainTool
 
@@ -158,10 +157,8 @@ def langchain_tools_kit(folder: Path) -> RunningSession:
     """The kit through the plugin on LangChain tools: started early, as its files and
     arguments are fixed and it mostly waits for the tools' processes."""
     (folder / "lc_plugin_tools.py").write_text(TOOLS)
-    targets = ["lc_plugin_tools:good", "lc_plugin_tools:spaced", "lc_plugin_tools:add"]
-    args = [arg for target in targets for arg in (TARGET, target)]
-    return start_session(
-        folder, "-p", "no:cacheprovider", CONFORMANCE, ONLY, REPORT, "report.json", *args
+    return start_kit(
+        folder, "lc_plugin_tools:good", "lc_plugin_tools:spaced", "lc_plugin_tools:add"
     )
 
 
@@ -169,7 +166,7 @@ def test_through_the_plugin_good_tools_pass_and_a_spaced_name_is_found(
     langchain_tools_kit: RunningSession,
 ) -> None:
     done = langchain_tools_kit.result()
-    run = KitRun(done.run_result(), done.report()["results"])
+    run = KitRun.of(done)
     good = [r for r in run.failed(severity="error") if r["target"] == "lc_plugin_tools:good"]
     assert not good, shown(good)
     for name in ("add", "shout", "divide"):

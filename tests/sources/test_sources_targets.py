@@ -11,10 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _kit import LIVE_PREFIXES, KitRun
-from _sessions import RunningSession, Session, early, start_session
-
-from pytest_toolnexus._options import CONFORMANCE, ONLY, REPORT, TARGET
+from _kit import LIVE_PREFIXES, KitRun, start_kit
+from _sessions import RunningSession, Session, early
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 
@@ -70,10 +68,7 @@ def forms_session(folder: Path) -> RunningSession:
     early, as its files and arguments are known before any test, and mostly waiting
     for the tools' processes."""
     (folder / "target_forms.py").write_text(MODULE)
-    targets = [arg for attr in FORMS for arg in (TARGET, f"target_forms:{attr}")]
-    return start_session(
-        folder, "-p", "no:cacheprovider", CONFORMANCE, ONLY, REPORT, "report.json", *targets
-    )
+    return start_kit(folder, *(f"target_forms:{attr}" for attr in FORMS))
 
 
 @pytest.fixture(scope="module")
@@ -124,15 +119,13 @@ def no_tools_server_kit(folder: Path) -> RunningSession:
     """The kit through the plugin on an MCP server that lists no tools: started early,
     as its arguments are fixed and it mostly waits for the server to start."""
     command = f"stdio:{sys.executable} {SERVERS / 'no_tools.py'}"
-    return start_session(
-        folder, "-p", "no:cacheprovider", CONFORMANCE, ONLY, REPORT, "report.json", TARGET, command
-    )
+    return start_kit(folder, command)
 
 
 def test_an_mcp_server_listing_no_tools_fails_tn001(no_tools_server_kit: RunningSession) -> None:
     pytest.importorskip("mcp.server.mcpserver")
     done = no_tools_server_kit.result()
-    run = KitRun(done.run_result(), done.report()["results"])
+    run = KitRun.of(done)
     (record,) = run.records
     assert (record["check"], record["outcome"]) == ("TN001", "failed")
     assert "yields no tools: its servers list none" in record["message"]
