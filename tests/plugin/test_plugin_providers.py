@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
-from _sessions import RunningSession, early, start_session
 from toolnexus_conformance import PROVIDERS as PROVIDER_NAMES
 
 from pytest_toolnexus._options import (
@@ -55,42 +53,6 @@ def provtools(pytester: pytest.Pytester) -> pytest.Pytester:
 def _collected(pytester: pytest.Pytester, *args: str) -> set[str]:
     result = pytester.runpytest(*BASE, *TARGET_ARGS, *args, "--collect-only", "-q")
     return {m.group(1) for line in result.outlines if (m := _CODE.search(line))}
-
-
-@early
-def declaration_probe(folder: Path) -> RunningSession:
-    """The session that probes ``declaration_honoured``: its files and arguments are
-    fixed, so it starts early and runs while other tests do."""
-    (folder / "provtools.py").write_text(TOOLS)
-    return start_session(
-        folder, *BASE, *TARGET_ARGS, PROVIDERS, "anthropic", "--collect-only", "-q"
-    )
-
-
-@pytest.fixture(scope="module")
-def declaration_honoured(declaration_probe: RunningSession) -> bool:
-    """Whether a session collects only the declared providers' checks: probed once.
-
-    The option, the settings and ``providers_from`` exist; the session still has to pass
-    ``RunOptions(**providers_from(settings))`` and select checks through
-    ``toolnexus_conformance._registry.with_providers``.
-    """
-    probe = declaration_probe.result()
-    assert probe.ret == pytest.ExitCode.OK, probe.text()
-    codes = {m.group(1) for line in probe.stdout.lines if (m := _CODE.search(line))}
-    assert codes, probe.text()  # the anthropic checks at least: the probe read what it collected
-    return "TN401" not in codes
-
-
-@pytest.fixture
-def wired(provtools: pytest.Pytester, declaration_honoured: bool) -> pytest.Pytester:
-    """Marks a test xfail while the session does not yet honour the declaration.
-
-    Probed, not assumed: once it does, these tests run in full.
-    """
-    if not declaration_honoured:
-        pytest.xfail("the session does not pass the declared providers to selection yet")
-    return provtools
 
 
 def test_help_lists_the_option_and_every_name(pytester: pytest.Pytester) -> None:
@@ -156,11 +118,11 @@ def test_without_a_declaration_the_profiles_are_as_before(provtools: pytest.Pyte
     assert (gemini["outcome"], gemini["severity"]) == ("failed", "warning")
 
 
-def test_a_declared_providers_refusal_is_an_error(wired: pytest.Pytester) -> None:
-    result = wired.runpytest(*BASE, *TARGET_ARGS, PROVIDERS, "gemini", REPORT, "report.json")
+def test_a_declared_providers_refusal_is_an_error(provtools: pytest.Pytester) -> None:
+    result = provtools.runpytest(*BASE, *TARGET_ARGS, PROVIDERS, "gemini", REPORT, "report.json")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*9lives::TN430-gemini-name*"])
-    rows = json.loads((wired.path / "report.json").read_text())["results"]
+    rows = json.loads((provtools.path / "report.json").read_text())["results"]
     gemini = next(r for r in rows if r["check"] == "TN430")
     assert (gemini["outcome"], gemini["severity"]) == ("failed", "error")
 
@@ -179,13 +141,13 @@ def test_a_declared_providers_refusal_is_an_error(wired: pytest.Pytester) -> Non
     ],
 )
 def test_undeclared_profiles_are_not_collected(
-    wired: pytest.Pytester, declared: str, expected: set[str]
+    provtools: pytest.Pytester, declared: str, expected: set[str]
 ) -> None:
-    assert _collected(wired, PROVIDERS, declared) == expected
+    assert _collected(provtools, PROVIDERS, declared) == expected
 
 
-def test_the_ini_key_declares_too(wired: pytest.Pytester) -> None:
-    wired.makeini("[pytest]\ntoolnexus_providers = openai anthropic\n")
-    assert _collected(wired) == {"TN401", "TN402", "TN403", "TN404", "TN420", "TN421", "TN422"}
-    result = wired.runpytest(*BASE, *TARGET_ARGS)
+def test_the_ini_key_declares_too(provtools: pytest.Pytester) -> None:
+    provtools.makeini("[pytest]\ntoolnexus_providers = openai anthropic\n")
+    assert _collected(provtools) == {"TN401", "TN402", "TN403", "TN404", "TN420", "TN421", "TN422"}
+    result = provtools.runpytest(*BASE, *TARGET_ARGS)
     assert result.ret == pytest.ExitCode.OK  # 9lives is fine for both
