@@ -3,9 +3,8 @@
 The commands are taken from the YAML blocks as CI would run them (a ``run: |``
 script with its line continuations, a GitLab ``script`` entry) and run, as they
 are written, in a project whose ``pyproject.toml`` declares the bundled example
-toolkit as its target, as the page tells users to declare theirs. A baseline
-option this kit does not offer (yet) is left out of a command, and a command
-that updates the baseline is then not run.
+toolkit as its target, as the page tells users to declare theirs. The command
+that updates the baseline runs first: it writes the baseline the check reads.
 """
 
 from __future__ import annotations
@@ -20,14 +19,14 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from _sessions import RunningSession, Session, early, run_environment
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "ci.md"
 README = PAGE.parent.parent / "README.md"
 _YAML = re.compile(r"^```yaml\n(.*?)^```", re.DOTALL | re.MULTILINE)
-BASELINE = "--toolnexus-baseline"
+#: The project the page's commands run in: it declares the example toolkit as its target.
+PYPROJECT = '[tool.pytest.ini_options]\ntoolnexus_targets = ["toolnexus_ref.examples:toolkit"]\n'
 UPDATE = "--toolnexus-update-baseline"
 
 
@@ -81,47 +80,16 @@ def test_the_page_has_a_github_workflow_and_a_gitlab_job() -> None:
     assert "docs/ci.md" in README.read_text(encoding="utf-8")
 
 
-def _offers(option: str, config: pytest.Config) -> bool:
-    """Whether the installed plugin adds ``option``: this session loads the same plugin."""
-    try:
-        config.getoption(option)
-    except ValueError:  # "no option named ..."
-        return False
-    return True
-
-
-def _without_baseline(args: list[str]) -> list[str]:
-    out: list[str] = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg == BASELINE:
-            skip = True
-        elif not arg.startswith(BASELINE + "="):
-            out.append(arg)
-    return out
-
-
-def test_the_pages_pytest_commands_run_against_the_example_toolkit(
-    tmp_path: Path, pytestconfig: pytest.Config
-) -> None:
+def test_the_pages_pytest_commands_run_against_the_example_toolkit(tmp_path: Path) -> None:
     commands = pytest_commands()
     assert len(commands) == 4, commands  # two per CI: the check, and the baseline's update
-    (tmp_path / "pyproject.toml").write_text(
-        '[tool.pytest.ini_options]\ntoolnexus_targets = ["toolnexus_ref.examples:toolkit"]\n'
-    )
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
     env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
-    baseline = _offers(BASELINE, pytestconfig)
     # The update first: it writes the baseline the check then reads.
     unique = sorted({tuple(c) for c in commands}, key=lambda c: UPDATE not in c)
     ran = []
     for command in unique:
         args = list(command)
-        if not baseline:
-            if UPDATE in args:
-                continue
-            args = _without_baseline(args)
         for produced in ("toolnexus-report.json", "toolnexus-report.html"):
             (tmp_path / produced).unlink(missing_ok=True)
         result = subprocess.run(
@@ -139,13 +107,11 @@ def test_the_pages_pytest_commands_run_against_the_example_toolkit(
         assert "get_weather" in (tmp_path / "toolnexus-report.html").read_text()
         ran.append(args)
     assert ran, "no command of the page ran"
-    if baseline:
-        assert (tmp_path / "toolnexus-baseline.toml").is_file()
+    assert (tmp_path / "toolnexus-baseline.toml").is_file()
     if "--junitxml" in ran[-1]:
         assert (tmp_path / "toolnexus-junit.xml").is_file()
 
 
-PYPROJECT = '[tool.pytest.ini_options]\ntoolnexus_targets = ["toolnexus_ref.examples:toolkit"]\n'
 #: The whole run the merged shards are compared with: static checks, as the shards'.
 WHOLE = ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-execute", "none"]
 
