@@ -280,7 +280,8 @@ Started = TypeVar("Started")
 
 def early(starter: Callable[[Path], Started]) -> Any:
     """A module-scoped fixture, named after ``starter``, holding what ``starter(folder)``
-    started: a ``RunningSession``, a ``SessionsByKey``, or a mapping or tuple of them.
+    started: a ``RunningSession``, a ``SessionsByKey``, or a mapping, tuple or dataclass
+    holding them.
 
     A session a test only reads the end of can start before the test does, and run
     while other tests do. In a run without xdist, every early fixture a selected test
@@ -399,7 +400,13 @@ class EarlySessions:
                 if self._stopping.is_set():
                     return
                 if key not in self._started:
-                    self._started[key] = self._start(key, folder)
+                    try:
+                        self._started[key] = self._start(key, folder)
+                    except Exception:
+                        # Asked for by its test (``take``), it starts again in a folder
+                        # of its own and fails there, for that test to report; the
+                        # others still start ahead.
+                        self._folders_ahead.pop(key, None)
 
     def _running(self) -> int:
         with self._lock:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -160,7 +161,9 @@ def _sessions_started_early(request: pytest.FixtureRequest, _early_sessions: Non
         for name in getattr(item, "fixturenames", ())
     }
     for name in sorted(early & used):
-        request.getfixturevalue(name)
+        # One that fails to start errors the tests that read it, not the module's others.
+        with contextlib.suppress(Exception):
+            request.getfixturevalue(name)
 
 
 @pytest.fixture
