@@ -9,9 +9,11 @@ that mostly waits is started with ``start_session`` instead, as its module begin
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -116,6 +118,8 @@ class RunningSession:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            # A group of its own, so that ``stop`` ends what it started with it.
+            start_new_session=hasattr(os, "killpg"),
         )
         self._path = path
         self._ended: Future[Session] = Future()
@@ -160,9 +164,15 @@ class RunningSession:
         return found
 
     def stop(self) -> None:
-        """Kill it if it still runs (its module ended without waiting for it)."""
-        if self._process.poll() is None:
-            self._process.kill()
+        """Kill it if it still runs (its module ended without waiting for it), with the
+        processes of its group: killed alone, a session's servers and workers would
+        outlive the run."""
+        if self._process.poll() is not None:
+            return
+        if hasattr(os, "killpg"):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._process.pid, signal.SIGKILL)
+        self._process.kill()
 
 
 def verdicts_of(
