@@ -29,3 +29,26 @@ def wait_ended(pid: int, within: float = 30) -> None:
         if time.monotonic() > end:
             raise AssertionError(f"process {pid} still runs after {within}s")
         time.sleep(0.02)
+
+
+def processes_marked(marker: str) -> list[str]:
+    """Command lines of the processes whose environment carries
+    ``TOOLNEXUS_TEST_RUN=marker`` (Linux /proc), once none is left or 5 s on: a killed
+    process may take a moment to be reaped."""
+    needle = f"TOOLNEXUS_TEST_RUN={marker}".encode()
+    deadline = time.monotonic() + 5.0
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or entry.name == str(os.getpid()):
+                continue
+            try:
+                if needle in (entry / "environ").read_bytes():
+                    if "\nState:\tZ" in (entry / "status").read_text():
+                        continue  # a zombie is gone already; its parent reaps it
+                    found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+            except OSError:
+                continue
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)

@@ -25,8 +25,6 @@ from typing import Any, Generic, TypeVar
 
 import pytest
 
-Looked = TypeVar("Looked")
-
 #: Installed plugins that no session our tests start uses, blocked in each of them:
 #: langsmith's (langchain-core, a test dependency, brings it) roughly doubles every
 #: pytest start (about 1.5 s of CPU); respx's imports httpx for a fixture nobody asks
@@ -42,6 +40,8 @@ class Session:
     stdout: pytest.LineMatcher
     stderr: str
     path: Path
+    #: What the session's ``at_end`` found the moment it ended (``None`` without one).
+    at_end: Any = None
 
     def report(self, name: str = "report.json") -> dict[str, Any]:
         """The JSON report the session wrote (``--toolnexus-report NAME``)."""
@@ -73,13 +73,17 @@ def run_session(
 
 
 def start_session(
-    path: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 300
+    path: Path,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 300,
+    at_end: Callable[[], object] | None = None,
 ) -> RunningSession:
     """``run_session``, returning at once: the session runs while the caller goes on.
 
     For a session that mostly waits (a blocked server, a hung import, a call timeout):
-    a module-scoped fixture named in the module's ``START_EARLY`` starts it as the
-    module's first test begins, so it runs beside the module's other tests.
+    an early fixture (``early``) starts it before the tests that read it. ``at_end``
+    is for ``RunningSession``.
     """
     environment = _base_environment()
     environment.update(
@@ -92,14 +96,18 @@ def start_session(
     environment.pop("TOX_ENV_DIR", None)
     environment.update(env or {})
     command = [sys.executable, "-m", "pytest", f"--basetemp={path / 'runpytest-0'}", *args]
-    return RunningSession(command, path, timeout, env=environment)
+    return RunningSession(command, path, timeout, env=environment, at_end=at_end)
 
 
 class RunningSession:
     """A command running in ``path`` in the background, a session ``start_session``
     started or another whose output is read as one's: ``result()`` waits for its end.
 
-    ``env`` is its whole environment (this process's when ``None``).
+    ``env`` is its whole environment (this process's when ``None``). ``at_end`` is called
+    the moment it ends, and what it returns is the ``Session``'s ``at_end``: for what a
+    session must not leave behind (processes, files). Looked for only when a test reads
+    a session started long before, a leftover that lives a while would be gone by
+    then, and the check would pass whatever the session left.
     """
 
     def __init__(
@@ -109,6 +117,7 @@ class RunningSession:
         timeout: float,
         *,
         env: Mapping[str, str] | None = None,
+        at_end: Callable[[], object] | None = None,
     ) -> None:
         self._process = subprocess.Popen(
             command,
@@ -122,6 +131,7 @@ class RunningSession:
             start_new_session=hasattr(os, "killpg"),
         )
         self._path = path
+        self._at_end = at_end
         self._ended: Future[Session] = Future()
         threading.Thread(
             target=self._wait, args=(timeout,), name=f"session in {path.name}", daemon=True
@@ -136,7 +146,12 @@ class RunningSession:
             self._ended.set_exception(exc)
             return
         lines = pytest.LineMatcher(out.splitlines())
-        self._ended.set_result(Session(self._process.returncode, lines, err, self._path))
+        try:
+            looked = self._at_end() if self._at_end is not None else None
+        except BaseException as exc:  # the test reading the session fails on it
+            self._ended.set_exception(exc)
+            return
+        self._ended.set_result(Session(self._process.returncode, lines, err, self._path, looked))
 
     def result(self) -> Session:
         """The finished session (raises ``TimeoutExpired`` if it outlived its timeout)."""
@@ -144,24 +159,6 @@ class RunningSession:
 
     def done(self) -> bool:
         return self._ended.done()
-
-    def when_ended(self, look: Callable[[], Looked]) -> Future[Looked]:
-        """What ``look`` finds the moment the session ends, however it ended.
-
-        For what a session must not leave behind (processes, files): looked for only
-        when a test reads the session, a leftover that lives a while would be gone by
-        then, and the check would pass whatever the session left.
-        """
-        found: Future[Looked] = Future()
-
-        def ended(_: Future[Session]) -> None:
-            try:
-                found.set_result(look())
-            except BaseException as exc:
-                found.set_exception(exc)
-
-        self._ended.add_done_callback(ended)
-        return found
 
     def stop(self) -> None:
         """Kill it if it still runs (its module ended without waiting for it), with the

@@ -19,13 +19,13 @@ import subprocess
 import sys
 import time
 import uuid
-from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _processes import processes_marked
 from _sessions import (
     RunningSession,
     Session,
@@ -138,15 +138,6 @@ tools = [leaks_token, *[t for t in toolkit.tools if t.name == "convert_units"]]
 """
 
 
-#: The processes of each session still running as it ended, by the session's folder:
-#: looked for at its end, as each test here looked right after its session.
-_LEFT_AT_END: dict[Path, Future[list[str]]] = {}
-
-
-def _left_at_end(session: Session) -> list[str]:
-    return _LEFT_AT_END[session.path].result()
-
-
 def _ran(running: RunningSession) -> tuple[pytest.RunResult, Any, Session]:
     """The ended session as pytester gives it, its report, and the session."""
     session = running.result()
@@ -155,7 +146,9 @@ def _ran(running: RunningSession) -> tuple[pytest.RunResult, Any, Session]:
 
 
 def _assert_nothing_left(session: Session) -> None:
-    left = _left_at_end(session)
+    """No process of the run was left as it ended (its ``at_end``): looked for then, as
+    each test here looked right after its session."""
+    left = session.at_end
     assert left == [], f"processes of the run still running: {left}"
 
 
@@ -177,7 +170,7 @@ def _start(
     project.joinpath("conftest.py").write_text(CONFTEST_PID)
     for module, source in (modules or {}).items():
         project.joinpath(f"{module}.py").write_text(source)
-    running = start_session(
+    return start_session(
         project,
         *_session_args(target, *extra),
         env={
@@ -187,9 +180,8 @@ def _start(
             **(env or {}),
         },
         timeout=timeout,
+        at_end=lambda: processes_marked(marker),
     )
-    _LEFT_AT_END[project] = running.when_ended(lambda: _processes_marked(marker))
-    return running
 
 
 def _session_args(target: str, *extra: str) -> list[str]:
@@ -213,26 +205,6 @@ def _session_args(target: str, *extra: str) -> list[str]:
         "TOOLNEXUS_IMPORTED_IN",
         *extra,
     ]
-
-
-def _processes_marked(marker: str) -> list[str]:
-    needle = f"TOOLNEXUS_TEST_RUN={marker}".encode()
-    deadline = time.monotonic() + 5.0
-    while True:
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit() or entry.name == str(os.getpid()):
-                continue
-            try:
-                if needle in (entry / "environ").read_bytes():
-                    if "\nState:\tZ" in (entry / "status").read_text():
-                        continue
-                    found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
-            except OSError:
-                continue
-        if not found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.1)
 
 
 def _pids(project: Path) -> tuple[str, list[str]]:
@@ -356,7 +328,7 @@ def test_the_shared_run_fails_judges_every_target_and_leaves_nothing_running(
     assert shared.session.ret == pytest.ExitCode.TESTS_FAILED, shared.session.text()
     assert {r["target"] for r in shared.report["results"]} == set(SHARED_TARGETS)
     assert not any(r.get("kit_failure") for r in shared.report["results"])
-    left = _left_at_end(shared.session)
+    left = shared.session.at_end
     assert left == [], f"processes of the run still running: {left}"
 
 

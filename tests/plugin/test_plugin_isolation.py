@@ -14,13 +14,13 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
-from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _processes import processes_marked
 from _sessions import (
     RunningSession,
     Session,
@@ -77,7 +77,7 @@ def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         return result, report
 
     yield go
-    _assert_nothing_left(_processes_marked(marker), tmp, pytester.path, before)
+    _assert_nothing_left(processes_marked(marker), tmp, pytester.path, before)
 
 
 def _session_args(targets: list[str], *extra: str) -> list[str]:
@@ -122,29 +122,6 @@ def _assert_nothing_left(
     assert new <= {"report.json", "stdout", "stderr", "__pycache__", *written}, new
 
 
-def _processes_marked(marker: str) -> list[str]:
-    """Command lines of the processes whose environment carries ``marker`` (Linux /proc)."""
-    needle = f"TOOLNEXUS_TEST_RUN={marker}".encode()
-    found = []
-    deadline = time.monotonic() + 5.0  # a killed process may take a moment to be reaped
-    while True:
-        found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit() or entry.name == str(os.getpid()):
-                continue
-            try:
-                if needle in (entry / "environ").read_bytes():
-                    status = (entry / "status").read_text()
-                    if "\nState:\tZ" in status:
-                        continue  # a zombie is gone already; its parent reaps it
-                    found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
-            except OSError:
-                continue
-        if not found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.1)
-
-
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="isolation needs os.fork")
 
 
@@ -176,9 +153,6 @@ class SharedRun:
     marker: str
     tmp: Path
     before: set[Path]
-    #: The run's processes still running as it ended: looked for then, since one left
-    #: behind may end on its own before a test reads the session.
-    left: Future[list[str]]
 
     @cached_property
     def session(self) -> Session:
@@ -192,7 +166,10 @@ class SharedRun:
 
     def assert_nothing_left(self, written: frozenset[str] = frozenset()) -> None:
         """What the ``run`` fixture asserts after each of its sessions, for this one."""
-        _assert_nothing_left(self.left.result(), self.tmp, self.session.path, self.before, written)
+        # The run's processes still running as it ended (``at_end``): one left behind may
+        # end on its own before a test reads the session.
+        left = self.session.at_end
+        _assert_nothing_left(left, self.tmp, self.session.path, self.before, written)
 
 
 def _start_shared(
@@ -226,9 +203,9 @@ def _start_shared(
             **(env or {}),
         },
         timeout=240,
+        at_end=lambda: processes_marked(marker),
     )
-    left = running.when_ended(lambda: _processes_marked(marker))
-    return SharedRun(running, project, marker, tmp, before, left)
+    return SharedRun(running, project, marker, tmp, before)
 
 
 @early
@@ -289,7 +266,7 @@ def test_processes_a_tool_starts_end_with_its_process(shared: SharedRun) -> None
 def test_a_write_after_the_call_was_abandoned_lands_in_scratch(shared: SharedRun) -> None:
     assert verdicts_of(shared.report, "writes_late")["TN803"]["outcome"] == "failed"
     # The abandoned call sleeps, then writes: no process of the run is left to write later.
-    assert _processes_marked(shared.marker) == []
+    assert processes_marked(shared.marker) == []
     assert not (shared.session.path / "config.json").exists()
 
 

@@ -20,7 +20,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -280,7 +279,8 @@ class Contained:
     credential in its environment, ``home`` its home folder.
 
     ``run`` waits for its end: it mostly waits on its tools' processes, beside other
-    tests. ``at_end`` is what it left, looked for as soon as it ended.
+    tests. What it left (an ``Aftermath``) is looked for as it ends: its session's
+    ``at_end``.
     """
 
     running: RunningSession
@@ -288,7 +288,6 @@ class Contained:
     listener: Listener
     project: Path
     home: Path
-    at_end: Future[Aftermath]
 
     def run(self) -> Run:
         session = self.running.result()
@@ -297,16 +296,21 @@ class Contained:
     def written(self) -> list[Path]:
         return _written(self.mark, self.home, self.project)
 
+    def aftermath(self) -> Aftermath:
+        """What it left on the machine as it ended."""
+        found: Aftermath = self.running.result().at_end
+        return found
+
     def left(self) -> list[int]:
         """Its processes still alive as it ended."""
-        return self.at_end.result().left
+        return self.aftermath().left
 
     def clean_up(self) -> None:
         """Ends the session if it still runs, and what an uncontained run left: not ours
         to keep."""
         self.running.stop()
         with contextlib.suppress(Exception):  # its end, whatever it was, is all we wait for
-            self.at_end.result()
+            self.running.result()
         self.listener.close()
         _clean_up(self.mark, self.home, self.project, _processes(self.mark, settle=0))
 
@@ -334,16 +338,16 @@ def _contain(
     project.joinpath("targets.py").write_text(_targets(mark, listener.port))
     for module, source in (modules or {}).items():
         project.joinpath(f"{module}.py").write_text(source)
+    # Uncontained, a detached process stays (the tests expect it): no wait for it.
+    settle = 0 if mode == "off" else SETTLE
     running = start_session(
         project,
         *args(mark, listener.port),
         env={"HOME": str(home), "SANDBOX_TEST_API_KEY": SECRET},
         timeout=180,
+        at_end=lambda: _aftermath(mark, home, project, settle),
     )
-    # Uncontained, a detached process stays (the tests expect it): no wait for it.
-    settle = 0 if mode == "off" else SETTLE
-    at_end = running.when_ended(lambda: _aftermath(mark, home, project, settle))
-    contained = Contained(running, mark, listener, project, home, at_end)
+    contained = Contained(running, mark, listener, project, home)
     _CONTAINED.append(contained)
     return contained
 
@@ -403,8 +407,8 @@ def _start_shared(tools: tuple[str, ...], *extra: str) -> Callable[[Path, str], 
 def _reached(mode: str, contained: Contained) -> Reached:
     """The ended session, and what it left on the machine."""
     run = contained.run()
-    at_end = contained.at_end.result()
-    return Reached(mode, contained.mark, run, contained.listener, at_end.written, at_end.left)
+    left = contained.aftermath()
+    return Reached(mode, contained.mark, run, contained.listener, left.written, left.left)
 
 
 @pytest.fixture(scope="module", params=MODES)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from concurrent.futures import Future
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -83,30 +82,22 @@ sys.meta_path.insert(0, _Waits())
 """
 
 
-@dataclass(frozen=True)
-class WatchedRun:
-    """A session, and whether each server it noted (a pid a line, in its ``starts``
-    files) still ran the moment it ended. A server the run leaves behind may end by
-    itself a little later (its stdin closes once pytest exits; a deaf one sleeps its
-    time out), before a test reads a session started early: looked at only then, it
+def _alive_at_end(*starts: Path) -> Callable[[], dict[int, bool]]:
+    """Whether each server a session noted (a pid a line, in its ``starts`` files) still
+    runs, for ``at_end``: the moment the session ends. A server the run leaves behind may
+    end by itself a little later (its stdin closes once pytest exits; a deaf one sleeps
+    its time out), before a test reads a session started early: looked at only then, it
     would pass for one the run ended."""
-
-    running: RunningSession
-    alive_at_end: Future[dict[int, bool]]
-
-
-def _watched(running: RunningSession, *starts: Path) -> WatchedRun:
-    """``running``, with its noted servers looked at as soon as it ends."""
 
     def look() -> dict[int, bool]:
         noted = [path.read_text().split() for path in starts if path.exists()]
         return {int(pid): alive(int(pid)) for pids in noted for pid in pids}
 
-    return WatchedRun(running, running.when_ended(look))
+    return look
 
 
 @early
-def counted_run(folder: Path) -> WatchedRun:
+def counted_run(folder: Path) -> RunningSession:
     """One run listing the tools of two counted servers, calling none: a ``stdio:``
     target noting its starts in ``stdio-starts.txt``, and an mcp.json entry noting its
     own in ``starts.txt``, for which the kit's import of the SDK waits
@@ -123,7 +114,7 @@ def counted_run(folder: Path) -> WatchedRun:
     servers = {"counted": {**server, "env": {"COUNTED_BY": "the test"}}}
     (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
     stdio = f"stdio:{sys.executable} counted_server.py {folder / 'stdio-starts.txt'}"
-    running = start_session(
+    return start_session(
         folder,
         *BASE,
         "--toolnexus-target",
@@ -135,39 +126,37 @@ def counted_run(folder: Path) -> WatchedRun:
         "--toolnexus-execute",
         "none",
         timeout=120,
+        at_end=_alive_at_end(folder / "stdio-starts.txt", folder / "starts.txt"),
     )
-    return _watched(running, folder / "stdio-starts.txt", folder / "starts.txt")
 
 
 @pytest.fixture(scope="module")
-def counted(counted_run: WatchedRun) -> Session:
+def counted(counted_run: RunningSession) -> Session:
     """The counted servers' run (``counted_run``), asserted to pass."""
     pytest.importorskip("mcp.server.mcpserver")
-    session = counted_run.running.result()
+    session = counted_run.result()
     assert session.ret == pytest.ExitCode.OK, session.text()
     return session
 
 
 def test_a_stdio_server_is_started_once_and_ended(
-    counted: Session, counted_run: WatchedRun
+    counted: Session,
 ) -> None:
     """Started while the SDK is imported, its process is the one the load talks to."""
     counted.stdout.fnmatch_lines(["stdio:*counted_server.py*: 1 tools*", "*counted_shout*"])
     [pid] = (counted.path / "stdio-starts.txt").read_text().split()
-    alive_at_end = counted_run.alive_at_end.result()
-    assert not alive_at_end[int(pid)], f"the server ({pid}) outlived the run"
+    assert not counted.at_end[int(pid)], f"the server ({pid}) outlived the run"
 
 
 def test_an_mcp_json_server_starts_before_the_sdk_is_imported_and_once(
-    counted: Session, counted_run: WatchedRun
+    counted: Session,
 ) -> None:
     """Its entry is read without the SDK, so its start-up overlaps the import; started
     with the entry's own environment, it is the process the load adopts."""
     counted.stdout.fnmatch_lines(["mcp.json: 1 tools*", "*counted_shout*"])
     assert (counted.path / "sdk.txt").read_text() == "started first"
     [pid] = (counted.path / "starts.txt").read_text().split()  # adopted: never started twice
-    alive_at_end = counted_run.alive_at_end.result()
-    assert not alive_at_end[int(pid)], f"the server ({pid}) outlived the run"
+    assert not counted.at_end[int(pid)], f"the server ({pid}) outlived the run"
 
 
 def test_the_servers_started_first_are_those_the_loads_will_start(
@@ -418,14 +407,14 @@ time.sleep(120)
 
 
 @early
-def stopped_at_a_usage_error(folder: Path) -> WatchedRun:
+def stopped_at_a_usage_error(folder: Path) -> RunningSession:
     """A run given a deaf server and an arguments file it cannot read. Started early:
     it waits for the server's start before it stops."""
     import sys
 
     (folder / "deaf_server.py").write_text(DEAF_SERVER)
     (folder / "arguments.json").write_text("{not json")
-    running = start_session(
+    return start_session(
         folder,
         *BASE,
         "--toolnexus-target",
@@ -435,18 +424,17 @@ def stopped_at_a_usage_error(folder: Path) -> WatchedRun:
         "--toolnexus-arguments",
         "arguments.json",
         timeout=120,
+        at_end=_alive_at_end(folder / "starts.txt"),
     )
-    return _watched(running, folder / "starts.txt")
 
 
 def test_a_run_that_stops_at_a_usage_error_leaves_no_server(
-    stopped_at_a_usage_error: WatchedRun,
+    stopped_at_a_usage_error: RunningSession,
 ) -> None:
     """The server starts before the session reads its files; a bad one still ends it."""
-    session = stopped_at_a_usage_error.running.result()
+    session = stopped_at_a_usage_error.result()
     result = session.run_result()
     assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
     starts = session.path / "starts.txt"
     started = starts.read_text().split() if starts.exists() else []
-    alive_at_end = stopped_at_a_usage_error.alive_at_end.result()
-    assert not [pid for pid in started if alive_at_end[int(pid)]]
+    assert not [pid for pid in started if session.at_end[int(pid)]]
