@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from ._subject import extras_of
@@ -47,6 +47,39 @@ SPEC_FORMS = (
     "skills:<folder>      (a folder of SKILL.md skills)",
     "a2a:http(s)://host/  (an A2A agent: its card at /.well-known/agent-card.json, or a card URL)",
 )
+
+
+#: A Python file's path, with or without an attribute: ``tools.py``, ``src/pkg/mod.py:tools``.
+_PYTHON_FILE = re.compile(r"^(?P<path>[^:]+)\.py(?::(?P<attr>[A-Za-z_][\w.]*))?$")
+
+
+def _python_file_message(text: str, base_dir: Path | None) -> str:
+    """What to write instead of a file's path, the first form a new user tries.
+
+    Read as a path, any existing file is an mcp.json and its Python is "not valid
+    JSON", which sends the user to the wrong place; a target names what Python
+    imports, so the message spells out the module the path most likely is: its
+    path from the project's directory (past a ``src`` folder), or its name alone.
+    """
+    found = _PYTHON_FILE.match(text)
+    assert found is not None
+    path = PurePath(found["path"].replace("\\", "/"))
+    if path.is_absolute():
+        if base_dir is not None and path.is_relative_to(base_dir):
+            path = path.relative_to(base_dir)
+        else:
+            path = PurePath(path.name)
+    parts = [part for part in path.parts if part not in (".", "..")]
+    if "src" in parts:
+        parts = parts[parts.index("src") + 1 :]
+    module = ".".join(parts) or path.name
+    attr = found["attr"] or "tools"
+    return (
+        f"target {text!r} names a Python file; a Python target names the module to import"
+        f" and the attribute that holds the tools, as in {module}:{attr}"
+        + ("" if found["attr"] else f" (where {attr} is what holds them)")
+        + "; the module must be importable from the directory pytest runs in"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +119,8 @@ def parse_target(spec: str | object, *, base_dir: Path | None = None) -> TargetS
         return TargetSpec(TargetKind.A2A, url, text)
     if text.startswith("skills:"):
         return TargetSpec(TargetKind.SKILLS, text[len("skills:") :].strip(), text)
+    if _PYTHON_FILE.match(text):
+        raise TargetError(_python_file_message(text, base_dir))
     if text.endswith(".json") or (base_dir is not None and (base_dir / text).is_file()):
         return TargetSpec(TargetKind.MCP_JSON, text, text)
     if _PYTHON_SPEC.match(text):

@@ -72,8 +72,10 @@ def test_broken_targets_fail_once_each_and_the_others_still_run(
         "this is not a target",
         TARGET,
         "mytools:missing_attr",
+        TARGET,
+        "mytools.py",
     )
-    assert result.parseoutcomes()["failed"] == 4
+    assert result.parseoutcomes()["failed"] == 5
     result.stdout.fnmatch_lines_random(
         [
             "*no_such_module:tools::TN001-target-loads*",
@@ -81,6 +83,8 @@ def test_broken_targets_fail_once_each_and_the_others_still_run(
             "*the factory behind 'mytools:broken_factory' raised RuntimeError: the factory is broken*",
             "*cannot understand target 'this is not a target'*",
             "*module 'mytools' has no attribute 'missing_attr'*",
+            # Not read as an mcp.json, whose error would be "not valid JSON".
+            "*target 'mytools.py' names a Python file*as in mytools:tools *",
         ]
     )
     assert "mytools:good: 2 tools" in result.stdout.str()

@@ -151,3 +151,28 @@ def test_a_tool_without_input_schema_gets_schema_findings_not_a_load_failure(
     failed = {r["check"] for r in _records(forms, "no_schema") if r["outcome"] == "failed"}
     assert "TN001" not in failed
     assert "TN304" in failed
+
+
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [
+        ("mytools.py", "mytools:tools"),
+        ("mytools.py:add", "mytools:add"),
+        ("./agents/search.py:tools", "agents.search:tools"),
+        ("src/my_pkg/tools.py:registry", "my_pkg.tools:registry"),
+    ],
+)
+def test_a_python_files_path_says_which_module_to_name(
+    written: str, meant: str, tmp_path: Path
+) -> None:
+    """A path is the first thing a new user gives; read as an mcp.json, the file's
+    Python would be "not valid JSON". The message names the module to write instead."""
+    from toolnexus_conformance.targets import TargetError, parse_target
+
+    (tmp_path / "mytools.py").write_text("tools = []\n")
+    with pytest.raises(TargetError, match="names a Python file") as raised:
+        parse_target(written, base_dir=tmp_path)
+    assert f"as in {meant}" in str(raised.value)
+    absolute = str(tmp_path / "mytools.py")  # inside the project: its module path
+    with pytest.raises(TargetError, match="as in mytools:tools"):
+        parse_target(absolute, base_dir=tmp_path)
