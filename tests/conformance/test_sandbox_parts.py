@@ -68,6 +68,31 @@ def test_a_started_process_gets_the_limits_and_the_cut_environment(
         assert seen["HOME"].startswith(str(tmp_path))
 
 
+@pytest.mark.parametrize("mode", ["off", "auto"])
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        ("toolnexus_no_such_command", "no such command on the PATH it was given"),
+        ("{scratch}/server.sh", "Permission denied"),  # not executable
+    ],
+)
+def test_a_command_that_cannot_be_started_says_which_and_why(
+    mode: str, command: str, says: str, tmp_path: Path
+) -> None:
+    """An mcp.json naming a server that is not installed is the commonest start-up
+    failure; the user reads the server's stderr, which must name the command, not show
+    the traceback of the code that started it."""
+    if mode == "auto" and not probe().available:
+        pytest.skip(probe().why)
+    (tmp_path / "server.sh").write_text("#!/bin/sh\n")
+    command = command.format(scratch=tmp_path)
+    box = Sandbox(mode=mode)
+    argv, env = box.wrap([command, "--flag"], box.environment(), tmp_path)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 127
+    assert done.stderr == f"cannot start {command!r}: {says}\n"
+
+
 def _kit_and_path() -> list[str]:
     """Where an audited subprocess finds the kit (its checkout too), then this path."""
     import toolnexus_conformance

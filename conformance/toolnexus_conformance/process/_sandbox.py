@@ -334,6 +334,9 @@ def _arguments(
 
 
 #: Run inside the sandbox before the real command: applies the limits, then becomes it.
+#: A command that cannot be run (not installed, not on the PATH the server is given, not
+#: executable) ends it with one line naming the command and exit status 127, as a
+#: shell's does: the shim's own traceback would name neither.
 _LIMIT_SHIM = (
     "import os,resource,sys\n"
     "a=sys.argv[1:];i=a.index('--')\n"
@@ -341,7 +344,12 @@ _LIMIT_SHIM = (
     " n,v=p.split('=');v=int(v);s,h=resource.getrlimit(getattr(resource,n))\n"
     " try:resource.setrlimit(getattr(resource,n),(v if h<0 else min(v,h),h))\n"
     " except (ValueError,OSError):pass\n"
-    "os.execvp(a[i+1],a[i+1:])\n"
+    "try:os.execvp(a[i+1],a[i+1:])\n"
+    "except OSError as e:\n"
+    " w=e.strerror or str(e)\n"
+    " if isinstance(e,FileNotFoundError) and os.sep not in a[i+1]:\n"
+    "  w='no such command on the PATH it was given'\n"
+    " sys.stderr.write(f'cannot start {a[i+1]!r}: {w}\\n');sys.exit(127)\n"
 )
 
 
