@@ -3,8 +3,9 @@
 pytester is per test; a session that several tests assert on (one report, read by
 each for its own part) is started by a module-scoped fixture through ``run_session``,
 in a folder of its own and with the environment pytester would give it. A session
-that mostly waits is started with ``start_session`` instead, as its module begins
-(``START_EARLY``), and runs beside the module's other tests.
+that mostly waits is started with ``start_session`` instead, by an early fixture
+(``early``) before the tests that read it, and runs beside other tests; one that reads
+what another wrote starts once that one ends (``SessionAfter``).
 """
 
 from __future__ import annotations
@@ -160,6 +161,15 @@ class RunningSession:
     def done(self) -> bool:
         return self._ended.done()
 
+    def is_running(self) -> bool:
+        """Whether its process still runs: what the at-once limit of ``EarlySessions`` counts."""
+        return not self._ended.done()
+
+    def when_ended(self, callback: Callable[[Future[Session]], object]) -> None:
+        """Call ``callback`` with its end (``result()``'s future) the moment it ends, in the
+        thread that waited for it; at once if it has ended."""
+        self._ended.add_done_callback(callback)
+
     def stop(self) -> None:
         """Kill it if it still runs (its module ended without waiting for it), with the
         processes of its group: killed alone, a session's servers and workers would
@@ -170,6 +180,85 @@ class RunningSession:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._process.pid, signal.SIGKILL)
         self._process.kill()
+
+
+class SessionAfter:
+    """A session started once ``first`` has ended, by ``start(first's Session)``: for a
+    run that reads what an earlier one wrote (its report, a baseline, a cache).
+
+    An early fixture's starter returns it (beside ``first``, or alone) without waiting
+    for ``first``: ``start`` is called in the thread that waited for ``first``, so the
+    thread starting the other early sessions goes on meanwhile. ``start`` must be quick
+    (write files, start a session) and is called whatever ``first`` ended with: the
+    test reads ``first`` before this one, and its assertions there say what went wrong.
+    ``start`` is not called when ``first`` did not end (its timeout) or was stopped.
+    Several may follow one session: they start side by side as it ends.
+    """
+
+    def __init__(
+        self, first: RunningSession | SessionAfter, start: Callable[[Session], RunningSession]
+    ) -> None:
+        self.first = first
+        self._start = start
+        # ``start`` runs on another thread, later: it starts from the environment of now
+        # (in an early fixture's starter, the run's as it was before any test).
+        self._environment = _base_environment()
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._following: RunningSession | None = None
+        self._ended: Future[Session] = Future()
+        first.when_ended(self._begin)
+
+    def _begin(self, first_ended: Future[Session]) -> None:
+        # A done-callback's exception would only be logged: the test reading this
+        # session fails on it instead.
+        # Called at once, in the starter's own thread, when ``first`` has already ended:
+        # its environment is put back after.
+        outer = getattr(_ahead, "environment", None)
+        with self._lock:
+            try:
+                if self._stopped:
+                    raise RuntimeError("stopped before the session it follows ended")
+                _ahead.environment = self._environment
+                self._following = self._start(first_ended.result())
+            except BaseException as exc:
+                self._ended.set_exception(exc)
+                return
+            finally:
+                _ahead.environment = outer
+        self._following.when_ended(self._end)
+
+    def _end(self, following_ended: Future[Session]) -> None:
+        error = following_ended.exception()
+        if error is not None:
+            self._ended.set_exception(error)
+        else:
+            self._ended.set_result(following_ended.result())
+
+    def result(self) -> Session:
+        """Its finished session, once ``first`` and then it have ended."""
+        return self._ended.result()
+
+    def done(self) -> bool:
+        return self._ended.done()
+
+    def is_running(self) -> bool:
+        """Whether it runs, or is about to: from ``first``'s end to its own. While
+        ``first`` runs, ``first`` is what runs."""
+        return self.first.done() and not self._ended.done()
+
+    def when_ended(self, callback: Callable[[Future[Session]], object]) -> None:
+        """As ``RunningSession.when_ended``: for a session that follows this one."""
+        self._ended.add_done_callback(callback)
+
+    def stop(self) -> None:
+        """Kill whichever of ``first`` and it still runs; it does not start after this."""
+        with self._lock:
+            self._stopped = True
+            following = self._following
+        self.first.stop()
+        if following is not None:
+            following.stop()
 
 
 def verdicts_of(
@@ -287,8 +376,8 @@ Started = TypeVar("Started")
 
 def early(starter: Callable[[Path], Started]) -> Any:
     """A module-scoped fixture, named after ``starter``, holding what ``starter(folder)``
-    started: a ``RunningSession``, a ``SessionsByKey``, or a mapping, tuple or dataclass
-    holding them.
+    started: a ``RunningSession``, a ``SessionAfter``, a ``SessionsByKey``, or a mapping,
+    tuple or dataclass holding them.
 
     A session a test only reads the end of can start before the test does, and run
     while other tests do. In a run without xdist, every early fixture a selected test
@@ -320,10 +409,13 @@ def early_names(module: object) -> set[str]:
     return {fixture for owner, fixture in _STARTERS if owner == name}
 
 
-def _sessions_in(started: object) -> list[RunningSession]:
-    """The sessions an early fixture's starter started, wherever it keeps them."""
+def _sessions_in(started: object) -> list[RunningSession | SessionAfter]:
+    """The sessions an early fixture's starter started, wherever it keeps them (a
+    ``SessionAfter`` with the sessions it follows)."""
     if isinstance(started, RunningSession):
         return [started]
+    if isinstance(started, SessionAfter):
+        return [*_sessions_in(started.first), started]
     if isinstance(started, SessionsByKey):
         return started.running()
     if dataclasses.is_dataclass(started) and not isinstance(started, type):
@@ -418,7 +510,9 @@ class EarlySessions:
     def _running(self) -> int:
         with self._lock:
             started = list(self._started.values())
-        return sum(not running.done() for part in started for running in _sessions_in(part))
+        # Once each: a session that others follow is held by each of them.
+        sessions = {id(running): running for part in started for running in _sessions_in(part)}
+        return sum(running.is_running() for running in sessions.values())
 
     def _start(self, key: tuple[str, str], folder: Path) -> Any:
         _ahead.environment = self._environment

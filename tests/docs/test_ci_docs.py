@@ -4,7 +4,8 @@ The commands are taken from the YAML blocks as CI would run them (a ``run: |``
 script with its line continuations, a GitLab ``script`` entry) and run, as they
 are written, in a project whose ``pyproject.toml`` declares the bundled example
 toolkit as its target, as the page tells users to declare theirs. The command
-that updates the baseline runs first: it writes the baseline the check reads.
+that updates the baseline runs first: it writes the baseline the check reads (the
+check runs in a copy of the project as the update left it).
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import yaml
-from _sessions import RunningSession, Session, early, run_environment
+from _sessions import RunningSession, Session, SessionAfter, early, run_environment
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "ci.md"
 README = PAGE.parent.parent / "README.md"
@@ -80,36 +83,68 @@ def test_the_page_has_a_github_workflow_and_a_gitlab_job() -> None:
     assert "docs/ci.md" in README.read_text(encoding="utf-8")
 
 
-def test_the_pages_pytest_commands_run_against_the_example_toolkit(tmp_path: Path) -> None:
+def commands_in_turn() -> list[list[str]]:
+    """The page's distinct pytest commands, the baseline's update first: it writes the
+    baseline the check then reads."""
+    return [
+        list(c)
+        for c in sorted({tuple(c) for c in pytest_commands()}, key=lambda c: UPDATE not in c)
+    ]
+
+
+#: What each of the page's commands writes anew: not carried to the next one.
+PRODUCED = ("toolnexus-report.json", "toolnexus-report.html")
+
+
+@early
+def page_runs(folder: Path) -> list[RunningSession | SessionAfter]:
+    """The page's pytest commands (``commands_in_turn``), each once the one before has
+    ended, in a copy of the project as that one left it (less the reports it wrote):
+    what each left is still there when the test reads it. Started early: each needs
+    only the one before, nothing the test sets up."""
+    # Without GitHub's variables: a runner's would have the session write to the
+    # job's summary.
+    env = {k: v for k, v in run_environment().items() if not k.startswith("GITHUB_")}
+
+    def start(project: Path, args: list[str]) -> RunningSession:
+        return RunningSession([sys.executable, "-m", "pytest", *args], project, 900, env=env)
+
+    def start_after(project: Path, args: list[str], ended: Session) -> RunningSession:
+        shutil.copytree(ended.path, project, ignore=shutil.ignore_patterns(*PRODUCED))
+        return start(project, args)
+
+    runs: list[RunningSession | SessionAfter] = []
+    for number, args in enumerate(commands_in_turn(), start=1):
+        project = folder / str(number)
+        if runs:
+            runs.append(SessionAfter(runs[-1], partial(start_after, project, args)))
+        else:
+            project.mkdir()
+            (project / "pyproject.toml").write_text(PYPROJECT)
+            runs.append(start(project, args))
+    return runs
+
+
+def test_the_pages_pytest_commands_run_against_the_example_toolkit(
+    page_runs: list[RunningSession | SessionAfter],
+) -> None:
     commands = pytest_commands()
     assert len(commands) == 4, commands  # two per CI: the check, and the baseline's update
-    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
     # The update first: it writes the baseline the check then reads.
-    unique = sorted({tuple(c) for c in commands}, key=lambda c: UPDATE not in c)
     ran = []
-    for command in unique:
-        args = list(command)
-        for produced in ("toolnexus-report.json", "toolnexus-report.html"):
-            (tmp_path / produced).unlink(missing_ok=True)
-        result = subprocess.run(
-            [sys.executable, "-m", "pytest", *args],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-        assert result.returncode == 0, f"{args}\n{result.stdout}\n{result.stderr}"
-        report = json.loads((tmp_path / "toolnexus-report.json").read_text())
+    for args, running in zip(commands_in_turn(), page_runs, strict=True):
+        session = running.result()
+        assert session.ret == 0, f"{args}\n{session.text()}"
+        report = session.report("toolnexus-report.json")
         assert report["complete"] is True
         assert {r["target"] for r in report["results"]} == {"toolnexus_ref.examples:toolkit"}
-        assert "get_weather" in (tmp_path / "toolnexus-report.html").read_text()
+        assert "get_weather" in (session.path / "toolnexus-report.html").read_text()
         ran.append(args)
     assert ran, "no command of the page ran"
-    assert (tmp_path / "toolnexus-baseline.toml").is_file()
+    project = page_runs[-1].result().path  # as the last command left it
+    assert (project / "toolnexus-baseline.toml").is_file()
     if "--junitxml" in ran[-1]:
-        assert (tmp_path / "toolnexus-junit.xml").is_file()
+        assert (project / "toolnexus-junit.xml").is_file()
 
 
 #: The whole run the merged shards are compared with: static checks, as the shards'.

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _sessions import RunningSession, Session, SessionsByKey, early, start_session
+from _sessions import RunningSession, Session, SessionAfter, early, start_session
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -610,36 +611,37 @@ def _weighed_project(folder: Path) -> None:
 
 
 @early
-def weighed(folder: Path) -> SessionsByKey[str]:
-    """The weighed runs, each in a project of its own: ``serial``, started early (it
-    mostly waits for its servers), and shard ``1`` and ``2``, each started once the
-    serial run's report, the costs that cut them, is there."""
-    sessions: SessionsByKey[str]
-
-    def start(project: Path, key: str) -> RunningSession:
+def weighed(folder: Path) -> dict[str, RunningSession | SessionAfter]:
+    """The weighed runs, each in a project of its own: ``serial`` (it mostly waits for
+    its servers), and shard ``1`` and ``2``, side by side once the serial run has ended:
+    its report holds the costs that cut them."""
+    projects = {key: folder / key for key in ("serial", "1", "2")}
+    for project in projects.values():
+        project.mkdir()
         _weighed_project(project)
-        if key == "serial":
-            return start_session(project, *WEIGHED_ARGS, "--toolnexus-report", "serial.json")
-        costs = sessions.start("serial").result().path / "serial.json"
-        (project / "serial.json").write_bytes(costs.read_bytes())
+    serial = start_session(projects["serial"], *WEIGHED_ARGS, "--toolnexus-report", "serial.json")
+
+    def start_shard(key: str, ended: Session) -> RunningSession:
+        project = projects[key]
+        (project / "serial.json").write_bytes((ended.path / "serial.json").read_bytes())
         shard = ["--toolnexus-shard", f"{key}/2", "--toolnexus-shard-costs", "serial.json"]
         return start_session(project, *WEIGHED_ARGS, *shard, "--toolnexus-report", f"{key}.json")
 
-    sessions = SessionsByKey(folder, start, ahead=["serial"])
-    return sessions
+    shards = {key: SessionAfter(serial, partial(start_shard, key)) for key in ("1", "2")}
+    return {"serial": serial, **shards}
 
 
 def test_shards_weighed_by_an_earlier_report_start_each_server_once_and_import_each_target_once(
-    weighed: SessionsByKey[str], tmp_path: Path
+    weighed: dict[str, RunningSession | SessionAfter], tmp_path: Path
 ) -> None:
     """An mcp.json of one heavy server and two light ones, and two small Python targets,
     over two shards weighed by a serial run's report. Dealt out in turn, the heavy
     server would share a shard (``b, c | a``); weighed, it has one to itself, each server
     starts once, and each Python target is imported by the one shard that explores it.
     The merge is the serial run's; shards cut by other costs are refused at the merge."""
-    serial = weighed.start("serial").result()
+    serial = weighed["serial"].result()
     assert serial.ret == 0, serial.stdout.str()
-    shards = [weighed.start(str(k)) for k in (1, 2)]  # side by side, each in its project
+    shards = [weighed[str(k)] for k in (1, 2)]
     started, imported = [], []
     for k, running in zip((1, 2), shards, strict=True):
         shard = running.result()

@@ -5,18 +5,23 @@ writes the baseline, the second passes with the accepted findings as xfail, the
 third has one accepted finding fixed (its item fails, as ``xfail(strict=True)``
 does, without ``--toolnexus-strict``) and one new finding (it fails as it would
 without a baseline), the fourth rewrites the file under xdist with part of the
-run deselected (what was not judged is kept).
+run deselected (what was not judged is kept). Each run has a copy of the project as
+the run before left it: what each run left is still there when the test reads it.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 import tomllib
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _sessions import RunningSession, Session, SessionAfter, early, start_session
 
 from pytest_toolnexus._options import (
     BASELINE,
@@ -75,40 +80,97 @@ class New(BaseTool):
 
 LABEL = "mytools:tools"
 
+#: Each run's options: the baseline file and the report, in the project.
+RUN = [
+    "-p",
+    "no:cacheprovider",
+    "-rxXf",
+    CONFORMANCE,
+    ONLY,
+    TARGET,
+    LABEL,
+    SELECT,
+    "TN102,TN201",
+    "--toolnexus-execute",
+    "none",
+    "--toolnexus-isolation",
+    "none",
+    BASELINE,
+    "baseline.toml",
+    REPORT,
+    "report.json",
+]
 
-def tools_module(pytester: pytest.Pytester, *, fixed: bool) -> None:
+
+def write_tools(project: Path, *, fixed: bool) -> None:
     """The first runs' tools; ``fixed``: terse has a description, and a new tool is misnamed."""
     listed = "Good(), Bad(), Terse()" + (", New()" if fixed else "")
-    pytester.makepyfile(mytools=TOOLS + f"\n\ntools = [{listed}]\n")
+    (project / "mytools.py").write_text(TOOLS + f"\n\ntools = [{listed}]\n")
     description = "Answer ok." if fixed else ""
-    pytester.makepyfile(mydescription=f"DESCRIPTION = {description!r}\n")
+    (project / "mydescription.py").write_text(f"DESCRIPTION = {description!r}\n")
 
 
-def run(pytester: pytest.Pytester, *extra: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    report = pytester.path / "report.json"
-    report.unlink(missing_ok=True)
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        "-rxXf",
-        CONFORMANCE,
-        ONLY,
-        TARGET,
-        LABEL,
-        SELECT,
-        "TN102,TN201",
-        "--toolnexus-execute",
-        "none",
-        "--toolnexus-isolation",
-        "none",
-        BASELINE,
-        "baseline.toml",
-        REPORT,
-        "report.json",
-        *extra,
-        timeout=180,
+def start_run(project: Path, *extra: str) -> RunningSession:
+    return start_session(project, *RUN, *extra, timeout=180)
+
+
+def run_after(
+    previous: RunningSession | SessionAfter,
+    project: Path,
+    change: Callable[[Path], None],
+    *extra: str,
+) -> SessionAfter:
+    """A run in ``project`` once ``previous`` has ended: the project as that run left it
+    (its baseline above all), less its report, then changed by ``change``."""
+
+    def start(ended: Session) -> RunningSession:
+        leftovers = shutil.ignore_patterns("report.json", "runpytest-*")
+        shutil.copytree(ended.path, project, ignore=leftovers)
+        change(project)
+        return start_run(project, *extra)
+
+    return SessionAfter(previous, start)
+
+
+def add_a_reason_and_a_foreign_entry(project: Path) -> None:
+    """A reason, by hand; and an entry for a target the runs do not have."""
+    baseline = project / "baseline.toml"
+    text = baseline.read_text()
+    baseline.write_text(
+        text.replace('TN102 = ""', 'TN102 = "renamed in 2.0"')
+        + '\n[accepted.elsewhere.x]\nTN102 = ""\n'
     )
-    return result, json.loads(report.read_text()) if report.exists() else {}
+
+
+def leave_as_is(project: Path) -> None:
+    """The project as the run before left it."""
+
+
+@early
+def cycle(folder: Path) -> list[RunningSession | SessionAfter]:
+    """The cycle's four runs, each once the one before has ended, in a copy of the
+    project as that one left it: each reads the baseline the one before wrote, and what
+    each run left stays for the test to read. Started early: the first needs nothing
+    the test sets up."""
+    first = folder / "1"
+    first.mkdir()
+    write_tools(first, fixed=False)
+    written = start_run(first, UPDATE_BASELINE)
+    accepted = run_after(written, folder / "2", add_a_reason_and_a_foreign_entry)
+    fixed = run_after(accepted, folder / "3", partial(write_tools, fixed=True))
+    rewritten = run_after(
+        fixed, folder / "4", leave_as_is, UPDATE_BASELINE, "-n", "2", "-k", "not bad"
+    )
+    return [written, accepted, fixed, rewritten]
+
+
+def ran(step: RunningSession | SessionAfter) -> tuple[pytest.RunResult, dict[str, Any], Path]:
+    """A run of the cycle, ended: what it printed, its report (``{}`` without one), and
+    its project's baseline."""
+    session = step.result()
+    report = session.path / "report.json"
+    found = json.loads(report.read_text()) if report.exists() else {}
+    return session.run_result(), found, session.path / "baseline.toml"
 
 
 def states(report: dict[str, Any]) -> dict[tuple[str, str], Any]:
@@ -120,13 +182,9 @@ def entries(path: Path) -> dict[str, dict[str, str]]:
     return found
 
 
-def test_the_baseline_cycle(pytester: pytest.Pytester) -> None:
-    pytester.syspathinsert()
-    baseline = pytester.path / "baseline.toml"
-
+def test_the_baseline_cycle(cycle: list[RunningSession | SessionAfter], tmp_path: Path) -> None:
     # 1. The first run writes the baseline: today's findings accepted, the run passes.
-    tools_module(pytester, fixed=False)
-    result, report = run(pytester, UPDATE_BASELINE)
+    result, report, baseline = ran(cycle[0])
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=4, xfailed=2)
     assert entries(baseline) == {"bad tool": {"TN102": ""}, "terse": {"TN201": ""}}
@@ -135,15 +193,11 @@ def test_the_baseline_cycle(pytester: pytest.Pytester) -> None:
     )
     assert report["summary"]["accepted"] == 2
 
-    # A reason, by hand; and an entry for a target this run does not have.
-    text = baseline.read_text()
-    baseline.write_text(
-        text.replace('TN102 = ""', 'TN102 = "renamed in 2.0"')
-        + '\n[accepted.elsewhere.x]\nTN102 = ""\n'
-    )
+    # A reason, by hand; and an entry for a target this run does not have: written
+    # before the second run (``add_a_reason_and_a_foreign_entry``).
 
     # 2. The same tools: the accepted findings are xfail, with their reason; the run passes.
-    result, report = run(pytester)
+    result, report, baseline = ran(cycle[1])
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=4, xfailed=2, warnings=1)
     result.stdout.fnmatch_lines(
@@ -176,8 +230,7 @@ def test_the_baseline_cycle(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["  bad tool  xfail    ok*", "  terse     ok       xfail*"])
 
     # 3. One accepted finding fixed, one new finding: both fail, without --toolnexus-strict.
-    tools_module(pytester, fixed=True)
-    result, report = run(pytester)
+    result, report, baseline = ran(cycle[2])
     assert result.ret == 1
     result.assert_outcomes(passed=5, failed=2, xfailed=1, warnings=1)
     out = result.stdout.str()
@@ -198,14 +251,14 @@ def test_the_baseline_cycle(pytester: pytest.Pytester) -> None:
 
     # 3b. The same rewrite from that run's report alone (a CI run's, or its shards'),
     # on a copy of the file: what --toolnexus-update-baseline would have written.
-    copy = pytester.path / "copy.toml"
+    copy = tmp_path / "copy.toml"
     copy.write_text(baseline.read_text())
-    assert update_baseline([str(copy), str(pytester.path / "report.json")]) == 0
+    assert update_baseline([str(copy), str(baseline.parent / "report.json")]) == 0
     assert entries(copy) == {"bad tool": {"TN102": "renamed in 2.0"}, "new tool": {"TN102": ""}}
     assert tomllib.loads(copy.read_text())["accepted"]["elsewhere"] == {"x": {"TN102": ""}}
 
     # 4. Rewritten under xdist, "bad tool" deselected: its entry (and the foreign one) kept.
-    result, report = run(pytester, UPDATE_BASELINE, "-n", "2", "-k", "not bad")
+    result, report, baseline = ran(cycle[3])
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=5, xfailed=1)
     assert entries(baseline) == {"bad tool": {"TN102": "renamed in 2.0"}, "new tool": {"TN102": ""}}
