@@ -814,6 +814,7 @@ class ConformanceSession:
         # -- end of settings and baseline
         items.extend(new)
         session.testscollected += len(new)  # pytest counts only what its collectors report
+        _report_collected(session, new)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Plan the explorations of the items that survived selection, and no others.
@@ -1260,6 +1261,25 @@ def _collected_keys(
             names.add(tool)
         keys.update((target, tool, check.code) for check, _ in item.checks)
     return keys, tools
+
+
+def _report_collected(session: pytest.Session, items: list[pytest.Item]) -> None:
+    """Report the items made here as each target's collector had collected them.
+
+    The header's "collected N items / D deselected / S selected" counts what collect
+    reports carry, and deselection counts every item: without these reports a run of
+    the suites alone said "collected 0 items", and with ``-k`` or a shard a negative
+    number selected.
+    """
+    by_top: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        top: pytest.Item | pytest.Collector = item
+        while top.parent is not None and top.parent is not session:
+            top = top.parent
+        by_top.setdefault(top.nodeid, []).append(item)
+    for nodeid, collected in by_top.items():
+        report = pytest.CollectReport(nodeid, "passed", None, list(collected))
+        session.ihook.pytest_collectreport(report=report)
 
 
 def _collection_error(session: pytest.Session, name: str, text: str) -> None:

@@ -90,6 +90,24 @@ def test_broken_targets_fail_once_each_and_the_others_still_run(
     assert "mytools:good: 2 tools" in result.stdout.str()
 
 
+@pytest.mark.parametrize("deselect", [[], ["-k", "echo"], ["--toolnexus-shard", "2/2"]])
+def test_the_header_counts_the_suites_items_as_collected(
+    tools_module: pytest.Pytester, deselect: list[str]
+) -> None:
+    """The suites' items are made after pytest's collectors ran; counted by none of
+    them, a run of the suites alone said "collected 0 items", and with ``-k`` or a
+    shard "-N selected"."""
+    result = tools_module.runpytest(*BASE, TARGET, "mytools:good", *deselect)
+    ran = sum(result.parseoutcomes().get(k, 0) for k in ("passed", "failed", "skipped"))
+    deselected = result.parseoutcomes().get("deselected", 0)
+    assert ran > 0
+    if deselected:
+        line = f"collected {ran + deselected} items / {deselected} deselected / {ran} selected"
+    else:
+        line = f"collected {ran} items"
+    result.stdout.fnmatch_lines([line])
+
+
 def test_factories_sync_and_async_are_called(tools_module: pytest.Pytester) -> None:
     result = tools_module.runpytest(
         *BASE, TARGET, "mytools:factory", TARGET, "mytools:async_factory", "--collect-only", "-q"
