@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
-from toolnexus_conformance.live import _search
+from toolnexus_conformance._options import ExecuteMode, RunOptions
+from toolnexus_conformance._runner import check_tools
+from toolnexus_conformance.live import _contention, _search
+
+from toolnexus_ref import ToolAnnotations, ToolResult
 
 
 @pytest.mark.parametrize(
@@ -73,3 +82,105 @@ def test_the_share_of_time_tasks_waited_is_read_from_the_pressure_file(
 
 def test_no_pressure_file_is_no_reading(tmp_path: Path) -> None:
     assert _search.cpu_waited(tmp_path / "absent") is None
+
+
+#: A busy loop for a process of its own: what a tool that computes does to the CPU.
+SPIN = "while True: pass"
+
+
+def _spinning(cpu: int) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen([sys.executable, "-c", SPIN])
+    os.sched_setaffinity(process.pid, {cpu})
+    return process
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
+def test_two_processes_sharing_one_cpu_each_wait_and_a_sleeping_one_does_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Read from the kernel: two busy processes held to one CPU wait for it about half
+    the time each, so their searches stretch; a process that sleeps never waits."""
+    monkeypatch.setattr(_contention, "MIN_WINDOW", 0.3)
+    cpu = min(os.sched_getaffinity(0))
+    first, second = _spinning(cpu), _spinning(cpu)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        busy = _contention.Contention(lambda: [first.pid])
+        idle = _contention.Contention(lambda: [sleeper.pid])
+        time.sleep(1.0)
+        assert busy.stretch(8.0, _search.MAX_STRETCH) >= 1.5  # about 2: half its time waited
+        assert idle.stretch(8.0, _search.MAX_STRETCH) == pytest.approx(1.0, abs=0.05)
+    finally:
+        for process in (first, second, sleeper):
+            process.kill()
+            process.wait()
+
+
+def test_a_contention_says_nothing_until_its_window_is_long_enough_nor_on_a_quiet_machine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_contention, "thread_waits", lambda pids: {(1, 1): 0})
+    contention = _contention.Contention(lambda: [1])
+    assert contention.stretch(6.0, _search.MAX_STRETCH) == 6.0  # just begun: the machine's
+    assert contention.stretch(1.0, _search.MAX_STRETCH) == 1.0
+    real = time.monotonic
+    monkeypatch.setattr(_contention.time, "monotonic", lambda: real() + 60)
+    assert contention.stretch(6.0, _search.MAX_STRETCH) == 1.0  # a minute, never waited
+    monkeypatch.setattr(_contention, "thread_waits", lambda pids: {(1, 1): 45 * 10**9})
+    assert contention.stretch(6.0, _search.MAX_STRETCH) == pytest.approx(4.0, rel=0.01)
+    monkeypatch.setattr(_contention, "thread_waits", lambda pids: None)  # gone, unreadable
+    assert contention.stretch(6.0, _search.MAX_STRETCH) == 6.0
+
+
+#: How long a valid call of ``Sleeps`` takes: a slow tool (``FAST_CALL``) whose calls wait.
+SLEEP = 0.6
+
+
+class Sleeps:
+    name = "sleeps"
+    description = "Answers valid arguments after a wait, as a remote service does."
+    source = "custom"
+    input_schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "required": ["n"],
+        "additionalProperties": False,
+    }
+
+    def __init__(self) -> None:
+        self.valid_calls = 0
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        if not isinstance(args, Mapping) or set(args) != {"n"} or type(args["n"]) is not int:
+            return ToolResult.error("'n' must be an integer, and the only argument")
+        self.valid_calls += 1
+        time.sleep(SLEEP)
+        return ToolResult.ok(str(args["n"]))
+
+
+class ReadOnlySleeps(Sleeps):
+    """Searched with no call before it: its search learns how it spends its time as it goes."""
+
+    annotations = ToolAnnotations(read_only=True)
+
+
+@pytest.mark.parametrize("kind", [Sleeps, ReadOnlySleeps])
+def test_a_tool_whose_processes_never_waited_for_a_cpu_is_called_as_on_a_quiet_machine(
+    monkeypatch: pytest.MonkeyPatch, kind: type[Sleeps]
+) -> None:
+    """server-everything's long-running operation (ten seconds a call, asleep) was called
+    once on a quiet machine and six times at a load of two per core: the budgets
+    stretched by the load bought a tool that waits more calls, not the same ones."""
+    monkeypatch.setattr(_contention, "MIN_WINDOW", 0.3)
+    monkeypatch.setattr(_contention, "thread_waits", lambda pids: {(1, 1): 0})
+    monkeypatch.setattr(_search, "cpu_waited", lambda: 1.0)  # every CPU contended
+    options = RunOptions(
+        execute=ExecuteMode.ALL, examples=3, grace=0.3, call_timeout=3 * SLEEP, search_budget=0.3
+    )
+    calls = {}
+    for load in (1.0, 6.0):
+        monkeypatch.setattr(_search, "stretch", lambda load=load: load)
+        tool = kind()
+        check_tools(tool, select=["TN601"], options=options)
+        calls[load] = tool.valid_calls
+    assert calls[6.0] == calls[1.0], calls

@@ -30,12 +30,14 @@ from .._options import RunOptions, ToolArguments
 from .._safety import may_execute
 from .._subject import ToolSubject, hints_of
 from ._calls import CallOutcome
-from ._crashes import exit_check
+from ._contention import Contention
+from ._crashes import exit_check, processes_of
 from ._given import explicit_args, with_values
 from ._observation import Observation, Phase, Stream, properties_for
 from ._probes import DEADLINE, TIMING, Env, is_async, make_probes, parts, recheck
 from ._search import (
     BUILD_LIMIT,
+    MAX_STRETCH,
     WARM_LIMIT,
     Call,
     Failure,
@@ -44,6 +46,7 @@ from ._search import (
     args_key,
     build_strategy,
     search,
+    search_stretch,
     simplest,
     warm_generation,
     warmed,
@@ -94,7 +97,8 @@ async def explore_tool(
     if reason is not None:
         observation.not_called = reason
         return observation
-    env = Env(subject, options, codes, workers, observation, {}, {})
+    contention = Contention(processes_of(subject))
+    env = Env(subject, options, codes, workers, observation, {}, {}, contention)
     try:
         await _explore(env, phases)
     except Skip as skip:
@@ -254,6 +258,7 @@ async def _stream(
         together=hints_of(subject).read_only is True,
         explicit=explicit,
         gone=exit_check(subject),
+        stretch=lambda: _stretch(env),
     )
     for name, result in zip(streams, results, strict=True):
         env.observation.streams[name] = result
@@ -262,6 +267,16 @@ async def _stream(
                 env.observation.blocked_loop = "an earlier call blocked the event loop"
             else:
                 env.observation.unresponsive = result.hang
+
+
+def _stretch(env: Env) -> float:
+    """The search's stretch on this machine now, no more than the tool's processes were
+    held back since its exploration began (``_contention``): a tool whose calls sleep
+    gets the calls a quiet machine gives it, not more."""
+    machine = search_stretch()
+    if env.contention is None:
+        return machine
+    return env.contention.stretch(machine, MAX_STRETCH)
 
 
 def given_for(env: Env) -> ToolArguments:

@@ -22,6 +22,7 @@ from .._execution import execute_is_async
 from .._options import RunOptions
 from .._subject import ToolSubject
 from ._calls import CallOutcome, blocked_before, call_once, capture, describe, describe_error
+from ._contention import Contention
 from ._crashes import exit_check
 from ._observation import CancelDuring, Observation, Phase, TaskCancel
 from ._search import Call, Gone, stretch
@@ -74,6 +75,8 @@ class Env:
     #: Calls with a fresh context, by arguments; the calls without one apart.
     with_ctx: dict[str, Call]
     without_ctx: dict[str, Call]
+    #: How long the tool's processes waited for a CPU: how far its searches stretch.
+    contention: Contention | None = None
 
     async def call(self, args: Any, ctx: ToolContext | None, timeout: float) -> CallOutcome:
         """One call of the tool; ``Gone`` instead once its MCP server has exited (the

@@ -158,6 +158,38 @@ def cpu_waited(path: Path = CPU_PRESSURE) -> float | None:
     return None
 
 
+#: How often a search asks again how far its budgets stretch (``search``'s ``stretch``).
+RESTRETCH = 0.5
+
+
+def _stretching(ask: Callable[[], float] | None) -> Callable[[], float]:
+    """The stretch now: ``search_stretch`` read once, or ``ask`` at most every ``RESTRETCH`` s."""
+    if ask is None:
+        fixed = search_stretch()
+        return lambda: fixed
+    last: list[float] = [ask(), time.monotonic()]
+
+    def now() -> float:
+        if time.monotonic() - last[1] >= RESTRETCH:
+            last[:] = [ask(), time.monotonic()]
+        return last[0]
+
+    return now
+
+
+def _end(window: tuple[float, float], stretched: float) -> float:
+    """When a window of the budget ends: its quiet length stretched."""
+    begun, span = window
+    return begun + span * stretched
+
+
+def _later(
+    window: tuple[float, float], other: tuple[float, float], stretched: float
+) -> tuple[float, float]:
+    """Whichever of two windows ends later, stretched as now."""
+    return other if _end(other, stretched) > _end(window, stretched) else window
+
+
 @dataclass(frozen=True, slots=True)
 class Call:
     """One call the exploration made: what was sent and what came back."""
@@ -542,6 +574,7 @@ async def search(
     together: bool = False,
     explicit: Callable[[], Sequence[Any]] | None = None,
     gone: Callable[[], str | None] | None = None,
+    stretch: Callable[[], float] | None = None,
 ) -> list[SearchResult]:
     """Call the tool over ``strategy`` in every lane; every rule judges its lane's calls.
 
@@ -560,13 +593,23 @@ async def search(
     ``None``; it is asked before each call. Once it answers, the search stops at
     once, as when its budget is spent, and raises ``Gone``: the calls it would make
     all fail with the same exit, and the tool is explored again on a restarted server.
+
+    ``stretch`` says how far the wall-clock budgets stretch now (``search_stretch``,
+    read once, when ``None``); it is asked again as the search goes on, at most every
+    ``RESTRETCH`` seconds: the explorer caps the machine's stretch by how much the
+    tool's own processes waited for a CPU (``_contention``), which its first slow
+    calls tell.
     """
     loop = asyncio.get_running_loop()
     results = [SearchResult() for _ in lanes]
     stopped = threading.Event()
-    budget_ends: list[float] = []  # set at the first real call, so set-up is free
-    slower = search_stretch()  # the machine's load now: the budgets buy the same calls
-    budget = options.search_budget * slower
+    # Where the budget's windows begin and their length on a quiet machine: the whole
+    # budget, the depth's, and the explicit arguments' (its length is set where it is
+    # read). Set at the first real call, so set-up is free.
+    windows: list[tuple[float, float]] = []
+    # The machine's load now: the budgets buy the same calls.
+    slower = _stretching(stretch)
+    depth_span = min(options.search_budget, DEPTH_TIME)
     made_calls = [0]  # calls this search began (remembered ones are free)
     fastest = [float("inf")]  # the quickest call so far (its share): how fast the tool is
     took: list[float] = []  # how long each call took: what the next is expected to take
@@ -618,14 +661,18 @@ async def search(
         # by the same rule. Only a slow tool's calls count (``FAST_CALL``): a fast tool's
         # search, its calls slowed by its neighbours, keeps every call its budget allows.
         expected = min(took[-1], statistics.median(took)) if took else 0.0
-        ends = now + expected if expected >= FAST_CALL * slower else now
-        if not budget_ends:
-            budget_ends.extend([now + budget, now + min(budget, DEPTH_TIME * slower), now])
+        stretched = slower()
+        budget = options.search_budget * stretched
+        ends = now + expected if expected >= FAST_CALL * stretched else now
+        if not windows:
+            windows.extend([(now, options.search_budget), (now, depth_span), (now, 0.0)])
         elif in_explicit[0]:
-            fast = fastest[0] < FAST_CALL * slower
-            if ends > budget_ends[2] + (EXPLICIT_SPAN * budget if fast else budget / 2):
+            fast = fastest[0] < FAST_CALL * stretched
+            if ends > windows[2][0] + (EXPLICIT_SPAN * budget if fast else budget / 2):
                 return None  # the rest of the explicit arguments are skipped
-        elif ends > budget_ends[0] or (made_calls[0] >= floor and ends > budget_ends[1]):
+        elif ends > _end(windows[0], stretched) or (
+            made_calls[0] >= floor and ends > _end(windows[1], stretched)
+        ):
             # The budget is spent: no more calls, so nothing more to find or shrink (a
             # shrink's candidates would all pass uncalled, and cost as much to draw as
             # the search did: half the draws of a server with fifteen bugs). The
@@ -738,7 +785,7 @@ async def search(
                 pass  # kept in ``seen``; the search goes on
 
         def known_fast() -> bool:
-            return bool(took) and min(took[-1], statistics.median(took)) < FAST_CALL * slower
+            return bool(took) and min(took[-1], statistics.median(took)) < FAST_CALL * slower()
 
         try:
             for drawn in explicit() if explicit is not None else ():
@@ -765,10 +812,10 @@ async def search(
                         shares.pop(id(one), None)
                         _leave()
             in_explicit[0] = False
-            if budget_ends:  # the generated examples' own share of the budget
-                now = time.monotonic()
-                budget_ends[0] = max(budget_ends[0], now + budget / 2)
-                budget_ends[1] = max(budget_ends[1], now + min(budget, DEPTH_TIME * slower) / 2)
+            if windows:  # the generated examples' own share of the budget
+                now, stretched = time.monotonic(), slower()
+                windows[0] = _later(windows[0], (now, options.search_budget / 2), stretched)
+                windows[1] = _later(windows[1], (now, depth_span / 2), stretched)
 
     def run() -> None:
         import hypothesis

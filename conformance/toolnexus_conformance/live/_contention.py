@@ -1,0 +1,113 @@
+"""How long the processes running a tool waited for a CPU: how far its search stretches.
+
+The search's budgets are wall seconds. On a machine with more work than cores they
+stretch (``_search.search_stretch``, from the load and the CPUs' pressure), so that a
+search buys the calls it buys on a quiet machine. That holds for a tool whose calls
+compute. A tool whose calls wait (a sleep, a timer, a remote service) takes as long on
+a busy machine as on a quiet one, and a stretched budget only buys it more calls: the
+reference MCP server's ``trigger-long-running-operation`` (ten seconds a call) was
+called once on a quiet machine and six times at a load of two per core, and the
+server's whole run took 53 s instead of 13.
+
+Linux counts, for each thread, the time it was ready to run but waited for a CPU
+(``/proc/PID/task/TID/schedstat``, its second field). Over a tool's first calls, the
+thread of its processes that waited longest says which share of the wall time went to
+waiting for a CPU: as much as the load says for a tool that computes, next to nothing
+for one that sleeps. Where that cannot be read (not Linux, a process gone), the
+machine's stretch stands.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+
+#: The shortest span of a tool's own calls that says how it spends its time: over a
+#: fast tool's few milliseconds the machine's stretch stands.
+MIN_WINDOW = 1.0
+#: How often the processes of a tool are named again (``Contention``).
+RENAME = 5.0
+
+
+def thread_waits(pids: Iterable[int]) -> dict[tuple[int, int], int] | None:
+    """Nanoseconds each thread of ``pids`` has waited for a CPU since it started, by
+    (pid, thread id); ``None`` where no process's threads could be read."""
+    waits: dict[tuple[int, int], int] = {}
+    read = False
+    for pid in pids:
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in threads:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as handle:
+                    fields = handle.read().split()
+                waits[(pid, int(tid))] = int(fields[1])
+            except (OSError, ValueError, IndexError):
+                continue  # ended meanwhile
+            read = True
+    return waits if read else None
+
+
+def group_members(pgid: int) -> list[int]:
+    """The processes of a process group (an MCP server and what it started), by ``/proc``."""
+    members = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return [pgid]
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(pgid).encode():
+            members.append(int(entry))
+    return members or [pgid]
+
+
+class Contention:
+    """The waits of a tool's processes since its exploration began.
+
+    ``pids`` names the processes that run the tool's calls, asked again at each reading
+    (a server restarted is another process group).
+    """
+
+    def __init__(self, pids: Callable[[], Iterable[int]]) -> None:
+        self._pids = pids
+        self._started = time.monotonic()
+        self._members = list(pids())
+        self._members_at = self._started
+        self._waits = thread_waits(self._members)
+
+    def _processes(self) -> list[int]:
+        """The processes, named again at most every ``RENAME`` seconds: finding a
+        server's group reads every process's ``/proc`` entry."""
+        now = time.monotonic()
+        if now - self._members_at >= RENAME:
+            self._members, self._members_at = list(self._pids()), now
+        return self._members
+
+    def stretch(self, machine: float, most: float) -> float:
+        """``machine`` (the search's stretch), capped by how much the tool's processes
+        were held back since: wall time over wall time less the longest wait of one of
+        their threads, at most ``most``. ``machine`` itself while that says nothing yet."""
+        if machine <= 1.0 or self._waits is None:
+            return machine
+        elapsed = time.monotonic() - self._started
+        if elapsed < MIN_WINDOW:
+            return machine
+        now = thread_waits(self._processes())
+        if now is None:
+            return machine
+        before = self._waits
+        waited = max((ns - before.get(key, 0) for key, ns in now.items()), default=0) / 1e9
+        held = elapsed / max(elapsed - waited, elapsed / most)
+        return min(machine, max(1.0, held))
