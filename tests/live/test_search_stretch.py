@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._runner import check_tools
-from toolnexus_conformance.live import _contention, _search
+from toolnexus_conformance.live import _contention, _explorations, _search
 
 from toolnexus_ref import ToolAnnotations, ToolResult
 
@@ -184,3 +185,39 @@ def test_a_tool_whose_processes_never_waited_for_a_cpu_is_called_as_on_a_quiet_m
         check_tools(tool, select=["TN601"], options=options)
         calls[load] = tool.valid_calls
     assert calls[6.0] == calls[1.0], calls
+
+
+class Hangs:
+    name = "hangs"
+    description = "Answers after longer than any call may take, asleep meanwhile."
+    source = "custom"
+    input_schema: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        time.sleep(2.0)
+        return ToolResult.ok("late")
+
+
+def test_a_silent_tool_whose_processes_never_waited_is_asked_again_with_its_own_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A call that did not answer is made again once the batch is done, its bound
+    stretched by the load: a tool asleep past its bound on a busy machine would be
+    on a quiet one, and server-everything's run at a load of six per core waited
+    30 s times six for it."""
+    monkeypatch.setattr(_contention, "MIN_WINDOW", 0.3)
+    monkeypatch.setattr(_contention, "thread_waits", lambda pids: {(1, 1): 0})
+    cores = os.cpu_count() or 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (6.0 * cores,) * 3)  # six per core
+    bounds: list[float] = []
+    real = _explorations.call_once
+
+    async def spied(tool: Any, args: Any, ctx: Any, *, timeout: float, **kwargs: Any) -> Any:
+        bounds.append(timeout)
+        return await real(tool, args, ctx, timeout=timeout, **kwargs)
+
+    monkeypatch.setattr(_explorations, "call_once", spied)
+    options = RunOptions(execute=ExecuteMode.ALL, grace=0.3, call_timeout=0.5)
+    verdicts = check_tools(Hangs(), select=["TN803"], options=options)
+    assert [v.outcome for v in verdicts] == [Outcome.FAILED]
+    assert bounds == [0.5]  # the second chance's: the run's own, not stretched sixfold

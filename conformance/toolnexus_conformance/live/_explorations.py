@@ -405,23 +405,25 @@ class Explorations:
         async handler keeps every other call waiting), and every tool shares the cores
         with the batch and with whatever else runs (``pytest -n`` beside other jobs).
         So the call that hung is made again with only the other silent tools' in
-        flight, its bound stretched by the load as the budgets are (``stretch``); a
-        tool that answers it is explored again, and one that does not keeps its
+        flight, its bound stretched by the load as the budgets are (``stretch``), no
+        more than the tool's processes were held back while it was explored
+        (``Observation.stretch``: a tool that sleeps past its bound on a busy machine
+        would on a quiet one); a tool that answers it is explored again, and one that does not keeps its
         verdict, at the cost of one more call timeout in all, not one each. These
         calls take the exploration's ``slots`` too: under ``concurrency=1`` (tools that
         must not run together) they are made one after another.
         """
-        silent: list[tuple[_Plan, Any]] = []
+        silent: list[tuple[_Plan, Any, float | None]] = []
         for plan in batch:
             found = self._done.get(id(plan.subject))
             if found is not None and found.unresponsive is not None:
-                silent.append((plan, found.unresponsive.args))
+                silent.append((plan, found.unresponsive.args, found.stretch))
         if not silent:
             return
         turns = asyncio.Lock()  # in-process async tools, one at a time (see ``one``)
 
-        async def answers(plan: _Plan, args: Any) -> bool:
-            timeout = self._options(plan).call_timeout * stretch()
+        async def answers(plan: _Plan, args: Any, held: float | None) -> bool:
+            timeout = self._options(plan).call_timeout * (stretch() if held is None else held)
             if not runs_on_loop(plan.subject):
                 async with slots:
                     outcome = await call_once(
@@ -438,8 +440,8 @@ class Explorations:
                     self._on_loop_now = None
             return not outcome.timed_out
 
-        answered = await asyncio.gather(*(answers(plan, args) for plan, args in silent))
-        again = [plan for (plan, _), ok in zip(silent, answered, strict=True) if ok]
+        answered = await asyncio.gather(*(answers(*one) for one in silent))
+        again = [plan for (plan, _, _), ok in zip(silent, answered, strict=True) if ok]
         for plan in again:
             del self._done[id(plan.subject)]
         await asyncio.gather(*(one(plan) for plan in again))

@@ -48,6 +48,7 @@ from ._search import (
     search,
     search_stretch,
     simplest,
+    stretch,
     warm_generation,
     warmed,
 )
@@ -108,6 +109,7 @@ async def explore_tool(
         observation.interrupted = True
     finally:
         observation.elapsed = time.monotonic() - started
+        observation.stretch = contention.stretch(stretch(), MAX_STRETCH)
     return observation
 
 

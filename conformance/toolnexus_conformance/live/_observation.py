@@ -145,6 +145,9 @@ class Observation:
     elapsed: float = 0.0
     #: The run's bound on one call, for messages.
     call_timeout: float = 0.0
+    #: How far a bound on this tool's calls stretches on this machine, as its processes
+    #: were held back while it was explored (``_contention``); ``None``: the load's.
+    stretch: float | None = None
     #: Makes the timing probes again when nothing else is in flight, if their verdict
     #: could be contention's doing (``Explorations`` calls it at the end of a batch).
     recheck: Callable[[], Awaitable[bool]] | None = None
