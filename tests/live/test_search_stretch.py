@@ -106,8 +106,8 @@ def test_two_processes_sharing_one_cpu_each_wait_and_a_sleeping_one_does_not(
     first, second = _spinning(cpu), _spinning(cpu)
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        busy = _contention.Contention(lambda: [first.pid])
-        idle = _contention.Contention(lambda: [sleeper.pid])
+        busy = _contention.Contention(lambda: [first.pid], machine=8.0)
+        idle = _contention.Contention(lambda: [sleeper.pid], machine=8.0)
         time.sleep(1.0)
         assert busy.stretch(8.0, _search.MAX_STRETCH) >= 1.5  # about 2: half its time waited
         assert idle.stretch(8.0, _search.MAX_STRETCH) == pytest.approx(1.0, abs=0.05)

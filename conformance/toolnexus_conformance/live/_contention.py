@@ -19,6 +19,7 @@ machine's stretch stands.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -52,7 +53,25 @@ def thread_waits(pids: Iterable[int]) -> dict[tuple[int, int], int] | None:
 
 
 def group_members(pgid: int) -> list[int]:
-    """The processes of a process group (an MCP server and what it started), by ``/proc``."""
+    """The processes of a process group (an MCP server and what it started), by ``/proc``.
+
+    Read again at most every ``RENAME`` seconds: the tools of one server share it, and
+    finding it reads every process's entry.
+    """
+    now = time.monotonic()
+    known = _GROUPS.get(pgid)
+    if known is not None and now - known[0] < RENAME:
+        return known[1]
+    members = _read_group(pgid)
+    _GROUPS[pgid] = (now, members)
+    return members
+
+
+#: Each process group's members as last read, and when (``group_members``).
+_GROUPS: dict[int, tuple[float, list[int]]] = {}
+
+
+def _read_group(pgid: int) -> list[int]:
     members = []
     try:
         entries = os.listdir("/proc")
@@ -74,22 +93,29 @@ def group_members(pgid: int) -> list[int]:
 
 
 class Contention:
-    """The waits of a tool's processes since its exploration began.
+    """The waits of a tool's processes since the machine was first seen loaded while
+    the tool was explored.
 
-    ``pids`` names the processes that run the tool's calls, asked again at each reading
-    (a server restarted is another process group).
+    ``pids`` names the processes that run the tool's calls, asked again at most every
+    ``RENAME`` seconds (a server restarted is another process group). Nothing is read
+    while the machine is quiet: the window begins with the exploration where
+    ``machine`` (the stretch then) says it is loaded, else at the first reading on a
+    loaded one.
     """
 
-    def __init__(self, pids: Callable[[], Iterable[int]]) -> None:
+    def __init__(self, pids: Callable[[], Iterable[int]], machine: float = 1.0) -> None:
         self._pids = pids
-        self._started = time.monotonic()
-        self._members = list(pids())
-        self._members_at = self._started
-        self._waits = thread_waits(self._members)
+        self._members: list[int] = []
+        self._members_at = -math.inf
+        self._started: float | None = None
+        self._waits: dict[tuple[int, int], int] | None = None
+        if machine > 1.0:
+            self._begin()
+
+    def _begin(self) -> None:
+        self._started, self._waits = time.monotonic(), thread_waits(self._processes())
 
     def _processes(self) -> list[int]:
-        """The processes, named again at most every ``RENAME`` seconds: finding a
-        server's group reads every process's ``/proc`` entry."""
         now = time.monotonic()
         if now - self._members_at >= RENAME:
             self._members, self._members_at = list(self._pids()), now
@@ -97,9 +123,13 @@ class Contention:
 
     def stretch(self, machine: float, most: float) -> float:
         """``machine`` (the search's stretch), capped by how much the tool's processes
-        were held back since: wall time over wall time less the longest wait of one of
-        their threads, at most ``most``. ``machine`` itself while that says nothing yet."""
-        if machine <= 1.0 or self._waits is None:
+        were held back: wall time over wall time less the longest wait of one of their
+        threads, at most ``most``. ``machine`` itself while that says nothing yet."""
+        if machine <= 1.0:
+            return machine
+        if self._started is None:
+            self._begin()
+        if self._waits is None or self._started is None:
             return machine
         elapsed = time.monotonic() - self._started
         if elapsed < MIN_WINDOW:

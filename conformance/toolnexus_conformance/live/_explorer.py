@@ -98,7 +98,7 @@ async def explore_tool(
     if reason is not None:
         observation.not_called = reason
         return observation
-    contention = Contention(processes_of(subject))
+    contention = Contention(processes_of(subject), stretch())
     env = Env(subject, options, codes, workers, observation, {}, {}, contention)
     try:
         await _explore(env, phases)
