@@ -6,17 +6,17 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from _slow_tools import ReadOnlySleepsOnValid, SleepsOnValid
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import ExecuteMode, RunOptions
 from toolnexus_conformance._runner import check_tools
 from toolnexus_conformance.live import _contention, _explorations, _search
 
-from toolnexus_ref import ToolAnnotations, ToolResult
+from toolnexus_ref import ToolResult
 
 
 @pytest.mark.parametrize(
@@ -104,8 +104,13 @@ def test_two_processes_sharing_one_cpu_each_wait_and_a_sleeping_one_does_not(
     monkeypatch.setattr(_contention, "MIN_WINDOW", 0.3)
     cpu = min(os.sched_getaffinity(0))
     first, second = _spinning(cpu), _spinning(cpu)
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    sleeper = subprocess.Popen(
+        [sys.executable, "-c", "import time; print('asleep', flush=True); time.sleep(30)"],
+        stdout=subprocess.PIPE,
+    )
     try:
+        assert sleeper.stdout is not None
+        sleeper.stdout.readline()  # its start-up, which may wait for a CPU, is over
         busy = _contention.Contention(lambda: [first.pid], machine=8.0)
         idle = _contention.Contention(lambda: [sleeper.pid], machine=8.0)
         time.sleep(1.0)
@@ -133,41 +138,13 @@ def test_a_contention_says_nothing_until_its_window_is_long_enough_nor_on_a_quie
     assert contention.stretch(6.0, _search.MAX_STRETCH) == 6.0
 
 
-#: How long a valid call of ``Sleeps`` takes: a slow tool (``FAST_CALL``) whose calls wait.
+#: How long a valid call takes: a slow tool (``FAST_CALL``) whose calls wait.
 SLEEP = 0.6
 
 
-class Sleeps:
-    name = "sleeps"
-    description = "Answers valid arguments after a wait, as a remote service does."
-    source = "custom"
-    input_schema: ClassVar[dict[str, Any]] = {
-        "type": "object",
-        "properties": {"n": {"type": "integer"}},
-        "required": ["n"],
-        "additionalProperties": False,
-    }
-
-    def __init__(self) -> None:
-        self.valid_calls = 0
-
-    def execute(self, args: Any, ctx: Any = None) -> Any:
-        if not isinstance(args, Mapping) or set(args) != {"n"} or type(args["n"]) is not int:
-            return ToolResult.error("'n' must be an integer, and the only argument")
-        self.valid_calls += 1
-        time.sleep(SLEEP)
-        return ToolResult.ok(str(args["n"]))
-
-
-class ReadOnlySleeps(Sleeps):
-    """Searched with no call before it: its search learns how it spends its time as it goes."""
-
-    annotations = ToolAnnotations(read_only=True)
-
-
-@pytest.mark.parametrize("kind", [Sleeps, ReadOnlySleeps])
+@pytest.mark.parametrize("kind", [SleepsOnValid, ReadOnlySleepsOnValid])
 def test_a_tool_whose_processes_never_waited_for_a_cpu_is_called_as_on_a_quiet_machine(
-    monkeypatch: pytest.MonkeyPatch, kind: type[Sleeps]
+    monkeypatch: pytest.MonkeyPatch, kind: type[SleepsOnValid]
 ) -> None:
     """server-everything's long-running operation (ten seconds a call, asleep) was called
     once on a quiet machine and six times at a load of two per core: the budgets
@@ -181,7 +158,7 @@ def test_a_tool_whose_processes_never_waited_for_a_cpu_is_called_as_on_a_quiet_m
     calls = {}
     for load in (1.0, 6.0):
         monkeypatch.setattr(_search, "stretch", lambda load=load: load)
-        tool = kind()
+        tool = kind(SLEEP)
         check_tools(tool, select=["TN601"], options=options)
         calls[load] = tool.valid_calls
     assert calls[6.0] == calls[1.0], calls

@@ -58,38 +58,19 @@ def group_members(pgid: int) -> list[int]:
     Read again at most every ``RENAME`` seconds: the tools of one server share it, and
     finding it reads every process's entry.
     """
+    from toolnexus_ref.mcp._stdio import group_states  # only MCP servers have groups
+
     now = time.monotonic()
     known = _GROUPS.get(pgid)
     if known is not None and now - known[0] < RENAME:
         return known[1]
-    members = _read_group(pgid)
+    members = list(group_states(pgid) or ()) or [pgid]
     _GROUPS[pgid] = (now, members)
     return members
 
 
 #: Each process group's members as last read, and when (``group_members``).
 _GROUPS: dict[int, tuple[float, list[int]]] = {}
-
-
-def _read_group(pgid: int) -> list[int]:
-    members = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return [pgid]
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and fields[2] == str(pgid).encode():
-            members.append(int(entry))
-    return members or [pgid]
 
 
 class Contention:

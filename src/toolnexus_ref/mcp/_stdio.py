@@ -150,10 +150,21 @@ def _group_lives(pgid: int) -> bool:
     """
     if not _kill_group(pgid, 0):
         return False
+    states = group_states(pgid)
+    if states is None:
+        return True
+    return any(state not in (b"Z", b"X") for state in states.values())
+
+
+def group_states(pgid: int) -> dict[int, bytes] | None:
+    """The processes of a process group and their states (``R``, ``S``, ``Z``...), read
+    from ``/proc``; ``None`` where it cannot be read."""
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return True
+        return None
+    group = str(pgid).encode()
+    states: dict[int, bytes] = {}
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -164,9 +175,9 @@ def _group_lives(pgid: int) -> bool:
             continue  # gone meanwhile
         # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
         fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
+        if len(fields) > 2 and fields[2] == group:
+            states[int(entry)] = fields[0]
+    return states
 
 
 async def _end_tree(info: ServerProcess) -> None:
