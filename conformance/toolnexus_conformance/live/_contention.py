@@ -19,15 +19,17 @@ machine's stretch stands.
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
+
+from ._crashes import connection_of
 
 #: The shortest span of a tool's own calls that says how it spends its time: over a
 #: fast tool's few milliseconds the machine's stretch stands.
 MIN_WINDOW = 1.0
-#: How often the processes of a tool are named again (``Contention``).
+#: How often a process group's members are read again (``group_members``).
 RENAME = 5.0
 
 
@@ -73,12 +75,27 @@ def group_members(pgid: int) -> list[int]:
 _GROUPS: dict[int, tuple[float, list[int]]] = {}
 
 
+def processes_of(subject: Any) -> Callable[[], list[int]]:
+    """The processes that run a tool's calls: its MCP server's process group, or this
+    process (a worker's, where the tool is imported; the session's otherwise). An MCP
+    server reached over HTTP has none here."""
+    connection = connection_of(subject) if getattr(subject, "source", None) == "mcp" else None
+    if connection is None:
+        return lambda: [os.getpid()]
+
+    def group() -> list[int]:
+        pid = getattr(getattr(connection, "process", None), "pid", None)
+        return group_members(pid) if isinstance(pid, int) else []
+
+    return group
+
+
 class Contention:
     """The waits of a tool's processes since the machine was first seen loaded while
     the tool was explored.
 
-    ``pids`` names the processes that run the tool's calls, asked again at most every
-    ``RENAME`` seconds (a server restarted is another process group). Nothing is read
+    ``pids`` names the processes that run the tool's calls, asked at each reading (a
+    server restarted is another process group; ``processes_of``). Nothing is read
     while the machine is quiet: the window begins with the exploration where
     ``machine`` (the stretch then) says it is loaded, else at the first reading on a
     loaded one.
@@ -86,21 +103,13 @@ class Contention:
 
     def __init__(self, pids: Callable[[], Iterable[int]], machine: float = 1.0) -> None:
         self._pids = pids
-        self._members: list[int] = []
-        self._members_at = -math.inf
         self._started: float | None = None
         self._waits: dict[tuple[int, int], int] | None = None
         if machine > 1.0:
             self._begin()
 
     def _begin(self) -> None:
-        self._started, self._waits = time.monotonic(), thread_waits(self._processes())
-
-    def _processes(self) -> list[int]:
-        now = time.monotonic()
-        if now - self._members_at >= RENAME:
-            self._members, self._members_at = list(self._pids()), now
-        return self._members
+        self._started, self._waits = time.monotonic(), thread_waits(self._pids())
 
     def stretch(self, machine: float, most: float) -> float:
         """``machine`` (the search's stretch), capped by how much the tool's processes
@@ -115,7 +124,7 @@ class Contention:
         elapsed = time.monotonic() - self._started
         if elapsed < MIN_WINDOW:
             return machine
-        now = thread_waits(self._processes())
+        now = thread_waits(self._pids())
         if now is None:
             return machine
         before = self._waits

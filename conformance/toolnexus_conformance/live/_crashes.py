@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -45,7 +44,6 @@ from typing import Any, TypeVar
 import anyio
 
 from ._calls import describe
-from ._contention import group_members
 
 T = TypeVar("T")
 
@@ -111,21 +109,6 @@ def exited(connection: Any) -> bool:
     if status is None or getattr(status, "state", None) != "failed":
         return False
     return str(getattr(status, "reason", "")).startswith("server exited")
-
-
-def processes_of(subject: Any) -> Callable[[], list[int]]:
-    """The processes that run a tool's calls: its MCP server's process group, or this
-    process (a worker's, where the tool is imported; the session's otherwise). An MCP
-    server reached over HTTP has none here."""
-    connection = connection_of(subject) if getattr(subject, "source", None) == "mcp" else None
-    if connection is None:
-        return lambda: [os.getpid()]
-
-    def group() -> list[int]:
-        pid = getattr(getattr(connection, "process", None), "pid", None)
-        return group_members(pid) if isinstance(pid, int) else []
-
-    return group
 
 
 def exit_check(subject: Any) -> Callable[[], str | None] | None:

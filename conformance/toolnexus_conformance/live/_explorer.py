@@ -30,8 +30,8 @@ from .._options import RunOptions, ToolArguments
 from .._safety import may_execute
 from .._subject import ToolSubject, hints_of
 from ._calls import CallOutcome
-from ._contention import Contention
-from ._crashes import exit_check, processes_of
+from ._contention import Contention, processes_of
+from ._crashes import exit_check
 from ._given import explicit_args, with_values
 from ._observation import Observation, Phase, Stream, properties_for
 from ._probes import DEADLINE, TIMING, Env, is_async, make_probes, parts, recheck
