@@ -1,6 +1,7 @@
 """Our live suites beside the MCP testers users already have, on the same real servers.
 
-Run:  .venv/bin/python benchmarks/bench_mcp_peers.py [--repeat 3] [--servers time,thinking,everything]
+Run:  .venv/bin/python benchmarks/bench_mcp_peers.py [--repeat 3]
+                                                      [--servers time,thinking,everything,filesystem,git]
                                                       [--before PATH] [--fresh]
       .venv/bin/python benchmarks/bench_mcp_peers.py --seeded [--repeat 1]
 
@@ -14,7 +15,13 @@ The first run installs what it compares against, each in its own environment und
   call per tool, the floor any checker pays,
 - the servers: ``mcp-server-time`` (PyPI, two tools),
   ``@modelcontextprotocol/server-sequential-thinking`` (npm, one tool: ``thinking``) and
-  ``@modelcontextprotocol/server-everything`` (npm, stdio).
+  ``@modelcontextprotocol/server-everything`` (npm, stdio); with ``--servers`` naming
+  them, ``@modelcontextprotocol/server-filesystem`` (npm, 14 tools) over a folder of
+  two files and ``mcp-server-git`` (PyPI, 12 tools) over a repository of one commit.
+
+A server over a folder is given a fresh copy of it before every command, and after
+each one the run says whether the command left it changed (files written, moved or
+deleted): what a checker's calls did to the files a user pointed the server at.
 
 - this project, ``pip install .[mcp]`` in an environment of its own, as a user
   installs it: from a built wheel, not editable (the development environment also
@@ -119,7 +126,12 @@ def _npm(package: str) -> Path:
     return entry
 
 
+#: Where a server's folder goes in a command line: each comparison's own scratch folder.
+FOLDER = "{folder}"
+
+
 def servers(names: list[str]) -> dict[str, str]:
+    """Each named server's command line; ``FOLDER`` stands for the folder it serves."""
     found: dict[str, str] = {}
     if "time" in names:
         _venv("servers", "mcp-server-time")
@@ -130,7 +142,53 @@ def servers(names: list[str]) -> dict[str, str]:
     if "thinking" in names:  # a one-tool server on Node.js
         entry = _npm("@modelcontextprotocol/server-sequential-thinking")
         found["server-sequential-thinking"] = f"node {entry / 'dist' / 'index.js'}"
+    if "filesystem" in names:
+        entry = _npm("@modelcontextprotocol/server-filesystem")
+        found["server-filesystem"] = f"node {entry / 'dist' / 'index.js'} {FOLDER}/data"
+    if "git" in names:
+        _venv("git-server", "mcp-server-git")
+        found["mcp-server-git"] = f"{_bin('git-server', 'python')} -m mcp_server_git" + (
+            f" --repository {FOLDER}/repo"
+        )
     return found
+
+
+def seed_folder(folder: Path) -> None:
+    """The files a folder-serving server is pointed at, made afresh: two files, and a
+    git repository of one commit."""
+    for name in ("data", "repo"):
+        shutil.rmtree(folder / name, ignore_errors=True)
+    (folder / "data" / "notes").mkdir(parents=True)
+    (folder / "data" / "hello.txt").write_text("hello\n")
+    (folder / "data" / "notes" / "todo.md").write_text("- nothing\n")
+    repo = folder / "repo"
+    repo.mkdir()
+    (repo / "README.md").write_text("hello\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(repo)]
+    for step in (
+        ["init", "-q", "-b", "main"],
+        ["add", "README.md"],
+        ["commit", "-q", "-m", "first"],
+    ):
+        subprocess.run([*git, *step], check=True)
+
+
+def folder_state(folder: Path) -> dict[str, bytes]:
+    """Every file under the served folders, by path: what a command may have changed
+    (a repository's index and refs included, its object store left out)."""
+    state: dict[str, bytes] = {}
+    for name in ("data", "repo"):
+        for path in sorted((folder / name).rglob("*")):
+            if path.is_file() and "objects" not in path.relative_to(folder).parts:
+                state[str(path.relative_to(folder))] = path.read_bytes()
+    return state
+
+
+def changes(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:
+    """The paths written, made or deleted between two states."""
+    return sorted(
+        path for path in before.keys() | after.keys() if before.get(path) != after.get(path)
+    )
 
 
 def _cpu() -> float:
@@ -378,7 +436,10 @@ def main() -> None:
         _ours_env("ours-before", args.before.resolve())
     for label, server in servers(args.servers.split(",")).items():
         with tempfile.TemporaryDirectory() as scratch:
-            compare(label, server, Path(scratch), args.repeat, args.before, args.fresh)
+            folder = Path(scratch) / "served" if FOLDER in server else None
+            if folder is not None:
+                server = server.replace(FOLDER, str(folder))
+            compare(label, server, Path(scratch), args.repeat, args.before, args.fresh, folder)
 
 
 #: The floor: the official mcp SDK client doing what any checker must (initialize,
@@ -450,9 +511,18 @@ def _runners(server: str, cwd: Path, before: Path | None) -> dict[str, Runner]:
 
 
 def compare(
-    label: str, server: str, cwd: Path, repeat: int, before: Path | None, fresh: bool = False
+    label: str,
+    server: str,
+    cwd: Path,
+    repeat: int,
+    before: Path | None,
+    fresh: bool = False,
+    folder: Path | None = None,
 ) -> None:
+    """Every command on one server, interleaved; ``folder``, when the server serves
+    one, is seeded afresh before each command and read after it."""
     runners = _runners(server, cwd, before)
+    changed: dict[str, list[str]] = {name: [] for name in runners}
     walls: dict[str, list[float]] = {name: [] for name in runners}
     cpus: dict[str, list[float]] = {name: [] for name in runners}
     last: dict[str, tuple[list[Found], int | None]] = {}
@@ -465,7 +535,12 @@ def compare(
                 forget_rewrites("ours-before" if name == "ours-before" else "ours")
                 cache = Path(tempfile.mkdtemp(prefix="user-cache-", dir=cwd))
                 env = {**(env or {}), "XDG_CACHE_HOME": str(cache)}
+            if folder is not None:
+                seed_folder(folder)
+                seeded_state = folder_state(folder)
             wall, code, output = _timed(command, cwd, env)
+            if folder is not None:
+                changed[name] = changes(seeded_state, folder_state(folder))
             if cache is not None:
                 shutil.rmtree(cache, ignore_errors=True)
             walls[name].append(wall)
@@ -491,6 +566,10 @@ def compare(
             print(f"  ours / {name}: wall {median['ours'] / median[name]:.2f}")
     for name in ("amagi-mcp-probe", "sdk-client"):
         print(f"  ours-quick / {name}: wall {median['ours-quick'] / median[name]:.2f}")
+    if folder is not None:
+        for name, paths in changed.items():
+            what = ", ".join(paths) if paths else "nothing"
+            print(f"  {name} changed in the served folder (last run): {what}")
     for name, (found, _calls) in last.items():
         print(f"  {name} findings (last run):")
         for check, tool, line in found:
