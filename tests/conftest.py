@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from _sessions import (
-    UNUSED_PLUGINS,
+    SESSION_ADDOPTS,
     EarlySessions,
     early_names,
     whole_module_here,
@@ -29,9 +29,10 @@ settings.register_profile("dev", deadline=None, max_examples=50)
 settings.load_profile(os.environ.get("TOOLNEXUS_HYPOTHESIS_PROFILE", "ci"))
 
 #: The sessions our tests start in subprocesses do not load the plugins none of them
-#: uses (the suite's own session skips langsmith's through addopts).
+#: uses (the suite's own session skips langsmith's through addopts), and search no
+#: deeper than the floor of examples (``SESSION_ADDOPTS``).
 os.environ["PYTEST_ADDOPTS"] = " ".join(
-    filter(None, [os.environ.get("PYTEST_ADDOPTS", ""), UNUSED_PLUGINS])
+    filter(None, [os.environ.get("PYTEST_ADDOPTS", ""), SESSION_ADDOPTS])
 )
 
 #: The sessions our tests start are not the CI job's: under GitHub Actions they would
@@ -184,10 +185,11 @@ def tls_contexts_built(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """pytester's, with the unused plugins blocked in the sessions it starts.
+    """pytester's, with the unused plugins blocked and the depth 0 in the sessions it
+    starts (``SESSION_ADDOPTS``).
 
     pytester clears ``PYTEST_ADDOPTS`` (the outer session's options must not leak in),
     which would let every ``runpytest_subprocess`` load them again.
     """
-    monkeypatch.setenv("PYTEST_ADDOPTS", UNUSED_PLUGINS)
+    monkeypatch.setenv("PYTEST_ADDOPTS", SESSION_ADDOPTS)
     return pytester

@@ -12,7 +12,14 @@ import sys
 import textwrap
 from pathlib import Path
 
-from _sessions import RunningSession, Session, SessionsByKey, early, start_session
+from _sessions import (
+    UNUSED_PLUGINS,
+    RunningSession,
+    Session,
+    SessionsByKey,
+    early,
+    start_session,
+)
 
 #: Libraries the plugin may import only once a user asks for the suites or a fixture.
 HEAVY_MODULES = (
@@ -98,6 +105,9 @@ def _probe(folder: Path, name: str) -> RunningSession:
     """pytest on a probe test in ``folder``, as the probe ``name`` runs it."""
     args, env = PROBES[name]
     (folder / "test_probe.py").write_text(_PROBE_TEST)
+    # Without the sessions' ini key for the depth: two probes run without our plugin,
+    # and pytest would warn of a key no plugin declared.
+    env = {"PYTEST_ADDOPTS": UNUSED_PLUGINS, **env}
     return start_session(folder, "-s", "-q", "-p", "no:cacheprovider", *args, env=env)
 
 
