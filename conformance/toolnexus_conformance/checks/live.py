@@ -250,11 +250,8 @@ def valid_calls_succeed(observation: Observation, options: RunOptions) -> Iterab
         raise Skip("no call with valid arguments came back (TN601 or TN803 say why)")
     if any(parts(c.outcome.value)[2] is False for c in calls):
         return []
-    names = _property_names(observation.subject.input_schema)
-    own = [
-        c for c in calls if not _names_an_argument(c.outcome, names) and not _quotes_an_argument(c)
-    ]
-    if len(own) < len(calls):
+    naming = _argument_names(_property_names(observation.subject.input_schema))
+    if any(_names_an_argument(c.outcome, naming) or _quotes_an_argument(c) for c in calls):
         # Errors that name an argument, or quote the value it was given, are the tool
         # judging the arguments (a generated "" is no timezone; "Repository path 'x' is
         # outside the allowed repository"): the schema is loose, the tool is not broken.
@@ -429,14 +426,20 @@ def _quotes_an_argument(call: Call) -> bool:
     )
 
 
-def _names_an_argument(outcome: CallOutcome, names: list[str]) -> bool:
+def _argument_names(names: list[str]) -> re.Pattern[str] | None:
+    """Any of the argument names as a word of a lowered text, made once per tool: a
+    search reads each of its calls' errors (a hundred or more) against every name."""
+    if not names:
+        return None
+    words = "|".join(re.escape(n.lower()) for n in names)
+    return re.compile(rf"(?<![a-z0-9_])(?:{words})(?![a-z0-9_])")
+
+
+def _names_an_argument(outcome: CallOutcome, naming: re.Pattern[str] | None) -> bool:
     output = parts(outcome.value)[1]
-    if not isinstance(output, str) or not names:
+    if not isinstance(output, str) or naming is None:
         return False
-    lowered = output.lower()
-    return any(
-        re.search(rf"(?<![a-z0-9_]){re.escape(n.lower())}(?![a-z0-9_])", lowered) for n in names
-    )
+    return naming.search(output.lower()) is not None
 
 
 @stream_check(
