@@ -33,6 +33,8 @@ __all__ = [
     "ToolDistribution",
     "add_scaling_options",
     "is_xdist_controller",
+    "keep_costs",
+    "last_costs",
     "prefetch_groups",
     "read_shard",
     "read_shard_costs",
@@ -42,7 +44,7 @@ __all__ = [
 DIST = "--toolnexus-dist"
 SHARD = "--toolnexus-shard"
 DIST_MODES = ("toolnexus", "xdist")
-#: Where the controller keeps each tool's last measured cost (``config.cache``).
+#: Where each tool's last measured cost is kept (``config.cache``).
 COSTS_KEY = "toolnexus/tool-costs"
 #: The key of xdist's ``workerinput`` saying that the controller schedules whole units.
 UNITS_KEY = "toolnexus_units"
@@ -167,22 +169,34 @@ class ToolDistribution:
     def _measured(self) -> dict[str, float]:
         """Each tool's cost as the last run measured it: read once, the same for all."""
         if self._costs is None:
-            cache = getattr(self.config, "cache", None)
-            found = cache.get(COSTS_KEY, {}) if cache is not None else {}
-            if not isinstance(found, dict):
-                found = {}
-            self._costs = {
-                str(k): float(v) for k, v in found.items() if isinstance(v, (int, float))
-            }
+            self._costs = last_costs(self.config)
         return self._costs
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        cache = getattr(self.config, "cache", None)
-        if self.scheduler is None or cache is None:
-            return
-        costs = dict(self._measured())
-        costs.update(self.scheduler.tool_costs())
-        cache.set(COSTS_KEY, costs)
+        if self.scheduler is not None:
+            keep_costs(self.config, self.scheduler.tool_costs(), self._measured())
+
+
+def last_costs(config: pytest.Config) -> dict[str, float]:
+    """Each tool's seconds as the last run here measured them (pytest's cache), by
+    ``toolnexus:<target>::<tool>``; empty without the cache."""
+    cache = getattr(config, "cache", None)
+    found = cache.get(COSTS_KEY, {}) if cache is not None else {}
+    if not isinstance(found, dict):
+        return {}
+    return {str(k): float(v) for k, v in found.items() if isinstance(v, (int, float))}
+
+
+def keep_costs(
+    config: pytest.Config, measured: Mapping[str, float], earlier: Mapping[str, float]
+) -> None:
+    """Keep this run's costs for the next, over the ``earlier`` ones of tools it did not
+    measure: xdist's controller balances workers by them, a serial run begins the
+    slowest tools first."""
+    cache = getattr(config, "cache", None)
+    if cache is None or not measured:
+        return
+    cache.set(COSTS_KEY, {**earlier, **measured})
 
 
 def prefetch_groups(

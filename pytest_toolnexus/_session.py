@@ -50,6 +50,8 @@ from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
 from ._distribution import (
     is_xdist_controller,
+    keep_costs,
+    last_costs,
     read_shard,
     read_shard_costs,
     sent_costs,
@@ -180,7 +182,14 @@ class ConformanceSession:
         #: The subject whose check is running (its unit is what the worker explores next).
         self._asking = 0
         prefetch = self._unit_of_asking if self._is_worker else True
-        self.explorations = Explorations(self.options, self.loop, prefetch=prefetch)
+        #: Each tool's seconds in the last run here: a serial run begins the slowest first.
+        self._last_costs: dict[str, float] | None = None
+        self.explorations = Explorations(
+            self.options,
+            self.loop,
+            prefetch=prefetch,
+            expected=None if self._is_worker else self._expected_seconds,
+        )
         #: The worker processes of Python targets alive at once, loading or exploring.
         self.pool = WorkerPool(settings.workers)
         #: Python targets are imported and called in worker processes (``_isolation``).
@@ -1072,9 +1081,20 @@ class ConformanceSession:
         if self.settings.report:
             terminalreporter.write_line(f"report written to {self.settings.report}")
 
+    def _expected_seconds(self, subject: ToolSubject) -> float | None:
+        """What the tool's exploration took in the last run here, if it was measured."""
+        if self._last_costs is None:
+            self._last_costs = last_costs(self.config)
+        return self._last_costs.get(_cost_key(subject))
+
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.baseline is not None and self.baseline.updating and not self._is_worker:
             self.baseline.write()
+        if not self._is_worker:  # under xdist, the controller keeps what its units took
+            measured = {_cost_key(s): round(t, 4) for s, t in self.explorations.measured()}
+            if self._last_costs is None:
+                self._last_costs = last_costs(self.config)
+            keep_costs(self.config, measured, self._last_costs)
         path = self._report_path()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -1215,6 +1235,11 @@ def _fitting(
             (i, c) for i, c in enumerate(checks) if applies(c, subject)
         ]
     return found
+
+
+def _cost_key(subject: ToolSubject) -> str:
+    """The tool's key among the kept costs: its node id, as xdist's controller keys them."""
+    return f"toolnexus:{subject.target}::{subject.display_name}"
 
 
 def _tool_name(subject: ToolSubject) -> str:

@@ -768,3 +768,60 @@ def test_a_shards_share_of_an_mcp_json_may_list_no_tools(
     paths = [run.path / f"{k}.json" for k, run in zip((1, 2), runs, strict=True)]
     summary = merge(paths, tmp_path / "m.json")
     assert summary["failed"] == 0
+
+
+ORDERED_TOOLS = """
+import os
+import time
+from toolnexus_ref import BaseTool
+
+LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "order.log")
+
+
+def make(label, pause):
+    class Lookup(BaseTool):
+        name = label
+        description = "Looks a word up."
+        input_schema = {
+            "type": "object",
+            "properties": {"word": {"type": "string", "maxLength": 8}},
+            "required": ["word"],
+            "additionalProperties": False,
+        }
+
+        def run(self, args, ctx):
+            with open(LOG, "a") as log:
+                log.write(f"{label}\\n")
+            time.sleep(pause)
+            return args["word"]
+
+    return Lookup()
+
+
+tools = [make("quick", 0.0), make("slow", 0.03)]
+"""
+
+
+def test_a_serial_run_begins_the_tool_the_last_run_found_slowest(
+    pytester: pytest.Pytester,
+) -> None:
+    """With one slot, tools are explored in turn: the listing's order on a first run, the
+    slowest first once a run has measured them (pytest's cache keeps their seconds)."""
+    pytester.makepyfile(orderedtools=ORDERED_TOOLS)
+    pytester.syspathinsert()
+    args = ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-sandbox", "off"]
+    args += ["--toolnexus-target", "orderedtools:tools", "--toolnexus-isolation", "none"]
+    args += ["--toolnexus-concurrency", "1", "--toolnexus-select", "TN601"]
+    args += ["--toolnexus-examples", "3"]
+    log = pytester.path / "order.log"
+
+    def first_called() -> str:
+        log.unlink(missing_ok=True)
+        pytester.runpytest(*args).assert_outcomes(passed=2)
+        return log.read_text().split()[0]
+
+    assert first_called() == "quick"
+    costs = json.loads((pytester.path / ".pytest_cache/v/toolnexus/tool-costs").read_text())
+    quick, slow = (costs[f"toolnexus:orderedtools:tools::{name}"] for name in ("quick", "slow"))
+    assert slow > quick
+    assert first_called() == "slow"

@@ -12,6 +12,7 @@ server that exits mid-batch is restarted once the call that ended it is known
 from __future__ import annotations
 
 import asyncio
+import statistics
 import time
 from collections.abc import Awaitable, Callable, Container, Iterable, Mapping
 from contextlib import nullcontext
@@ -126,9 +127,13 @@ class Explorations:
         *,
         workers: SearchWorkers | None = None,
         prefetch: bool | Callable[[], set[int]] = True,
+        expected: Callable[[ToolSubject], float | None] | None = None,
     ) -> None:
         self.options = options
         self.loop = loop
+        #: Seconds a tool's exploration is expected to take (an earlier run's), or
+        #: ``None`` where unknown: the costliest begin first (``_costliest_first``).
+        self.expected = expected
         self.workers = workers or shared_workers(max(2, min(32, 2 * options.concurrency)))
         #: Explore every planned tool at the first ask; or, given a function, only the
         #: tools whose ids it returns (under xdist: those of the items queued on
@@ -184,9 +189,34 @@ class Explorations:
         self._run(batch_of(key, self._plans, self._done, self.prefetch))
         return self._done[key]
 
+    def measured(self) -> list[tuple[ToolSubject, float]]:
+        """Each explored tool and the seconds its exploration took in its slot."""
+        return [
+            (plan.subject, self._seconds[key])
+            for key, plan in self._plans.items()
+            if key in self._done and key in self._seconds
+        ]
+
+    def _costliest_first(self, batch: list[_Plan]) -> list[_Plan]:
+        """The batch with the tools expected to take longest first.
+
+        The tools share ``concurrency`` slots, taken in the batch's order: a slow tool
+        listed last (a server's ten-second operation at the end of an mcp.json) would
+        begin once every slot had served the quicker ones before it, and end the run
+        alone. A tool never measured is taken to cost the median of those that were;
+        tools of equal cost keep their order.
+        """
+        if self.expected is None:
+            return batch
+        known = {id(p.subject): c for p in batch if (c := self.expected(p.subject)) is not None}
+        if not known:
+            return batch
+        middle = statistics.median(known.values())
+        return sorted(batch, key=lambda p: -known.get(id(p.subject), middle))
+
     def _run(self, batch: list[_Plan]) -> None:
         import_generator()
-        pending = batch
+        pending = self._costliest_first(batch)
         starved = False  # the loop was found stopped once with no tool's code on it
         while pending:
             # MCP tools run in their server's process: this process's directory stays put.
