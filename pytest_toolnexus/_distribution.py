@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DIST",
     "DIST_MODES",
+    "SECONDS_KEY",
     "SHARD",
     "ShardPlugin",
     "ToolDistribution",
@@ -44,8 +45,13 @@ __all__ = [
 DIST = "--toolnexus-dist"
 SHARD = "--toolnexus-shard"
 DIST_MODES = ("toolnexus", "xdist")
-#: Where each tool's last measured cost is kept (``config.cache``).
+#: Where the controller keeps each tool's share of its unit's last measured time
+#: (``config.cache``): what it balances workers by.
 COSTS_KEY = "toolnexus/tool-costs"
+#: Where a serial run keeps each tool's own exploration seconds (``config.cache``): the
+#: order its next run, and xdist's workers, begin the tools in. Apart from ``COSTS_KEY``:
+#: a unit's time shared evenly by its tools would hide which of them is the slow one.
+SECONDS_KEY = "toolnexus/tool-seconds"
 #: The key of xdist's ``workerinput`` saying that the controller schedules whole units.
 UNITS_KEY = "toolnexus_units"
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -169,34 +175,33 @@ class ToolDistribution:
     def _measured(self) -> dict[str, float]:
         """Each tool's cost as the last run measured it: read once, the same for all."""
         if self._costs is None:
-            self._costs = last_costs(self.config)
+            self._costs = last_costs(self.config, COSTS_KEY)
         return self._costs
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.scheduler is not None:
-            keep_costs(self.config, self.scheduler.tool_costs(), self._measured())
+            keep_costs(self.config, COSTS_KEY, self.scheduler.tool_costs(), self._measured())
 
 
-def last_costs(config: pytest.Config) -> dict[str, float]:
-    """Each tool's seconds as the last run here measured them (pytest's cache), by
-    ``toolnexus:<target>::<tool>``; empty without the cache."""
+def last_costs(config: pytest.Config, key: str) -> dict[str, float]:
+    """Seconds by tool (``toolnexus:<target>::<tool>``) as the last run here kept them
+    under ``key`` in pytest's cache; empty without the cache."""
     cache = getattr(config, "cache", None)
-    found = cache.get(COSTS_KEY, {}) if cache is not None else {}
+    found = cache.get(key, {}) if cache is not None else {}
     if not isinstance(found, dict):
         return {}
     return {str(k): float(v) for k, v in found.items() if isinstance(v, (int, float))}
 
 
 def keep_costs(
-    config: pytest.Config, measured: Mapping[str, float], earlier: Mapping[str, float]
+    config: pytest.Config, key: str, measured: Mapping[str, float], earlier: Mapping[str, float]
 ) -> None:
-    """Keep this run's costs for the next, over the ``earlier`` ones of tools it did not
-    measure: xdist's controller balances workers by them, a serial run begins the
-    slowest tools first."""
+    """Keep this run's seconds under ``key`` for the next, over the ``earlier`` ones of
+    the tools it did not measure."""
     cache = getattr(config, "cache", None)
     if cache is None or not measured:
         return
-    cache.set(COSTS_KEY, {**earlier, **measured})
+    cache.set(key, {**earlier, **measured})
 
 
 def prefetch_groups(

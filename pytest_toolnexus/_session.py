@@ -49,6 +49,7 @@ from . import _arguments
 from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
 from ._distribution import (
+    SECONDS_KEY,
     is_xdist_controller,
     keep_costs,
     last_costs,
@@ -182,13 +183,10 @@ class ConformanceSession:
         #: The subject whose check is running (its unit is what the worker explores next).
         self._asking = 0
         prefetch = self._unit_of_asking if self._is_worker else True
-        #: Each tool's seconds in the last run here: a serial run begins the slowest first.
-        self._last_costs: dict[str, float] | None = None
+        #: Each tool's seconds in the last serial run here: the slowest begin first.
+        self._last_seconds: dict[str, float] | None = None
         self.explorations = Explorations(
-            self.options,
-            self.loop,
-            prefetch=prefetch,
-            expected=None if self._is_worker else self._expected_seconds,
+            self.options, self.loop, prefetch=prefetch, expected=self._expected_seconds
         )
         #: The worker processes of Python targets alive at once, loading or exploring.
         self.pool = WorkerPool(settings.workers)
@@ -1082,19 +1080,19 @@ class ConformanceSession:
             terminalreporter.write_line(f"report written to {self.settings.report}")
 
     def _expected_seconds(self, subject: ToolSubject) -> float | None:
-        """What the tool's exploration took in the last run here, if it was measured."""
-        if self._last_costs is None:
-            self._last_costs = last_costs(self.config)
-        return self._last_costs.get(_cost_key(subject))
+        """What the tool's exploration took in the last serial run here, if measured."""
+        if self._last_seconds is None:
+            self._last_seconds = last_costs(self.config, SECONDS_KEY)
+        return self._last_seconds.get(_cost_key(subject))
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.baseline is not None and self.baseline.updating and not self._is_worker:
             self.baseline.write()
-        if not self._is_worker:  # under xdist, the controller keeps what its units took
+        if not self._is_worker:  # workers read what serial runs kept, and write nothing
             measured = {_cost_key(s): round(t, 4) for s, t in self.explorations.measured()}
-            if self._last_costs is None:
-                self._last_costs = last_costs(self.config)
-            keep_costs(self.config, measured, self._last_costs)
+            if self._last_seconds is None:
+                self._last_seconds = last_costs(self.config, SECONDS_KEY)
+            keep_costs(self.config, SECONDS_KEY, measured, self._last_seconds)
         path = self._report_path()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -1238,7 +1236,7 @@ def _fitting(
 
 
 def _cost_key(subject: ToolSubject) -> str:
-    """The tool's key among the kept costs: its node id, as xdist's controller keys them."""
+    """The tool's key among the kept seconds: its node id, as xdist's controller keys costs."""
     return f"toolnexus:{subject.target}::{subject.display_name}"
 
 

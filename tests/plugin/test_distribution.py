@@ -821,7 +821,65 @@ def test_a_serial_run_begins_the_tool_the_last_run_found_slowest(
         return log.read_text().split()[0]
 
     assert first_called() == "quick"
-    costs = json.loads((pytester.path / ".pytest_cache/v/toolnexus/tool-costs").read_text())
+    costs = json.loads((pytester.path / ".pytest_cache/v/toolnexus/tool-seconds").read_text())
     quick, slow = (costs[f"toolnexus:orderedtools:tools::{name}"] for name in ("quick", "slow"))
     assert slow > quick
     assert first_called() == "slow"
+
+
+ORDERED_SERVER = """
+import asyncio
+import os
+import time
+
+from toolnexus_ref import BaseTool, ToolAnnotations
+from toolnexus_ref.mcp import serve_stdio
+
+LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "order.log")
+
+
+class Lookup(BaseTool):
+    description = "Looks a word up."
+    input_schema = {
+        "type": "object",
+        "properties": {"word": {"type": "string", "maxLength": 8}},
+        "required": ["word"],
+        "additionalProperties": False,
+    }
+    annotations = ToolAnnotations(read_only=True, destructive=False)
+
+    def __init__(self, name, pause):
+        self.name, self.pause = name, pause
+
+    def run(self, args, ctx):
+        with open(LOG, "a") as log:
+            log.write(f"{self.name}\\n")
+        time.sleep(self.pause)
+        return args["word"]
+
+
+tools = [Lookup("quick_a", 0.0), Lookup("quick_b", 0.0), Lookup("slow", 0.03)]
+asyncio.run(serve_stdio(tools, name="ordered"))
+"""
+
+
+def test_an_xdist_worker_begins_the_tool_a_serial_run_found_slowest(
+    pytester: pytest.Pytester,
+) -> None:
+    """Workers read the seconds a serial run kept, and keep none: the worker given a
+    server whose tools outnumber its slots begins the one found slowest."""
+    pytest.importorskip("xdist")
+    pytester.makepyfile(orderedserver=ORDERED_SERVER)
+    server = f"stdio:{sys.executable} {pytester.path / 'orderedserver.py'}"
+    args = ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-sandbox", "off"]
+    args += ["--toolnexus-target", server, "--toolnexus-concurrency", "1"]
+    args += ["--toolnexus-select", "TN601", "--toolnexus-examples", "3"]
+    log = pytester.path / "order.log"
+    pytester.runpytest_subprocess(*args).assert_outcomes(passed=3)
+    assert log.read_text().split()[0] == "quick_a"  # nothing measured: as listed
+    seconds = pytester.path / ".pytest_cache/v/toolnexus/tool-seconds"
+    kept = seconds.read_text()
+    log.unlink()
+    pytester.runpytest_subprocess(*args, "-n", "2").assert_outcomes(passed=3)
+    assert log.read_text().split()[0] == "slow", log.read_text().split()
+    assert seconds.read_text() == kept  # the workers kept nothing of their own
