@@ -798,7 +798,7 @@ def make(label, pause):
     return Lookup()
 
 
-tools = [make("quick", 0.0), make("slow", 0.03)]
+tools = [make("quick", 0.0), make("slow", 0.1)]
 """
 
 
@@ -812,7 +812,7 @@ def test_a_serial_run_begins_the_tool_the_last_run_found_slowest(
     args = ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-sandbox", "off"]
     args += ["--toolnexus-target", "orderedtools:tools", "--toolnexus-isolation", "none"]
     args += ["--toolnexus-concurrency", "1", "--toolnexus-select", "TN601"]
-    args += ["--toolnexus-examples", "3"]
+    args += ["--toolnexus-examples", "1"]
     log = pytester.path / "order.log"
 
     def first_called() -> str:
@@ -830,7 +830,6 @@ def test_a_serial_run_begins_the_tool_the_last_run_found_slowest(
 ORDERED_SERVER = """
 import asyncio
 import os
-import time
 
 from toolnexus_ref import BaseTool, ToolAnnotations
 from toolnexus_ref.mcp import serve_stdio
@@ -848,17 +847,16 @@ class Lookup(BaseTool):
     }
     annotations = ToolAnnotations(read_only=True, destructive=False)
 
-    def __init__(self, name, pause):
-        self.name, self.pause = name, pause
+    def __init__(self, name):
+        self.name = name
 
     def run(self, args, ctx):
         with open(LOG, "a") as log:
             log.write(f"{self.name}\\n")
-        time.sleep(self.pause)
         return args["word"]
 
 
-tools = [Lookup("quick_a", 0.0), Lookup("quick_b", 0.0), Lookup("slow", 0.03)]
+tools = [Lookup("quick_a"), Lookup("quick_b"), Lookup("slow")]
 asyncio.run(serve_stdio(tools, name="ordered"))
 """
 
@@ -867,19 +865,19 @@ def test_an_xdist_worker_begins_the_tool_a_serial_run_found_slowest(
     pytester: pytest.Pytester,
 ) -> None:
     """Workers read the seconds a serial run kept, and keep none: the worker given a
-    server whose tools outnumber its slots begins the one found slowest."""
+    server whose tools outnumber its slots begins the one kept as slowest."""
     pytest.importorskip("xdist")
     pytester.makepyfile(orderedserver=ORDERED_SERVER)
     server = f"stdio:{sys.executable} {pytester.path / 'orderedserver.py'}"
     args = ["--toolnexus-conformance", "--toolnexus-only", "--toolnexus-sandbox", "off"]
     args += ["--toolnexus-target", server, "--toolnexus-concurrency", "1"]
-    args += ["--toolnexus-select", "TN601", "--toolnexus-examples", "3"]
-    log = pytester.path / "order.log"
-    pytester.runpytest_subprocess(*args).assert_outcomes(passed=3)
-    assert log.read_text().split()[0] == "quick_a"  # nothing measured: as listed
+    args += ["--toolnexus-select", "TN601", "--toolnexus-examples", "1"]
+    kept = {f"toolnexus:{server}::ordered_{name}": 0.1 for name in ("quick_a", "quick_b")}
+    kept[f"toolnexus:{server}::ordered_slow"] = 5.0  # what a serial run would have kept
     seconds = pytester.path / ".pytest_cache/v/toolnexus/tool-seconds"
-    kept = seconds.read_text()
-    log.unlink()
+    seconds.parent.mkdir(parents=True)
+    seconds.write_text(json.dumps(kept))
     pytester.runpytest_subprocess(*args, "-n", "2").assert_outcomes(passed=3)
-    assert log.read_text().split()[0] == "slow", log.read_text().split()
-    assert seconds.read_text() == kept  # the workers kept nothing of their own
+    calls = (pytester.path / "order.log").read_text().split()
+    assert calls[0] == "slow", calls
+    assert json.loads(seconds.read_text()) == kept  # the workers kept nothing of their own
