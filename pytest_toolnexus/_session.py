@@ -1079,20 +1079,23 @@ class ConformanceSession:
         if self.settings.report:
             terminalreporter.write_line(f"report written to {self.settings.report}")
 
-    def _expected_seconds(self, subject: ToolSubject) -> float | None:
-        """What the tool's exploration took in the last serial run here, if measured."""
+    def _kept_seconds(self) -> dict[str, float]:
+        """Each tool's seconds as the last serial run here kept them: read once."""
         if self._last_seconds is None:
             self._last_seconds = last_costs(self.config, SECONDS_KEY)
-        return self._last_seconds.get(_cost_key(subject))
+        return self._last_seconds
+
+    def _expected_seconds(self, subject: ToolSubject) -> float | None:
+        """What the tool's exploration took in the last serial run here, if measured."""
+        return self._kept_seconds().get(_cost_key(subject))
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.baseline is not None and self.baseline.updating and not self._is_worker:
             self.baseline.write()
         if not self._is_worker:  # workers read what serial runs kept, and write nothing
             measured = {_cost_key(s): round(t, 4) for s, t in self.explorations.measured()}
-            if self._last_seconds is None:
-                self._last_seconds = last_costs(self.config, SECONDS_KEY)
-            keep_costs(self.config, SECONDS_KEY, measured, self._last_seconds)
+            if measured:  # xdist's controller explores nothing: no cache read for it
+                keep_costs(self.config, SECONDS_KEY, measured, self._kept_seconds())
         path = self._report_path()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
