@@ -256,6 +256,46 @@ def test_a_kit_failure_while_finding_the_culprit_is_the_kits_not_the_exit(
     assert all(v.kit_failure and "simulated kit bug" in v.message for v in verdicts), shown
 
 
+def test_a_kit_failure_while_finding_the_culprit_leaves_no_restart_running(
+    loop: BackgroundLoop, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server restarts while the culprit is searched for: a search that fails must
+    not leave that restart running past the run, to start a server nobody closes (its
+    process outliving the loop it was started on)."""
+    from toolnexus_conformance.live import _explorations
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("simulated kit bug")
+
+    restarts: list[str] = []
+    real_restart = ServerConnection.restart
+
+    async def restart(self: ServerConnection) -> Any:
+        restarts.append("begun")
+        await asyncio.sleep(0.3)  # slower than the failed search, as a real start is
+        status = await real_restart(self)
+        restarts.append("ended")
+        return status
+
+    monkeypatch.setattr(_explorations, "find_culprit", broken)
+    monkeypatch.setattr(ServerConnection, "restart", restart)
+    source = loop.run(open_stdio([PYTHON, str(SERVERS / "crash_on_input.py")]), timeout=60)
+    try:
+        subjects = read_subjects(source.tools, "t", [source.tool_extra(t) for t in source.tools])
+        check_subjects(
+            subjects,
+            "t",
+            select=["TN651"],
+            loop=loop,
+            options=RunOptions(examples=6, seed=0),
+            target_extra=source.conformance_extra(),
+        )
+        assert restarts, "the server was not restarted"
+        assert restarts.count("begun") == restarts.count("ended"), restarts
+    finally:
+        loop.run(source.close(), timeout=30)
+
+
 class _Status:
     def __init__(self, reason: str) -> None:
         self.state, self.reason = "failed", reason

@@ -371,9 +371,14 @@ class Explorations:
         status = None
         if before is None:
             # The replays run on processes of their own: the server restarts meanwhile.
-            blame, status = await asyncio.gather(
-                find_culprit(connection, suspects, self.options.call_timeout, lived=lived),
-                connection.restart(),
+            # Both are awaited to their end even if one fails: a restart left running
+            # past a failed search would start a server that nobody closes.
+            blame, status = _both(
+                await asyncio.gather(
+                    find_culprit(connection, suspects, self.options.call_timeout, lived=lived),
+                    connection.restart(),
+                    return_exceptions=True,
+                )
             )
         elif before.explains(lived):
             blame = before
@@ -500,3 +505,12 @@ class Explorations:
         finally:
             key = id(plan.subject)
             self._seconds[key] = self._seconds.get(key, 0.0) + time.monotonic() - started
+
+
+def _both(results: list[Any]) -> tuple[Any, Any]:
+    """The two results of a ``gather(..., return_exceptions=True)``, or the first failure."""
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    first, second = results
+    return first, second
