@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
-from collections.abc import Awaitable, Callable, Container, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Container, Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -507,7 +507,7 @@ class Explorations:
             self._seconds[key] = self._seconds.get(key, 0.0) + time.monotonic() - started
 
 
-def _both(results: list[Any]) -> tuple[Any, Any]:
+def _both(results: Sequence[Any]) -> tuple[Any, Any]:
     """The two results of a ``gather(..., return_exceptions=True)``, or the first failure."""
     for result in results:
         if isinstance(result, BaseException):
