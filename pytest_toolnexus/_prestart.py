@@ -23,7 +23,7 @@ from toolnexus_conformance.process._early import EarlyServers, sdk_installed
 from toolnexus_conformance.process._sandbox import (
     Sandbox,
     SandboxError,
-    kit_cache,
+    kit_storage,
     parse_limits,
 )
 from toolnexus_conformance.targets import TargetError, TargetKind, TargetSpec, parse_target
@@ -210,7 +210,7 @@ def make_sandbox(config: pytest.Config, settings: Settings) -> Sandbox:
         env_names=settings.env,
         limits=parse_limits(settings.limits),
         readable=(Path(str(config.rootpath)), Path(str(config.invocation_params.dir))),
-        writable=(database,) if database else _kit_cache(),
+        writable=_kit_storage(database or None),
     )
     try:
         sandbox.check()
@@ -219,14 +219,17 @@ def make_sandbox(config: pytest.Config, settings: Settings) -> Sandbox:
     return sandbox
 
 
-def _kit_cache() -> tuple[Path, ...]:
-    """The kit's user cache, made now so that it can be bound into the sandbox."""
-    cache = kit_cache()
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return ()
-    return (cache,)
+def _kit_storage(database: Path | None) -> tuple[Path, ...]:
+    """Where hypothesis writes in the kit's processes, made now so that it can be bound
+    into the sandbox (a folder that cannot be made is left out)."""
+    made = []
+    for folder in kit_storage(database):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue
+        made.append(folder)
+    return tuple(made)
 
 
 def example_database(config: pytest.Config) -> Path | Literal[False]:

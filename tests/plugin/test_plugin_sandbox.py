@@ -833,3 +833,35 @@ def test_a_session_killed_outright_leaves_no_server_scratch(sandboxed: Sandboxed
         time.sleep(0.1)
     assert servers() == []
     assert list(tmp.glob("toolnexus-*")) == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_hypothesiss_storage_the_user_chose_is_the_kits_not_the_tools_escape(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """A tool's process keeps the constants hypothesis read from the modules it loaded
+    where hypothesis stores its files: with ``HYPOTHESIS_STORAGE_DIRECTORY`` set (a CI
+    job keeping that folder between runs), there. That is the kit's write, never the
+    tool's: before, every tool of such a run had a TN607 warning for it."""
+    storage = pytester.path / "hypothesis-storage"
+    monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(storage))
+    pytester.makepyfile(
+        tools='''
+        def echo(text: str) -> str:
+            """Echo the text back."""
+            return text
+
+        TOOLS = [echo]
+        '''
+    )
+    # pytest's cache on, as a CI job that keeps folders between runs has it, and the
+    # default examples: a process forked for the tool loads modules as it searches.
+    result = pytester.runpytest_subprocess(
+        CONFORMANCE, ONLY, TARGET, "tools:TOOLS", "--toolnexus-sandbox", mode, *CHECKS,
+        REPORT, "report.json",
+    )  # fmt: skip
+    out = result.stdout.str()
+    assert list(storage.glob("constants/*")), out  # the tool's process kept its constants
+    assert "TN607" not in out.replace("TN607-stays-in-sandbox PASSED", ""), out
+    verdicts = json.loads((pytester.path / "report.json").read_text())["results"]
+    assert [v["outcome"] for v in verdicts if v["check"] == "TN607"] == ["passed"], verdicts

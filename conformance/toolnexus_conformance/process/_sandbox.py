@@ -48,6 +48,7 @@ __all__ = [
     "SandboxStatus",
     "clean_environment",
     "kit_cache",
+    "kit_storage",
     "package_folders",
     "parse_limits",
     "probe",
@@ -167,6 +168,18 @@ def kit_cache() -> Path:
     """
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "pytest-toolnexus" / "hypothesis"
+
+
+def kit_storage(database: Path | None = None) -> tuple[Path, ...]:
+    """Where hypothesis writes in the kit's processes: the example database's folder
+    when the run has one, else the kit's cache; and a storage directory the user chose
+    (``HYPOTHESIS_STORAGE_DIRECTORY``, which wins there too).
+
+    A tool's process scans the modules it loads for constants and keeps what it found
+    in that storage: the kit's write, never the tool's escape (TN607).
+    """
+    chosen = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
+    return (database or kit_cache(), *((Path(chosen),) if chosen else ()))
 
 
 def clean_environment(

@@ -502,10 +502,10 @@ def _with_arguments(options: Any, arguments: Any, settings: Any = None) -> Any:
 def _watch_escapes(worker: _Worker) -> None:
     """Record, for TN607, what the tool does beyond the worker's scratch (``_escapes``)."""
     from .. import _escapes
-    from ._sandbox import kit_cache
+    from ._sandbox import kit_storage
 
     # The kit's own: hypothesis keeps failing examples and its tables there.
-    allowed = [worker.scratch, kit_cache()]
+    allowed = [worker.scratch, *kit_storage()]
     database = getattr(worker.options, "example_database", None)
     if database:
         allowed.append(database)
