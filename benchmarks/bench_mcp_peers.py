@@ -1,7 +1,7 @@
 """Our live suites beside the MCP testers users already have, on the same real servers.
 
 Run:  .venv/bin/python benchmarks/bench_mcp_peers.py [--repeat 3]
-                                                      [--servers time,thinking,everything,filesystem,git]
+                                                      [--servers time,thinking,everything,filesystem,git,memory]
                                                       [--before PATH] [--fresh]
       .venv/bin/python benchmarks/bench_mcp_peers.py --seeded [--repeat 1]
 
@@ -17,7 +17,9 @@ The first run installs what it compares against, each in its own environment und
   ``@modelcontextprotocol/server-sequential-thinking`` (npm, one tool: ``thinking``) and
   ``@modelcontextprotocol/server-everything`` (npm, stdio); with ``--servers`` naming
   them, ``@modelcontextprotocol/server-filesystem`` (npm, 14 tools) over a folder of
-  two files and ``mcp-server-git`` (PyPI, 12 tools) over a repository of one commit.
+  two files, ``mcp-server-git`` (PyPI, 12 tools) over a repository of one commit, and
+  ``@modelcontextprotocol/server-memory`` (npm, 9 tools: a knowledge graph its tools
+  write to a file, ``MEMORY_FILE_PATH``, here in that folder).
 
 A server over a folder is given a fresh copy of it before every command, and after
 each one the run says whether the command left it changed (files written, moved or
@@ -149,6 +151,11 @@ def servers(names: list[str]) -> dict[str, str]:
         _venv("git-server", "mcp-server-git")
         found["mcp-server-git"] = f"{_bin('git-server', 'python')} -m mcp_server_git" + (
             f" --repository {FOLDER}/repo"
+        )
+    if "memory" in names:  # tools that write: the graph goes to a file in the folder
+        entry = _npm("@modelcontextprotocol/server-memory")
+        found["server-memory"] = (
+            f"env MEMORY_FILE_PATH={FOLDER}/data/memory.jsonl node {entry / 'dist' / 'index.js'}"
         )
     return found
 
