@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 import time
@@ -220,24 +221,18 @@ def test_the_server_a_tool_ended_is_called_no_more_and_the_tool_is_named(
     assert len(dead_calls) <= AFTER_EXIT * len(subjects), dead_calls
 
 
-@pytest.mark.parametrize("stops_at_exit", [True, False])
-def test_a_kit_failure_while_finding_the_culprit_is_the_kits_not_the_exit(
-    loop: BackgroundLoop, monkeypatch: pytest.MonkeyPatch, stops_at_exit: bool
-) -> None:
-    """Each tool's exploration stopped at the exit, to be made again: if the kit fails
-    before it is, its checks fail as the kit's, never skip saying "the server exited".
-    So too for a tool whose exploration ended without a call after the exit (its last
-    call in flight as the server exited, which a busy machine makes likely; here every
-    tool's, its exploration not stopped): never judged on calls the exit failed."""
-    from toolnexus_conformance.live import _explorations, _explorer, _probes
+@contextlib.contextmanager
+def _judged_with_a_broken_culprit_search(
+    loop: BackgroundLoop, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[list[Any], list[Any]]]:
+    """TN651 on the server a tool's input ends, its culprit search raising (a kit bug):
+    the subjects and verdicts, while the server is still open."""
+    from toolnexus_conformance.live import _explorations
 
     async def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("simulated kit bug")
 
     monkeypatch.setattr(_explorations, "find_culprit", broken)
-    if not stops_at_exit:
-        monkeypatch.setattr(_explorer, "exit_check", lambda subject: None)
-        monkeypatch.setattr(_probes, "exit_check", lambda subject: None)
     source = loop.run(open_stdio([PYTHON, str(SERVERS / "crash_on_input.py")]), timeout=60)
     try:
         subjects = read_subjects(source.tools, "t", [source.tool_extra(t) for t in source.tools])
@@ -249,8 +244,27 @@ def test_a_kit_failure_while_finding_the_culprit_is_the_kits_not_the_exit(
             options=RunOptions(examples=6, seed=0),
             target_extra=source.conformance_extra(),
         )
+        yield subjects, verdicts
     finally:
         loop.run(source.close(), timeout=30)
+
+
+@pytest.mark.parametrize("stops_at_exit", [True, False])
+def test_a_kit_failure_while_finding_the_culprit_is_the_kits_not_the_exit(
+    loop: BackgroundLoop, monkeypatch: pytest.MonkeyPatch, stops_at_exit: bool
+) -> None:
+    """Each tool's exploration stopped at the exit, to be made again: if the kit fails
+    before it is, its checks fail as the kit's, never skip saying "the server exited".
+    So too for a tool whose exploration ended without a call after the exit (its last
+    call in flight as the server exited, which a busy machine makes likely; here every
+    tool's, its exploration not stopped): never judged on calls the exit failed."""
+    from toolnexus_conformance.live import _explorer, _probes
+
+    if not stops_at_exit:
+        monkeypatch.setattr(_explorer, "exit_check", lambda subject: None)
+        monkeypatch.setattr(_probes, "exit_check", lambda subject: None)
+    with _judged_with_a_broken_culprit_search(loop, monkeypatch) as (subjects, verdicts):
+        pass
     shown = [(v.tool, v.outcome.value, v.kit_failure, v.message) for v in verdicts]
     assert len(verdicts) == len(subjects), shown
     assert all(v.kit_failure and "simulated kit bug" in v.message for v in verdicts), shown
@@ -262,11 +276,6 @@ def test_a_kit_failure_while_finding_the_culprit_leaves_no_restart_running(
     """The server restarts while the culprit is searched for: a search that fails must
     not leave that restart running past the run, to start a server nobody closes (its
     process outliving the loop it was started on)."""
-    from toolnexus_conformance.live import _explorations
-
-    async def broken(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("simulated kit bug")
-
     restarts: list[str] = []
     real_restart = ServerConnection.restart
 
@@ -277,23 +286,11 @@ def test_a_kit_failure_while_finding_the_culprit_leaves_no_restart_running(
         restarts.append("ended")
         return status
 
-    monkeypatch.setattr(_explorations, "find_culprit", broken)
     monkeypatch.setattr(ServerConnection, "restart", restart)
-    source = loop.run(open_stdio([PYTHON, str(SERVERS / "crash_on_input.py")]), timeout=60)
-    try:
-        subjects = read_subjects(source.tools, "t", [source.tool_extra(t) for t in source.tools])
-        check_subjects(
-            subjects,
-            "t",
-            select=["TN651"],
-            loop=loop,
-            options=RunOptions(examples=6, seed=0),
-            target_extra=source.conformance_extra(),
-        )
+    with _judged_with_a_broken_culprit_search(loop, monkeypatch):
+        # Read before the server is closed: a restart still running would end meanwhile.
         assert restarts, "the server was not restarted"
         assert restarts.count("begun") == restarts.count("ended"), restarts
-    finally:
-        loop.run(source.close(), timeout=30)
 
 
 class _Status:
