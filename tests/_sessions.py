@@ -94,6 +94,14 @@ def start_session(
     an early fixture (``early``) starts it before the tests that read it. ``at_end``
     is for ``RunningSession``.
     """
+    command = [sys.executable, "-m", "pytest", f"--basetemp={path / 'runpytest-0'}", *args]
+    return RunningSession(command, path, timeout, env=session_environment(path, env), at_end=at_end)
+
+
+def session_environment(path: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """What a session started in ``path`` runs with, as pytester gives it: ``path`` is
+    its ``HOME`` and first import root, and its ``PYTEST_ADDOPTS`` the suite's own;
+    ``env`` on top. Also for a process that runs sessions itself (an xdist host)."""
     environment = _base_environment()
     environment.update(
         HOME=str(path),
@@ -104,8 +112,7 @@ def start_session(
     )
     environment.pop("TOX_ENV_DIR", None)
     environment.update(env or {})
-    command = [sys.executable, "-m", "pytest", f"--basetemp={path / 'runpytest-0'}", *args]
-    return RunningSession(command, path, timeout, env=environment, at_end=at_end)
+    return environment
 
 
 class RunningSession:
