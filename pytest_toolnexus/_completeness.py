@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from ._interrupts import InterruptGuard
-from ._items import RECORD_KEY
+from ._items import records_of
 
 __all__ = ["ITEM_PREFIX", "Completeness", "RunState"]
 
@@ -103,7 +103,7 @@ class Completeness:
         if not report.nodeid.startswith(ITEM_PREFIX):
             return
         if report.when == "call":
-            if _has_record(report.user_properties):
+            if records_of(report):
                 self._judged.add(report.nodeid)
         elif report.when == "setup" and report.skipped:
             self._excused.add(report.nodeid)
@@ -199,15 +199,6 @@ class Completeness:
             if missing > SHOWN:
                 lines.append(f"  and {missing - SHOWN} more")
         return lines
-
-
-def _has_record(properties: Sequence[tuple[str, object]]) -> bool:
-    """Whether a verdict record is among ``properties``: an item's records come after
-    its JUnit properties, so the last one tells, and only a report without one is
-    searched through."""
-    if properties and properties[-1][0] == RECORD_KEY:
-        return True
-    return any(key == RECORD_KEY for key, _ in properties)
 
 
 def _describe(excinfo: pytest.ExceptionInfo[BaseException]) -> str:

@@ -14,10 +14,28 @@ if TYPE_CHECKING:
 
     from ._session import ConformanceSession
 
-__all__ = ["CheckFailed", "CheckItem", "ToolCollector", "ToolnexusWarning", "labels"]
+__all__ = [
+    "RECORDS",
+    "CheckFailed",
+    "CheckItem",
+    "ToolCollector",
+    "ToolnexusWarning",
+    "labels",
+    "records_of",
+]
 
-#: The key under which each item leaves its verdict record in ``user_properties``.
-RECORD_KEY = "toolnexus"
+#: The attribute of an item's call report that holds its verdict records (plain dicts).
+#: Not ``user_properties``: pytest's JUnit XML writes every user property into the
+#: file, and a record there was a Python dict's repr per test case. A report's other
+#: attributes still cross from an xdist worker to its controller (pytest serializes a
+#: report's ``__dict__``).
+RECORDS = "toolnexus_records"
+
+
+def records_of(report: Any) -> list[dict[str, Any]]:
+    """The verdict records a call report carries (none for other reports)."""
+    found = getattr(report, RECORDS, None)
+    return found if isinstance(found, list) else []
 
 
 class ToolnexusWarning(UserWarning):
@@ -60,6 +78,8 @@ class CheckItem(pytest.Item):
         self.checks = checks
         self.subject = subject
         self.owner = owner
+        #: This run's verdict records, handed to the call report (``take_records``).
+        self.records: list[dict[str, Any]] = []
         self.add_marker(_marker())
         # The category and code of each check, in order, as ``-k`` matches them.
         self.keywords.update({name: True for check, _ in checks for name in labels(check)[:2]})
@@ -77,7 +97,7 @@ class CheckItem(pytest.Item):
             record = verdict.as_record()
             record["position"] = position  # the item's own tuple: no list per record
             state = baseline.mark(record, verdict) if baseline is not None else None
-            self.user_properties.append((RECORD_KEY, record))
+            self.records.append(record)
             if verdict.kit_failure:
                 broken.append(verdict)
             elif verdict.outcome == "skipped":
@@ -102,6 +122,11 @@ class CheckItem(pytest.Item):
         if skipped and len(skipped) == len(self.checks):
             reasons = sorted({v.message or "not applicable" for v in skipped})
             pytest.skip("; ".join(reasons))
+
+    def take_records(self) -> list[dict[str, Any]]:
+        """The records of the run just made, for its report; the item keeps none."""
+        records, self.records = self.records, []
+        return records
 
     def repr_failure(
         self,

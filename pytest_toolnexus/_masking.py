@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from ._items import RECORDS
+
 _SECRETS_MODULE = "toolnexus_ref.secrets"
 
 
@@ -53,7 +55,8 @@ def _masked(value: Any, secrets: Any) -> Any:
 
 
 def mask_report(report: pytest.TestReport | pytest.CollectReport, secrets: Any) -> None:
-    """Mask ``longrepr``, the captured sections and ``user_properties`` of one report, in place.
+    """Mask ``longrepr``, the captured sections, ``user_properties`` and the verdict
+    records (``toolnexus_records``) of one report, in place.
 
     Called only while something is registered (``_registry``); a passing report has
     no ``longrepr`` to render, and parts that show no secret are left as they are.
@@ -70,6 +73,9 @@ def mask_report(report: pytest.TestReport | pytest.CollectReport, secrets: Any) 
         report.sections = _masked(report.sections, secrets)
     if isinstance(report, pytest.TestReport) and report.user_properties:
         report.user_properties = _masked(report.user_properties, secrets)
+    records = getattr(report, RECORDS, None)
+    if records:
+        setattr(report, RECORDS, _masked(records, secrets))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

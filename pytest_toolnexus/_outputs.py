@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ._declared_at import DeclaredAt, declared_at
-from ._items import RECORD_KEY, CheckItem, labels
+from ._items import CheckItem, labels
 from ._output_options import OutputSettings
 
 if TYPE_CHECKING:
@@ -110,9 +110,8 @@ class ReportOutputs:
                     # One copy for the item's records: a run of ten thousand tools
                     # keeps every record in its reports until it ends.
                     shared = dict(where)
-                    for key, value in item.user_properties:
-                        if key == RECORD_KEY and isinstance(value, dict):
-                            value["declared_at"] = shared
+                    for record in item.records:
+                        record["declared_at"] = shared
 
     def _declared(self, subject: Any) -> DeclaredAt | None:
         # Tools the worker placed at one file and line are placed once (resolving a

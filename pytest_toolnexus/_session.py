@@ -61,7 +61,7 @@ from ._distribution import (
 from ._exit import skip_exit_collection
 from ._heap import HeapFreeze, paused
 from ._interrupts import InterruptGuard
-from ._items import RECORD_KEY, CheckItem, ToolCollector
+from ._items import RECORDS, CheckItem, ToolCollector, records_of
 from ._listed import (
     ListedWorker,
     listing_of,
@@ -176,6 +176,9 @@ class ConformanceSession:
         self._is_worker = hasattr(config, "workerinput")
         #: The verdict records: kept (JSON-encoded) only where a report will read them.
         self.records = Records(keep=self._reads_records())
+        #: Call reports read, by node id: their records are let go once the item's
+        #: teardown is reported (every reader of a call report has read it by then).
+        self._calls: dict[str, pytest.TestReport] = {}
         #: xdist's controller: it schedules and reports, and loads and explores nothing.
         self._is_controller = is_xdist_controller(config)
         #: Under xdist, the tools a worker explores together: its unit's (``_distribution``).
@@ -1010,6 +1013,8 @@ class ConformanceSession:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
+        if isinstance(item, CheckItem) and call.when == "call":
+            setattr(report, RECORDS, item.take_records())
         if isinstance(item, CheckItem) and report.skipped and isinstance(report.longrepr, tuple):
             # Say which item was skipped, not which line of the plugin raised the skip.
             report.longrepr = (item.nodeid, None, report.longrepr[2])  # type: ignore[assignment]
@@ -1042,15 +1047,22 @@ class ConformanceSession:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
+            called = self._calls.pop(report.nodeid, None) if report.when == "teardown" else None
+            if called is not None:
+                # pytest keeps every report until the run ends, and nothing reads these
+                # records again: the table keeps each cell's worst status, the JSON
+                # report the records encoded.
+                setattr(called, RECORDS, [])
             return
-        for key, value in report.user_properties:
-            if key == RECORD_KEY and isinstance(value, dict):
-                self.records.add(value)
-                if self.baseline is not None:
-                    self.baseline.observe(value)
-                if self.live_report is not None:
-                    with self.sigterm.holding():
-                        self.live_report.add(value, self.records.summary())
+        if records_of(report):
+            self._calls[report.nodeid] = report
+        for value in records_of(report):
+            self.records.add(value)
+            if self.baseline is not None:
+                self.baseline.observe(value)
+            if self.live_report is not None:
+                with self.sigterm.holding():
+                    self.live_report.add(value, self.records.summary())
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self._is_worker:

@@ -112,7 +112,13 @@ def test_github_annotations_summary_junit_properties_and_html(
     assert "| served\\_hidden | ✅ | ⚠️ warn |" in text
     assert "- ❌ FAIL **TN102** `bad tool` (kittools:python\\_tools):" in text
 
-    cases = ET.parse(pytester.path / "junit.xml").getroot().iter("testcase")
+    cases = list(ET.parse(pytester.path / "junit.xml").getroot().iter("testcase"))
+    # The documented properties and nothing else: the kit's own verdict records (once a
+    # Python dict's repr per test case) are not JUnit properties.
+    names = {p.get("name") for case in cases for p in case.iter("property")}
+    assert names == {
+        f"toolnexus.{key}" for key in ("target", "tool", "check", "category", "severity")
+    }
     properties = [
         {
             p.get("name"): p.get("value")

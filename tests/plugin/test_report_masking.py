@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_toolnexus import _masking
+from pytest_toolnexus._items import RECORDS, records_of
 from toolnexus_ref import secrets
 
 
@@ -30,7 +31,7 @@ class Unrenderable:
 
 def _report(longrepr: Any = None) -> pytest.TestReport:
     record = {"check": "TN501", "findings": [{"message": "all fine", "sent": {"a": 1}}]}
-    return pytest.TestReport(
+    report = pytest.TestReport(
         "x.py::t",
         ("x.py", 1, "t"),
         {},
@@ -38,8 +39,10 @@ def _report(longrepr: Any = None) -> pytest.TestReport:
         longrepr,
         "call",
         sections=[("Captured stdout call", "hello")],
-        user_properties=[("toolnexus_record", record)],
+        user_properties=[("a_users_property", "some value")],
     )
+    setattr(report, RECORDS, [record])  # as the plugin hands an item's records to its report
+    return report
 
 
 def _through_hook(report: pytest.TestReport) -> pytest.TestReport:
@@ -54,31 +57,35 @@ def _through_hook(report: pytest.TestReport) -> pytest.TestReport:
 def test_with_nothing_registered_no_report_is_touched_or_rendered() -> None:
     Unrenderable.rendered = 0
     report = _report(Unrenderable())
-    properties, sections = report.user_properties, report.sections
+    properties, sections, records = report.user_properties, report.sections, records_of(report)
     assert _through_hook(report) is report
     assert Unrenderable.rendered == 0
     assert report.user_properties is properties
     assert report.sections is sections
+    assert records_of(report) is records
 
 
 def test_a_registered_value_that_shows_nowhere_leaves_the_report_as_it_was() -> None:
     secrets.register("never-printed-value")
     report = _report()
-    properties, sections = report.user_properties, report.sections
+    properties, sections, records = report.user_properties, report.sections, records_of(report)
     _through_hook(report)
     assert report.user_properties is properties
     assert report.sections is sections
+    assert records_of(report) is records
 
 
 def test_a_registered_value_is_masked_wherever_it_shows() -> None:
     secrets.register("abcd-secret-1234")
     report = _report(Unrenderable())
     report.sections = [("Captured stdout call", "token abcd-secret-1234")]
-    record: Any = report.user_properties[0][1]
+    report.user_properties = [("a_users_property", "the token abcd-secret-1234")]
+    record: Any = records_of(report)[0]
     record["findings"][0]["message"] = "got abcd-secret-1234"
     _through_hook(report)
     assert report.longrepr == "boom: the token *** leaked"
     assert report.sections == [("Captured stdout call", "token ***")]
-    record = report.user_properties[0][1]
+    assert report.user_properties == [("a_users_property", "the token ***")]
+    record = records_of(report)[0]
     assert record["findings"][0]["message"] == "got ***"
     assert record["findings"][0]["sent"] == {"a": 1}
