@@ -107,8 +107,7 @@ class ReportOutputs:
             if isinstance(item, CheckItem):
                 where = self._declared(item.subject)
                 if where is not None:
-                    # One copy for the item's records: a run of ten thousand tools
-                    # keeps every record in its reports until it ends.
+                    # One copy, shared by all of the item's records.
                     shared = dict(where)
                     for record in item.records:
                         record["declared_at"] = shared

@@ -52,21 +52,10 @@ def test_reports_kept_to_the_end_hold_no_records_and_the_outputs_have_them_all(
 ) -> None:
     pytester.makepyfile(recordtools=TOOLS, conftest=PROBE)
     pytester.syspathinsert()
-    result = pytester.runpytest(
-        "-p",
-        "no:cacheprovider",
-        "--toolnexus-conformance",
-        "--toolnexus-only",
-        "--toolnexus-execute",
-        "none",
-        "--toolnexus-target",
-        "recordtools:tools",
-        "--toolnexus-select",
-        "naming,description",
-        "--toolnexus-report",
-        "report.json",
-        "-s",
-    )
+    args = ["-p", "no:cacheprovider", "--toolnexus-conformance", "--toolnexus-only", "-s"]
+    args += ["--toolnexus-execute", "none", "--toolnexus-target", "recordtools:tools"]
+    args += ["--toolnexus-select", "naming,description", "--toolnexus-report", "report.json"]
+    result = pytester.runpytest(*args)
     out = result.stdout.str()
     assert result.ret == 0, out
     records = json.loads((pytester.path / "report.json").read_text())["results"]
