@@ -1054,9 +1054,10 @@ class ConformanceSession:
                 # report the records encoded.
                 setattr(called, RECORDS, [])
             return
-        if records_of(report):
+        records = records_of(report)
+        if records:
             self._calls[report.nodeid] = report
-        for value in records_of(report):
+        for value in records:
             self.records.add(value)
             if self.baseline is not None:
                 self.baseline.observe(value)
