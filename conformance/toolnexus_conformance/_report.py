@@ -229,9 +229,9 @@ class Records:
         self._statuses[target][status] += 1
         if tool == "*":
             if failed:
+                # As its cell would say: FAIL, warn (a warning's severity), or xfail.
                 self._loads.setdefault(target, []).append(
-                    f"  {shown['check']} {status if status == 'xfail' else 'FAIL'}:"
-                    f" {shown['message']}"
+                    f"  {shown['check']} {status}: {shown['message']}"
                 )
             return
         cells = tools.get(tool)

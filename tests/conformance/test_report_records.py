@@ -1,4 +1,5 @@
-"""Records counted but not kept give the same table and counts as records kept."""
+"""The table and counts of records: counted but not kept give the same as kept; a
+target's own findings say their status."""
 
 from __future__ import annotations
 
@@ -57,3 +58,27 @@ def test_counted_records_cannot_be_read_back(tmp_path: Any) -> None:
     finally:
         counted.close()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_targets_own_findings_say_their_status_under_its_counts() -> None:
+    """A warning is no failure: TN403 (more tools than OpenAI takes) passes with a
+    warning, and the line under the counts said "FAIL" for it."""
+    records = Records().extend(
+        [
+            _record("*", "TN403", "providers", "failed", severity="warning", message="200 tools"),
+            _record("*", "TN001", "naming", "failed", message="no import"),
+            _record("*", "TN404", "providers", "failed", baseline="accepted", message="taken"),
+        ]
+    )
+    try:
+        table = records.table()
+    finally:
+        records.close()
+    assert table[0].endswith(
+        "1 passed with a warning, 1 failed, 0 skipped, 1 accepted by the baseline (xfail)"
+    ), table
+    assert table[1:4] == [
+        "  TN403 warn: 200 tools",
+        "  TN001 FAIL: no import",
+        "  TN404 xfail: taken",
+    ]
