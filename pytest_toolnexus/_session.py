@@ -48,6 +48,7 @@ from toolnexus_conformance.targets import (
 from . import _arguments
 from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
+from ._coverage import measuring, unmeasured_line
 from ._distribution import (
     SECONDS_KEY,
     is_xdist_controller,
@@ -1078,6 +1079,9 @@ class ConformanceSession:
             terminalreporter.write_line(line)
         for target, why in self.records.unjudged().items():
             terminalreporter.write_line(f"{target}: not judged: {why}", yellow=True, bold=True)
+        unmeasured = self._unmeasured_by_coverage()
+        if unmeasured is not None:
+            terminalreporter.write_line(unmeasured, yellow=True)
         for line in self.baseline.summary_lines() if self.baseline is not None else []:
             terminalreporter.write_line(line)
         if self.baseline is not None and self.baseline.updating and self._shard is not None:
@@ -1091,6 +1095,22 @@ class ConformanceSession:
             terminalreporter.write_line(line, red=True, bold=line is incomplete[0])
         if self.settings.report:
             terminalreporter.write_line(f"report written to {self.settings.report}")
+
+    def _unmeasured_by_coverage(self) -> str | None:
+        """What the summary says when coverage measures this run but the Python
+        targets ran in processes it cannot see (``_coverage``)."""
+        if self.isolated is None or not measuring(self.config):
+            return None
+        base_dir = Path(str(self.config.rootpath))
+        python: list[str] = []
+        for raw in self._given:
+            try:
+                spec = spec_of(raw, base_dir)
+            except TargetError:
+                continue
+            if spec.kind is TargetKind.PYTHON:
+                python.append(str(raw))
+        return unmeasured_line(python)
 
     def _kept_seconds(self) -> dict[str, float]:
         """Each tool's seconds as the last serial run here kept them: read once."""
