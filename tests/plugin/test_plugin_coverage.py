@@ -32,9 +32,13 @@ def _coverage_of_module(lines: list[str]) -> str | None:
     return next((line for line in lines if re.match(r"shouting\.py\s", line)), None)
 
 
-def test_under_isolation_the_summary_says_coverage_sees_no_tool(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_under_isolation_the_summary_says_coverage_sees_no_tool(
+    pytester: pytest.Pytester, workers: tuple[str, ...]
+) -> None:
+    """Under xdist the summary is the controller's, which loads no target."""
     pytester.makepyfile(shouting=TOOLS)
-    result = pytester.runpytest_subprocess(*RUN)
+    result = pytester.runpytest_subprocess(*RUN, *workers)
     assert result.ret == 0, result.stdout.str()
     # What coverage says alone: nothing measured, and not why.
     assert _coverage_of_module(result.stdout.lines) is None, result.stdout.str()
