@@ -267,7 +267,10 @@ Found = tuple[str, str, str]
 
 
 def _line(text: object) -> str:
-    return " ".join(str(text).split())[:160]
+    """A finding on one line; a long one keeps its end, where a message gives its reason
+    (TN604's "(invalid: ...)" follows the arguments it sent)."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= 240 else f"{flat[:130]} … {flat[-100:]}"
 
 
 def ours_findings(report: Path) -> tuple[list[Found], int | None]:
