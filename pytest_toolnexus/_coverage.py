@@ -22,9 +22,9 @@ __all__ = ["measuring", "unmeasured_line"]
 
 def measuring(config: Any) -> bool:
     """Whether coverage measures this pytest process: pytest-cov given ``--cov`` (it
-    registers its plugin as ``_cov`` only then), or a coverage started before pytest
-    (``coverage run -m pytest``)."""
-    if config.pluginmanager.hasplugin("_cov"):
+    registers its plugin as ``_cov`` only then) and not ``--no-cov``, or a coverage
+    started before pytest (``coverage run -m pytest``)."""
+    if config.pluginmanager.hasplugin("_cov") and not config.getoption("no_cov", False):
         return True
     coverage = sys.modules.get("coverage")
     current = getattr(getattr(coverage, "Coverage", None), "current", None)

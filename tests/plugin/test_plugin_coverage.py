@@ -73,6 +73,14 @@ def test_without_coverage_nothing_is_said(pytester: pytest.Pytester) -> None:
     assert not any(line.startswith("coverage:") for line in result.stdout.lines)
 
 
+def test_with_coverage_turned_off_nothing_is_said(pytester: pytest.Pytester) -> None:
+    """``--no-cov`` (pytest-cov's, for a debugger) keeps its plugin but measures nothing."""
+    pytester.makepyfile(shouting=TOOLS)
+    result = pytester.runpytest_subprocess(*RUN, "--no-cov")
+    assert result.ret == 0, result.stdout.str()
+    assert not any(line.startswith("coverage:") for line in result.stdout.lines)
+
+
 def test_the_line_names_a_few_targets_and_counts_the_rest() -> None:
     assert unmeasured_line([]) is None
     line = unmeasured_line(["a:t", "b:t", "a:t", "c:t", "d:t", "e:t"])
