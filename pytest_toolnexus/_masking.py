@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from ._items import RECORDS
+from ._items import RECORDS, records_of
 
 _SECRETS_MODULE = "toolnexus_ref.secrets"
 
@@ -73,7 +73,7 @@ def mask_report(report: pytest.TestReport | pytest.CollectReport, secrets: Any) 
         report.sections = _masked(report.sections, secrets)
     if isinstance(report, pytest.TestReport) and report.user_properties:
         report.user_properties = _masked(report.user_properties, secrets)
-    records = getattr(report, RECORDS, None)
+    records = records_of(report)
     if records:
         setattr(report, RECORDS, _masked(records, secrets))
 
