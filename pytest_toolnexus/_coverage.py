@@ -1,11 +1,18 @@
-"""What coverage cannot see in a run: the processes the tools of Python targets run in.
+"""Coverage of the tools' processes: pytest's measurement carried into them and combined back.
 
 Under process isolation (the default) a Python target is imported, and its tools
-called, in sandboxed processes the kit starts. They get none of coverage's
-variables and cannot write its data files, so ``pytest --cov`` (pytest-cov) and
-``coverage run -m pytest`` measure none of the tools' lines, and coverage says only
-"No data was collected" or "Module ... was never imported". The run's summary says
-why, and what measures them.
+called, in sandboxed processes the kit starts, which ``pytest --cov`` (pytest-cov)
+and ``coverage run -m pytest`` never start. So the session hands its measurement on
+(``ToolCoverage``): coverage's configuration, serialized as coverage serializes it
+for its own subprocesses, with the data file moved into a folder of the session's
+that is bound writable into every sandbox. The worker starts measuring before it
+imports the target, and each process saves there
+(``toolnexus_conformance.process._coverage``). At the end of the test loop, before
+pytest-cov combines and reports, the files are combined into the measurement
+running in pytest's process, whose report then shows the tools' lines.
+
+A coverage that cannot serialize its configuration (before 7.10) cannot be carried:
+the summary then says what it did not see (``unmeasured_line``).
 
 Imports only the standard library: it asks coverage nothing unless coverage is
 already imported.
@@ -13,11 +20,15 @@ already imported.
 
 from __future__ import annotations
 
+import copy
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
-__all__ = ["measuring", "unmeasured_line"]
+__all__ = ["ToolCoverage", "carried", "measuring", "unmeasured_line"]
 
 
 def measuring(config: Any) -> bool:
@@ -26,9 +37,81 @@ def measuring(config: Any) -> bool:
     started before pytest (``coverage run -m pytest``)."""
     if config.pluginmanager.hasplugin("_cov") and not config.getoption("no_cov", False):
         return True
+    return _running() is not None
+
+
+def carried(config: Any) -> bool:
+    """Whether this run's measurement reaches the tools' processes (``ToolCoverage``).
+
+    The same answer in every process of the run: xdist's controller, which writes
+    the summary, and its workers, which start the tools' processes.
+    """
+    if not measuring(config):
+        return False
+    coverage = sys.modules.get("coverage")
+    config_class = getattr(getattr(coverage, "config", None), "CoverageConfig", None)
+    return callable(getattr(config_class, "serialize", None))
+
+
+def _running() -> Any | None:
+    """The measurement running in this process, if coverage is imported and started."""
     coverage = sys.modules.get("coverage")
     current = getattr(getattr(coverage, "Coverage", None), "current", None)
-    return callable(current) and current() is not None
+    return current() if callable(current) else None
+
+
+class ToolCoverage:
+    """The folder the tools' processes save their coverage data in, and what they are told.
+
+    ``variables`` go into every process the sandbox starts (``Sandbox.passed``), and
+    ``folder`` is bound writable into it. ``combine`` adds what was saved to the
+    measurement running in pytest's process.
+    """
+
+    def __init__(self, serialized: str, folder: Path) -> None:
+        self.folder = folder
+        from toolnexus_conformance.process._coverage import VARIABLE
+
+        self.variables = {VARIABLE: serialized}
+        #: Why the saved data could not be combined (``None``: it was, or there was none).
+        self.problem: str | None = None
+
+    @classmethod
+    def start(cls, config: Any) -> ToolCoverage | None:
+        """The carried measurement, its folder made; ``None`` if nothing can be carried."""
+        running = _running()
+        if running is None or not carried(config):
+            return None
+        settings = copy.copy(running.config)
+        folder = Path(tempfile.mkdtemp(prefix="toolnexus-coverage-"))
+        # The file's own name, as pytest-cov combines files of its name: into the folder.
+        settings.data_file = str(folder / Path(settings.data_file).name)
+        settings.parallel = True  # a file per process, each named by its process
+        try:
+            return cls(settings.serialize(), folder)
+        except Exception:  # a setting coverage cannot serialize: nothing is carried
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
+
+    def combine(self) -> int:
+        """Add every file the tools' processes saved to the running measurement, and
+        remove them; how many there were."""
+        running = _running()
+        saved = [str(p) for p in self.folder.iterdir() if p.is_file()]
+        if running is None or not saved:
+            return 0
+        try:
+            running.combine(saved, strict=False, keep=False)
+        except Exception as exc:  # coverage's own refusal, said in the summary
+            self.problem = (
+                "coverage: what the tools' processes measured could not be combined:"
+                f" {type(exc).__name__}: {exc}"
+            )
+            return 0
+        return len(saved)
+
+    def close(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def unmeasured_line(targets: Iterable[str]) -> str | None:

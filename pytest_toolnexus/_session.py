@@ -48,7 +48,7 @@ from toolnexus_conformance.targets import (
 from . import _arguments
 from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
-from ._coverage import measuring, unmeasured_line
+from ._coverage import ToolCoverage, carried, measuring, unmeasured_line
 from ._distribution import (
     SECONDS_KEY,
     is_xdist_controller,
@@ -207,6 +207,13 @@ class ConformanceSession:
                 ),
                 stacklevel=2,
             )
+        #: Coverage carried into the tools' processes, when this process measures its own.
+        self._tool_coverage: ToolCoverage | None = None
+        if self.isolated is not None and not self._is_controller:
+            self._tool_coverage = ToolCoverage.start(config)
+        if self._tool_coverage is not None:
+            self.sandbox.writable = (*self.sandbox.writable, self._tool_coverage.folder)
+            self.sandbox.passed = {**self.sandbox.passed, **self._tool_coverage.variables}
         self._workers: list[TargetWorker] = []
         #: The warm template workers are forked from (``process._forkserver``), started
         #: with the first worker when tools will be called.
@@ -1082,6 +1089,8 @@ class ConformanceSession:
         unmeasured = self._unmeasured_by_coverage()
         if unmeasured is not None:
             terminalreporter.write_line(unmeasured, yellow=True)
+        if self._tool_coverage is not None and self._tool_coverage.problem:
+            terminalreporter.write_line(self._tool_coverage.problem, yellow=True)
         for line in self.baseline.summary_lines() if self.baseline is not None else []:
             terminalreporter.write_line(line)
         if self.baseline is not None and self.baseline.updating and self._shard is not None:
@@ -1099,7 +1108,7 @@ class ConformanceSession:
     def _unmeasured_by_coverage(self) -> str | None:
         """What the summary says when coverage measures this run but the Python
         targets ran in processes it cannot see (``_coverage``)."""
-        if self.isolated is None or not measuring(self.config):
+        if self.isolated is None or not measuring(self.config) or carried(self.config):
             return None
         base_dir = Path(str(self.config.rootpath))
         python: list[str] = []
@@ -1152,20 +1161,24 @@ class ConformanceSession:
             extra["shard_costs"] = costs.cut_by(self.settings.concurrency) if costs else "none"
         self.records.write_report(path, **(state.as_report() if state else {}), extra=extra)
 
-    @pytest.hookimpl(wrapper=True)
+    @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
         """Once the last item has run, close the targets' servers while the run reports.
 
         An MCP server is given its stdin's end and a grace to exit (then signals), and
         a Python server takes half a second or more to exit: that wait overlaps with
         the report and the summary rather than follow them. Nothing calls a tool
-        after the test loop.
+        after the test loop. The innermost wrapper (``trylast``): what the tools'
+        processes measured joins pytest's coverage before pytest-cov, a wrapper
+        outside this one, stops it and combines.
         """
         if not self._is_worker:  # a worker prints no summary
             _import_for_the_summary(self.config)
         try:
             return (yield)
         finally:
+            if self._tool_coverage is not None:
+                self._tool_coverage.combine()
             threading.Thread(target=self._close_loaded, name="toolnexus-close", daemon=True).start()
 
     def _close_loaded(self) -> None:
@@ -1209,6 +1222,8 @@ class ConformanceSession:
         if self.live_report is not None:
             self.live_report.close()
         self.sandbox.close()
+        if self._tool_coverage is not None:
+            self._tool_coverage.close()
         if config.getoption("toolnexus_only", False):
             # Only a run of the kit's own items: a project's tests and fixtures, which
             # may count on their objects being finalised at exit, are not in it.

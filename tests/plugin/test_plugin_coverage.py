@@ -1,14 +1,19 @@
-"""Coverage beside the suites: what it cannot see is said, and where it can see, it measures.
+"""Coverage beside the suites: the tools' own processes are measured, and what is not is said.
 
 Real sessions with pytest-cov (a test dependency) on a one-tool module: under process
-isolation coverage sees none of the module and the summary says why; under
-``--toolnexus-isolation none`` it measures every line, and the summary says nothing of
-coverage.
+isolation (the sandbox on, where the machine allows it) the tools run in processes
+coverage never started, and their lines still reach pytest-cov's report, serial and
+under xdist, and ``coverage run -m pytest``'s data; under ``--toolnexus-isolation none``
+they run in pytest's process. Where coverage cannot be carried into those processes
+(a coverage before 7.10, which cannot serialize its configuration) the summary says
+what it did not see.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +30,18 @@ tools = [shout]
 '''
 
 RUN = (CONFORMANCE, ONLY, TARGET, "shouting:tools", "--cov=shouting", "--cov-report=term-missing")
+#: What the summary says where coverage could not follow the tools.
+UNMEASURED = (
+    "coverage: the tools of shouting:tools ran in sandboxed processes, which coverage"
+    " does not measure; --toolnexus-isolation none calls them in pytest's process,"
+    " where it does (uncontained)"
+)
+#: A coverage that cannot serialize its configuration, as before 7.10.
+OLD_COVERAGE = """
+import coverage.config
+
+del coverage.config.CoverageConfig.serialize
+"""
 
 
 def _coverage_of_module(lines: list[str]) -> str | None:
@@ -32,24 +49,55 @@ def _coverage_of_module(lines: list[str]) -> str | None:
     return next((line for line in lines if re.match(r"shouting\.py\s", line)), None)
 
 
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.glob("toolnexus-coverage-*"))
+
+
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
-def test_under_isolation_the_summary_says_coverage_sees_no_tool(
+def test_under_isolation_the_tools_processes_are_measured(
+    pytester: pytest.Pytester, workers: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tool's body runs only in the processes the kit starts for it: its line is
+    covered there, and combined into pytest-cov's report (under xdist, each worker's
+    into its own, which the controller combines). Their data folder goes with the run."""
+    pytester.makepyfile(shouting=TOOLS)
+    temporary = pytester.mkdir("temporary")
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    result = pytester.runpytest_subprocess(*RUN, *workers)
+    assert result.ret == 0, result.stdout.str()
+    row = _coverage_of_module(result.stdout.lines)
+    assert row is not None, result.stdout.str()
+    assert row.split()[1:4] == ["3", "0", "100%"], row
+    assert not any(line.startswith("coverage:") for line in result.stdout.lines)
+    assert _leftovers(temporary) == []
+
+
+def test_coverage_run_gets_the_tools_processes_too(pytester: pytest.Pytester) -> None:
+    """``coverage run -m pytest``: no pytest-cov, one data file, which holds the tool's lines."""
+    pytester.makepyfile(shouting=TOOLS)
+    run = pytester.run(
+        sys.executable, "-m", "coverage", "run", "--source=.", "-m", "pytest",
+        "-p", "no:cacheprovider", CONFORMANCE, ONLY, TARGET, "shouting:tools",
+    )  # fmt: skip
+    assert run.ret == 0, run.stdout.str()
+    report = pytester.run(sys.executable, "-m", "coverage", "report", "-m")
+    row = _coverage_of_module(report.stdout.lines)
+    assert row is not None, report.stdout.str()
+    assert row.split()[1:4] == ["3", "0", "100%"], row
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_a_coverage_that_cannot_be_carried_is_said(
     pytester: pytest.Pytester, workers: tuple[str, ...]
 ) -> None:
     """Under xdist the summary is the controller's, which loads no target."""
     pytester.makepyfile(shouting=TOOLS)
+    pytester.makeconftest(OLD_COVERAGE)
     result = pytester.runpytest_subprocess(*RUN, *workers)
     assert result.ret == 0, result.stdout.str()
     # What coverage says alone: nothing measured, and not why.
     assert _coverage_of_module(result.stdout.lines) is None, result.stdout.str()
-    result.stdout.fnmatch_lines(
-        [
-            "*toolnexus conformance*",
-            "coverage: the tools of shouting:tools ran in sandboxed processes, which coverage"
-            " does not measure; --toolnexus-isolation none calls them in pytest's process,"
-            " where it does (uncontained)",
-        ]
-    )
+    result.stdout.fnmatch_lines(["*toolnexus conformance*", UNMEASURED])
 
 
 def test_in_pytests_process_coverage_measures_every_line_and_nothing_is_said(

@@ -379,8 +379,10 @@ class Sandbox:
     limits: Limits = field(default_factory=Limits)
     #: Folders that must stay readable inside: the project, import roots, the environment.
     readable: tuple[Path, ...] = ()
-    #: Folders the kit itself writes from inside (the example database).
+    #: Folders the kit itself writes from inside (the example database, coverage's data).
     writable: tuple[Path, ...] = ()
+    #: Variables the kit sets for the processes it starts (coverage's settings).
+    passed: Mapping[str, str] = field(default_factory=dict)
     _roots: list[Path] = field(default_factory=list)
 
     @property
@@ -429,8 +431,10 @@ class Sandbox:
     def environment(
         self, extra: Mapping[str, str] | None = None, environ: Mapping[str, str] | None = None
     ) -> dict[str, str]:
-        """The environment a started process gets: the allowlist, the user's names, ``extra``."""
-        return clean_environment(os.environ if environ is None else environ, self.env_names, extra)
+        """The environment a started process gets: the allowlist, the user's names, the
+        kit's own (``passed``), ``extra``."""
+        given = {**self.passed, **(extra or {})}
+        return clean_environment(os.environ if environ is None else environ, self.env_names, given)
 
     def wrap(
         self,

@@ -36,6 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from . import _coverage
 from ._frames import CONTROL_MAX, Channel, kill_group
 
 __all__ = ["main"]
@@ -154,6 +155,7 @@ class _Worker:
             from ..targets import TargetKind, TargetSpec, load_target
             from . import _declared  # noqa: F401
 
+            _coverage.start()  # the session's coverage, if it measures: from the import on
             loaded = asyncio.run(
                 load_target(
                     TargetSpec(TargetKind.PYTHON, spec, label),
@@ -163,6 +165,7 @@ class _Worker:
             self.tools, self.extras = loaded.tools, list(loaded.extras)
             threads = threading.active_count()
             declarations = self._declare(loaded.info, options)
+            _coverage.save()  # the import's lines: no tool's process carries them
         except BaseException as exc:  # SystemExit at import included: the session reports it
             from ..targets import TargetError
 
@@ -382,6 +385,7 @@ def _child(
             results, calls = _judge(
                 worker, channel, folder, index, name, codes, arguments, settings
             )
+            _coverage.save()  # before the verdicts: once they are in, the run may end
             channel.send(("result", results, calls))
         except BaseException as exc:  # our own failure: say so, never blame the tool...
             reserve.close()  # what is left of the process's memory may not pickle a report
