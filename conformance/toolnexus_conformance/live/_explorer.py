@@ -32,7 +32,7 @@ from .._subject import ToolSubject, hints_of
 from ._calls import CallOutcome
 from ._contention import Contention, processes_of
 from ._crashes import exit_check
-from ._given import explicit_args, with_values
+from ._given import explicit_args, with_literals, with_values
 from ._observation import Observation, Phase, Stream, properties_for
 from ._probes import DEADLINE, TIMING, Env, is_async, make_probes, parts, recheck
 from ._search import (
@@ -284,7 +284,8 @@ def _stretch(env: Env) -> float:
 def given_for(env: Env) -> ToolArguments:
     subject = env.subject
     name = subject.name if isinstance(subject.name, str) else subject.display_name
-    return env.options.arguments_for(subject.target, name)
+    given = env.options.arguments_for(subject.target, name)
+    return with_literals(given, subject.input_schema, subject.tool)
 
 
 def _explicit(env: Env, stream: Stream) -> Callable[[], list[Any]]:

@@ -1,9 +1,10 @@
 """The arguments a stream calls before any generated one: named, given, and edges.
 
 A random draw rarely hits the one value a tool mishandles; the schema's own
-``examples`` and ``default``, the user's arguments (``RunOptions.arguments``) and
-the edge values of each property (``arguments._edges``) are called first, each
-once. Only arguments the schema accepts go to the valid stream; a user's example
+``examples`` and ``default``, the user's arguments (``RunOptions.arguments``), the
+values the tool's own code compares its input with (``_literals``) and the edge
+values of each property (``arguments._edges``) are called first, each once. Only
+arguments the schema accepts go to the valid stream; a user's example
 that the schema refuses is still called, on the invalid stream, marked as given by
 the user, so no valid-stream rule judges it as valid. The invalid stream then calls
 the simplest arguments with one top-level property at a time set to the wrong value
@@ -19,7 +20,7 @@ from typing import Any
 
 from .._options import ToolArguments
 
-__all__ = ["USER_GIVEN", "explicit_args", "with_values"]
+__all__ = ["USER_GIVEN", "explicit_args", "with_literals", "with_values"]
 
 #: How a user's example the schema refuses is marked on the invalid stream.
 USER_GIVEN = "given by the user; the schema refuses it"
@@ -61,6 +62,21 @@ def explicit_args(schema: Any, simplest: Any, given: ToolArguments, *, invalid: 
     return _unique(out)
 
 
+def with_literals(given: ToolArguments, schema: Any, tool: Any) -> ToolArguments:
+    """The user's arguments, with the values the tool's own code compares its input
+    with (``_literals``) after the user's values of each property."""
+    from ._literals import literal_values, literals_of
+
+    found = literal_values(schema, literals_of(tool))
+    if not found:
+        return given
+    values = dict(given.values)
+    for name, more in found.items():
+        mine = values.get(name, ())
+        values[name] = (*mine, *(v for v in more if v not in mine))
+    return ToolArguments(given.examples, values)
+
+
 def _checked(valid: Any, value: Any) -> bool:
     try:
         return bool(valid(value))
@@ -82,8 +98,8 @@ def _unique(values: list[Any]) -> list[Any]:
 
 
 def with_values(strategy: Any, schema: Any, given: ToolArguments, invalid: bool) -> Any:
-    """The valid stream with the user's values mixed into their properties (where the
-    result stays valid); any other stream as it is."""
+    """The valid stream with the given values (the user's, the code's) mixed into their
+    properties (where the result stays valid); any other stream as it is."""
     if invalid or not given.values or not isinstance(schema, Mapping):
         return strategy
     from hypothesis import strategies as st

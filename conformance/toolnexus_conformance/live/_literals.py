@@ -1,0 +1,218 @@
+"""The values a Python tool's own code compares its input with, called like the user's values.
+
+A tool that branches on one exact value (``if mode == "legacy-v1":``) keeps that
+branch from random draws. Hypothesis draws the constants of the modules it finds
+loaded now and then: measured on three one-tool modules with such a branch, the
+line behind it was reached in 15 runs of 21. Read from the tool's code, the value is
+offered as a user's value for a property is (``--toolnexus-arguments``): called once
+before any draw, then mixed into the draws, every run.
+
+What is read, without running any of the tool's code: the bytecode of its function
+(a reference ``@tool``'s, an adapter's ``func``/``coroutine``), or of the functions
+its class defines, with the functions nested in them and the functions of the same
+file they call by name (one level). The values kept are the operands of ``==``,
+``!=``, ``in`` and ``not in`` (a tuple, set or dict gives each member or key) and
+the arguments of ``startswith``/``endswith``, each a constant or a module-level
+name holding one. Only code outside installed packages, the standard library and
+this kit is read: an adapter's library compares values of its own. Over MCP or
+http there is no code to read.
+"""
+
+from __future__ import annotations
+
+import dis
+import inspect
+import sys
+import sysconfig
+import types
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+__all__ = ["MAX_LITERALS", "literal_values", "literals_of"]
+
+#: The most values taken from one tool's code, in the order the code holds them.
+MAX_LITERALS = 12
+#: Longer strings are messages, not values a branch waits for.
+MAX_LENGTH = 200
+#: Attributes that hold a tool's own function, on the tool objects the kit adapts.
+_FUNCTIONS = ("_fn", "fn", "func", "function", "_func", "callback", "coroutine")
+#: Packages whose code is the kit's: it compares values of its own.
+_KIT = ("toolnexus_ref", "toolnexus_conformance", "pytest_toolnexus")
+_OPERATORS = ("==", "!=")
+_PREFIXES = frozenset({"startswith", "endswith"})
+_LOADS = frozenset({"LOAD_CONST", "LOAD_SMALL_INT", "LOAD_GLOBAL", "LOAD_NAME"})
+
+Literal = str | int | float
+
+
+def literals_of(tool: Any) -> tuple[Literal, ...]:
+    """The values ``tool``'s own code compares with; empty when it has no code to read.
+
+    Never raises and runs none of the tool's code: attributes are read statically.
+    """
+    try:
+        found: dict[tuple[type, Literal], None] = {}
+        seen: set[types.CodeType] = set()
+        for function in _functions(tool):
+            for value in _scan(function.__code__, function.__globals__, seen, depth=1):
+                found.setdefault((type(value), value), None)
+                if len(found) >= MAX_LITERALS:
+                    break
+            if len(found) >= MAX_LITERALS:
+                break
+        return tuple(value for _, value in found)
+    except Exception:  # a tool object nothing can be read from offers nothing
+        return ()
+
+
+def literal_values(schema: Any, literals: tuple[Literal, ...]) -> dict[str, tuple[Any, ...]]:
+    """The literals per top-level property whose type may hold them (strings to string
+    properties, numbers to number ones); the caller validates each call it builds."""
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if not isinstance(properties, Mapping) or not literals:
+        return {}
+    out: dict[str, tuple[Any, ...]] = {}
+    for name, node in properties.items():
+        if not isinstance(name, str) or not isinstance(node, Mapping):
+            continue
+        kinds = _types(node)
+        fit = tuple(v for v in literals if _fits(v, kinds))
+        if fit:
+            out[name] = fit
+    return out
+
+
+def _types(node: Mapping[str, Any]) -> set[str]:
+    declared = node.get("type")
+    if isinstance(declared, str):
+        return {declared}
+    if isinstance(declared, list):
+        return {t for t in declared if isinstance(t, str)}
+    return set()
+
+
+def _fits(value: Literal, kinds: set[str]) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, str):
+        return "string" in kinds
+    if isinstance(value, int):
+        return bool(kinds & {"integer", "number"})
+    return "number" in kinds
+
+
+# -- the tool's own functions ------------------------------------------------------------
+def _functions(tool: Any) -> Iterator[types.FunctionType]:
+    """The tool's functions whose code is the user's, read without running any code."""
+    if isinstance(tool, types.FunctionType | types.MethodType):
+        candidates: list[Any] = [tool]
+    else:
+        own = _instance_dict(tool)
+        candidates = [own[key] for key in _FUNCTIONS if key in own]
+        for cls in type(tool).__mro__:
+            if _local(getattr(cls, "__module__", None), None):
+                candidates += list(vars(cls).values())
+    for candidate in candidates:
+        function = _plain_function(candidate)
+        if function is not None and _local(function.__module__, function.__code__.co_filename):
+            yield function
+
+
+def _instance_dict(tool: Any) -> dict[str, Any]:
+    try:
+        found = object.__getattribute__(tool, "__dict__")
+    except AttributeError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _plain_function(candidate: Any) -> types.FunctionType | None:
+    if isinstance(candidate, staticmethod | classmethod):
+        candidate = candidate.__func__
+    if isinstance(candidate, types.MethodType):
+        candidate = candidate.__func__
+    seen = 0
+    while not isinstance(candidate, types.FunctionType) and seen < 10:
+        wrapped = inspect.getattr_static(candidate, "__wrapped__", None)
+        if wrapped is None:
+            return None
+        candidate, seen = wrapped, seen + 1
+    # ``functools.wraps`` chains: the innermost is the code written.
+    while seen < 10:
+        inner = candidate.__dict__.get("__wrapped__")
+        if not isinstance(inner, types.FunctionType):
+            break
+        candidate, seen = inner, seen + 1
+    return candidate if isinstance(candidate, types.FunctionType) else None
+
+
+def _installed() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    roots = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    roots |= {sys.prefix, sys.base_prefix}
+    return tuple(sorted(roots))
+
+
+_INSTALLED = _installed()
+
+
+def _local(module: str | None, filename: str | None) -> bool:
+    """Code the user wrote: not the kit's, not an installed package's or the standard library's."""
+    if module is None or module.split(".")[0] in _KIT or module == "builtins":
+        return False
+    if filename is None:
+        return True
+    return not filename.startswith(_INSTALLED) and not filename.startswith("<")
+
+
+# -- the comparisons in their bytecode ---------------------------------------------------
+def _scan(
+    code: types.CodeType, names: Mapping[str, Any], seen: set[types.CodeType], *, depth: int
+) -> Iterator[Literal]:
+    if code in seen:
+        return
+    seen.add(code)
+    instructions = list(dis.get_instructions(code))
+    called: list[types.FunctionType] = []
+    for index, instruction in enumerate(instructions):
+        operation = instruction.opname
+        if operation == "CONTAINS_OP" or (
+            operation == "COMPARE_OP"
+            and instruction.argrepr.removeprefix("bool(")[:2] in _OPERATORS
+        ):
+            for operand in instructions[max(0, index - 2) : index]:
+                yield from _values(operand, names)
+        elif operation in ("LOAD_ATTR", "LOAD_METHOD") and instruction.argval in _PREFIXES:
+            following = instructions[index + 1 : index + 2]
+            for operand in following:
+                yield from _values(operand, names)
+        elif operation in ("LOAD_GLOBAL", "LOAD_NAME") and depth > 0:
+            target = names.get(instruction.argval)
+            if (
+                isinstance(target, types.FunctionType)
+                and target.__code__.co_filename == code.co_filename
+            ):
+                called.append(target)
+    for constant in code.co_consts:  # lambdas, comprehensions, nested functions
+        if isinstance(constant, types.CodeType):
+            yield from _scan(constant, names, seen, depth=depth)
+    for function in called:
+        yield from _scan(function.__code__, function.__globals__, seen, depth=depth - 1)
+
+
+def _values(instruction: dis.Instruction, names: Mapping[str, Any]) -> Iterator[Literal]:
+    if instruction.opname not in _LOADS:
+        return
+    if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+        value = names.get(instruction.argval)
+    else:
+        value = instruction.argval
+    if isinstance(value, dict):  # ``key in HANDLERS``: each key a branch
+        value = tuple(value)
+    members = value if isinstance(value, tuple | frozenset | set) else (value,)
+    for member in members:
+        if isinstance(member, str):
+            if 0 < len(member) <= MAX_LENGTH:
+                yield member
+        elif isinstance(member, int | float) and not isinstance(member, bool):
+            yield member
