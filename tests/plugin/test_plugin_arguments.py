@@ -21,6 +21,9 @@ from pytest_toolnexus._options import ARGUMENTS, CONFORMANCE, ONLY, REPORT, SELE
 TOOLS = '''
 from toolnexus_ref import ToolResult
 
+#: What a database would hold: no value the kit reads from the tool's code.
+USERS = ["magic-42"]
+
 
 class Lookup:
     """Finds a user by id; only one id exists."""
@@ -36,7 +39,7 @@ class Lookup:
     }
 
     def execute(self, args, ctx=None):
-        if args.get("user_id") != "magic-42":
+        if args.get("user_id") not in USERS:
             return ToolResult.error("no such user")
         return ToolResult.ok("Ada")
 
