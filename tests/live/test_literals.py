@@ -108,6 +108,16 @@ class Mapper:
         return ToolResult.ok("ok")
 
 
+TABLE = {f"key-{i}": i for i in range(100_000)}
+
+
+def test_a_big_table_gives_its_first_keys_only() -> None:
+    def look(key: str) -> bool:
+        return key in TABLE
+
+    assert literals_of(look) == tuple(f"key-{i}" for i in range(MAX_LITERALS))
+
+
 def test_a_tool_objects_class_is_read_and_none_of_its_code_runs() -> None:
     assert literals_of(Mapper()) == ("reset-all", 7)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dis
 import inspect
+import itertools
 import sys
 import sysconfig
 import types
@@ -34,6 +35,9 @@ __all__ = ["MAX_LITERALS", "literal_values", "literals_of"]
 MAX_LITERALS = 12
 #: Longer strings are messages, not values a branch waits for.
 MAX_LENGTH = 200
+#: The most members read of one collection a value is looked up in (a table of data
+#: is not a list of branches).
+MAX_MEMBERS = 64
 #: Attributes that hold a tool's own function, on the tool objects the kit adapts.
 _FUNCTIONS = ("_fn", "fn", "func", "function", "_func", "callback", "coroutine")
 #: Packages whose code is the kit's: it compares values of its own.
@@ -208,9 +212,9 @@ def _values(instruction: dis.Instruction, names: Mapping[str, Any]) -> Iterator[
     else:
         value = instruction.argval
     if isinstance(value, dict):  # ``key in HANDLERS``: each key a branch
-        value = tuple(value)
+        value = tuple(itertools.islice(value, MAX_MEMBERS))
     members = value if isinstance(value, tuple | frozenset | set) else (value,)
-    for member in members:
+    for member in itertools.islice(members, MAX_MEMBERS):
         if isinstance(member, str):
             if 0 < len(member) <= MAX_LENGTH:
                 yield member
