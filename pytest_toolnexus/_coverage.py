@@ -28,7 +28,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ToolCoverage", "carried", "measuring", "unmeasured_line"]
+__all__ = ["SERVER_VARIABLE", "ToolCoverage", "carried", "measuring", "unmeasured_line"]
+
+#: Coverage's own variable for a process to measure itself from its start.
+SERVER_VARIABLE = "COVERAGE_PROCESS_CONFIG"
 
 
 def measuring(config: Any) -> bool:
@@ -68,11 +71,15 @@ class ToolCoverage:
     measurement running in pytest's process.
     """
 
-    def __init__(self, serialized: str, folder: Path) -> None:
+    def __init__(self, workers: str, servers: str, folder: Path) -> None:
         self.folder = folder
         from toolnexus_conformance.process._coverage import VARIABLE
 
-        self.variables = {VARIABLE: serialized}
+        #: For a Python target's worker, which starts measuring before its import.
+        self.variables = {VARIABLE: workers}
+        #: For MCP stdio servers: coverage's own start-up hook (``a1_coverage.pth``, in an
+        #: environment with coverage installed) measures a Python server given it.
+        self.server_variables = {SERVER_VARIABLE: servers}
         #: Why the saved data could not be combined (``None``: it was, or there was none).
         self.problem: str | None = None
 
@@ -88,10 +95,19 @@ class ToolCoverage:
         settings.data_file = str(folder / Path(settings.data_file).name)
         settings.parallel = True  # a file per process, each named by its process
         try:
-            return cls(settings.serialize(), folder)
+            workers = settings.serialize()
+            # A server that outstays its stdin's end is sent SIGTERM: saved then too.
+            settings.sigterm = True
+            return cls(workers, settings.serialize(), folder)
         except Exception:  # a setting coverage cannot serialize: nothing is carried
             shutil.rmtree(folder, ignore_errors=True)
             return None
+
+    def apply(self, sandbox: Any) -> None:
+        """Give the sandbox's processes the settings, and the folder to save in."""
+        sandbox.writable = (*sandbox.writable, self.folder)
+        sandbox.passed = {**sandbox.passed, **self.variables}
+        sandbox.passed_to_servers = {**sandbox.passed_to_servers, **self.server_variables}
 
     def combine(self) -> int:
         """Add every file the tools' processes saved to the running measurement, and

@@ -28,6 +28,8 @@ from toolnexus_conformance.process._sandbox import (
 )
 from toolnexus_conformance.targets import TargetError, TargetKind, TargetSpec, parse_target
 
+from ._coverage import ToolCoverage
+from ._distribution import is_xdist_controller
 from ._options import Settings
 
 if TYPE_CHECKING:
@@ -60,6 +62,8 @@ class Prestart:
     #: The command line's targets this run loads: under ``--toolnexus-shard``, its share
     #: (``_shard_targets``), an mcp.json shared out given as its ``TargetSpec``.
     targets: list[Any] = field(default_factory=list)
+    #: Coverage carried into the processes the kit starts, when this process measures.
+    coverage: ToolCoverage | None = None
 
     def close(self) -> None:
         """End the servers started early and the loop: for a session that never began."""
@@ -69,6 +73,8 @@ class Prestart:
             pass
         self.loop.close()
         self.sandbox.close()
+        if self.coverage is not None:
+            self.coverage.close()
 
 
 def prestart(config: pytest.Config, settings: Settings, *, serial: bool) -> Prestart:
@@ -79,6 +85,9 @@ def prestart(config: pytest.Config, settings: Settings, *, serial: bool) -> Pres
     """
     loop = BackgroundLoop()
     sandbox = make_sandbox(config, settings)
+    coverage = None if is_xdist_controller(config) else ToolCoverage.start(config)
+    if coverage is not None:  # before any process starts: the servers started here too
+        coverage.apply(sandbox)
     early = EarlyServers(sandbox.launcher())
     base_dir = Path(str(config.rootpath))
     targets: list[Any] = list(settings.targets)
@@ -97,7 +106,7 @@ def prestart(config: pytest.Config, settings: Settings, *, serial: bool) -> Pres
             threading.Thread(
                 target=start_all, args=(loop, early, starts), name="toolnexus-start", daemon=True
             ).start()
-    return Prestart(loop, sandbox, early, targets)
+    return Prestart(loop, sandbox, early, targets, coverage)
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,7 +48,7 @@ from toolnexus_conformance.targets import (
 from . import _arguments
 from ._baseline import Baseline, BaselineError, Key
 from ._completeness import Completeness
-from ._coverage import ToolCoverage, carried, measuring, unmeasured_line
+from ._coverage import carried, measuring, unmeasured_line
 from ._distribution import (
     SECONDS_KEY,
     is_xdist_controller,
@@ -207,13 +207,8 @@ class ConformanceSession:
                 ),
                 stacklevel=2,
             )
-        #: Coverage carried into the tools' processes, when this process measures its own.
-        self._tool_coverage: ToolCoverage | None = None
-        if self.isolated is not None and not self._is_controller:
-            self._tool_coverage = ToolCoverage.start(config)
-        if self._tool_coverage is not None:
-            self.sandbox.writable = (*self.sandbox.writable, self._tool_coverage.folder)
-            self.sandbox.passed = {**self.sandbox.passed, **self._tool_coverage.variables}
+        #: Coverage carried into the processes the kit starts (``_coverage``).
+        self._tool_coverage = started.coverage
         self._workers: list[TargetWorker] = []
         #: The warm template workers are forked from (``process._forkserver``), started
         #: with the first worker when tools will be called.
@@ -1170,7 +1165,8 @@ class ConformanceSession:
         the report and the summary rather than follow them. Nothing calls a tool
         after the test loop. The innermost wrapper (``trylast``): what the tools'
         processes measured joins pytest's coverage before pytest-cov, a wrapper
-        outside this one, stops it and combines.
+        outside this one, stops it and combines; a Python server saves its own as it
+        exits, so under coverage the servers are closed first, and waited for.
         """
         if not self._is_worker:  # a worker prints no summary
             _import_for_the_summary(self.config)
@@ -1178,6 +1174,8 @@ class ConformanceSession:
             return (yield)
         finally:
             if self._tool_coverage is not None:
+                # A Python server saves what it measured as it exits: closed first.
+                self._close_loaded()
                 self._tool_coverage.combine()
             threading.Thread(target=self._close_loaded, name="toolnexus-close", daemon=True).start()
 

@@ -3,8 +3,8 @@
 Real sessions with pytest-cov (a test dependency) on a one-tool module: under process
 isolation (the sandbox on, where the machine allows it) the tools run in processes
 coverage never started, and their lines still reach pytest-cov's report, serial and
-under xdist, and ``coverage run -m pytest``'s data; under ``--toolnexus-isolation none``
-they run in pytest's process. Where coverage cannot be carried into those processes
+under xdist, and ``coverage run -m pytest``'s data; a Python MCP server's too; under
+``--toolnexus-isolation none`` they run in pytest's process. Where coverage cannot be carried into those processes
 (a coverage before 7.10, which cannot serialize its configuration) the summary says
 what it did not see.
 """
@@ -84,6 +84,38 @@ def test_coverage_run_gets_the_tools_processes_too(pytester: pytest.Pytester) ->
     row = _coverage_of_module(report.stdout.lines)
     assert row is not None, report.stdout.str()
     assert row.split()[1:4] == ["3", "0", "100%"], row
+
+
+SERVER = '''
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer("notes")
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def read_note(name: str) -> str:
+    """Read a note by name."""
+    return f"note {name}"
+
+
+if __name__ == "__main__":
+    server.run()
+'''
+
+
+def test_a_python_mcp_server_measures_itself_and_is_combined(pytester: pytest.Pytester) -> None:
+    """A stdio server in an environment with coverage: coverage's own start-up hook
+    measures it; it saves as it exits, and the session closes it before combining."""
+    pytester.makepyfile(notes_server=SERVER)
+    result = pytester.runpytest_subprocess(
+        CONFORMANCE, ONLY, TARGET, f"stdio:{sys.executable} notes_server.py",
+        "--cov=notes_server", "--cov-report=term-missing",
+    )  # fmt: skip
+    assert result.ret == 0, result.stdout.str()
+    row = next((line for line in result.stdout.lines if line.startswith("notes_server.py")), None)
+    assert row is not None, result.stdout.str()
+    assert row.split()[1:4] == ["8", "0", "100%"], row  # the tool's body ran in the server
 
 
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])

@@ -381,8 +381,10 @@ class Sandbox:
     readable: tuple[Path, ...] = ()
     #: Folders the kit itself writes from inside (the example database, coverage's data).
     writable: tuple[Path, ...] = ()
-    #: Variables the kit sets for the processes it starts (coverage's settings).
+    #: Variables the kit sets for its own processes (a Python target's worker).
     passed: Mapping[str, str] = field(default_factory=dict)
+    #: Variables the kit sets for MCP stdio servers; the server's configured ``env`` wins.
+    passed_to_servers: Mapping[str, str] = field(default_factory=dict)
     _roots: list[Path] = field(default_factory=list)
 
     @property
@@ -511,7 +513,7 @@ class Sandbox:
             argv: Sequence[str], env: Mapping[str, str], cwd: Path | None
         ) -> tuple[list[str], dict[str, str]]:
             named = {k: v for k, v in os.environ.items() if k in self.env_names}
-            merged = {**named, **env}
+            merged = {**named, **self.passed_to_servers, **env}
             folder = Path(cwd) if cwd else None
             if not self.active:
                 return self.wrap(argv, merged, None, chdir=folder)
