@@ -42,22 +42,31 @@ def comparing(text: str, mode: str, count: int, ratio: float) -> str:
         pass
     if text == "x" * 300:  # a message, not a value: too long
         pass
-    match mode:
-        case "matched":
-            pass
     checks = [lambda t: t == "in-a-lambda"]
     return str(_helper(text) and checks)
+
+
+def written_otherwise(text: str, mode: str) -> bool:
+    if f"{text}-suffix" == mode or "reversed" == text:  # noqa: SIM300
+        return True
+    match mode:
+        case "matched":
+            return True
+    return False
 
 
 def test_the_operands_of_comparisons_are_read_from_the_code_and_what_it_calls() -> None:
     found = literals_of(comparing)
     assert found[:4] == ("boom-never", "other", "alpha", "beta")
-    for expected in ("gamma", "admin:", MODE, "fast", "careful", 42, 0.25, "matched"):
+    for expected in ("gamma", "admin:", MODE, "fast", "careful", 42, 0.25, "in-a-lambda"):
         assert expected in found, (expected, found)
     assert len(found) == MAX_LITERALS  # the first twelve, in the order the code holds them
     assert LIMIT not in found  # an order: no value
     assert True not in found  # an identity: no value
     assert "x" * 300 not in found
+    # A part of what is compared is no value it is compared with; the constant may come
+    # first; a ``case`` compares too.
+    assert literals_of(written_otherwise) == ("reversed", "matched")
 
 
 def test_nested_code_and_a_called_function_of_the_same_file_are_read_one_level_deep() -> None:
@@ -120,6 +129,49 @@ def test_a_big_table_gives_its_first_keys_only() -> None:
 
 def test_a_tool_objects_class_is_read_and_none_of_its_code_runs() -> None:
     assert literals_of(Mapper()) == ("reset-all", 7)
+
+
+def _keyed(prefix: str) -> Any:
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        if key == f"{prefix}-branch":  # not a constant: nothing to read
+            return "found"
+        return "found" if key == prefix else key
+
+    return lookup
+
+
+def test_other_libraries_tools_are_read_through_the_kits_adapters() -> None:
+    """The user's function is some steps from the adapted object: a field of a
+    LangChain tool, a closure of an object of openai-agents', a pydantic-ai field."""
+    from agents import function_tool
+    from langchain_core.tools import StructuredTool
+    from pydantic_ai import Tool
+
+    from toolnexus_ref.adapters import adapt
+
+    made = {
+        "langchain": StructuredTool.from_function(_keyed("langchain")),
+        "agents": function_tool(_keyed("agents")),
+        "pydantic-ai": Tool(_keyed("pydantic-ai")),
+    }
+    for name, foreign in made.items():
+        assert literals_of(adapt(foreign)) == (name,), name
+
+
+class Shadowed:
+    """A class whose ``__dict__`` is its own code: never asked."""
+
+    @property
+    def __dict__(self) -> Any:  # type: ignore[override]
+        raise AssertionError("the tool's __dict__ property was run")
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        return "yes" if args == "own-method" else "no"
+
+
+def test_a_class_that_replaced_its_dict_is_read_by_its_methods_alone() -> None:
+    assert literals_of(Shadowed()) == ("own-method",)
 
 
 def test_the_kits_installed_and_codeless_tools_offer_nothing() -> None:

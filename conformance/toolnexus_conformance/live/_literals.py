@@ -7,15 +7,16 @@ line behind it was reached in 15 runs of 21. Read from the tool's code, the valu
 offered as a user's value for a property is (``--toolnexus-arguments``): called once
 before any draw, then mixed into the draws, every run.
 
-What is read, without running any of the tool's code: the bytecode of its function
-(a reference ``@tool``'s, an adapter's ``func``/``coroutine``), or of the functions
-its class defines, with the functions nested in them and the functions of the same
-file they call by name (one level). The values kept are the operands of ``==``,
-``!=``, ``in`` and ``not in`` (a tuple, set or dict gives each member or key) and
-the arguments of ``startswith``/``endswith``, each a constant or a module-level
-name holding one. Only code outside installed packages, the standard library and
-this kit is read: an adapter's library compares values of its own. Over MCP or
-http there is no code to read.
+What is read, without running any of the tool's code: the bytecode of the user's
+functions found a few steps from the tool object (a reference ``@tool``'s function,
+the function of a LangChain, openai-agents or pydantic-ai tool the kit adapts, the
+methods of the user's tool class), with the functions nested in them and the
+functions of the same file they call by name (one level). The values kept are the
+operands of ``==``, ``!=``, ``in`` and ``not in`` (a tuple, set or dict gives each
+member or key) and the arguments of ``startswith``/``endswith``, each a constant, a
+module-level name or a value a closure holds. Only code outside installed packages,
+the standard library and this kit is read: a library compares values of its own.
+Over MCP or http there is no code to read.
 """
 
 from __future__ import annotations
@@ -38,13 +39,16 @@ MAX_LENGTH = 200
 #: The most members read of one collection a value is looked up in (a table of data
 #: is not a list of branches).
 MAX_MEMBERS = 64
-#: Attributes that hold a tool's own function, on the tool objects the kit adapts.
-_FUNCTIONS = ("_fn", "fn", "func", "function", "_func", "callback", "coroutine")
+#: How far from the tool object its functions are looked for, and how many objects.
+WALK_DEPTH = 4
+MAX_WALK = 64
 #: Packages whose code is the kit's: it compares values of its own.
 _KIT = ("toolnexus_ref", "toolnexus_conformance", "pytest_toolnexus")
 _OPERATORS = ("==", "!=")
 _PREFIXES = frozenset({"startswith", "endswith"})
-_LOADS = frozenset({"LOAD_CONST", "LOAD_SMALL_INT", "LOAD_GLOBAL", "LOAD_NAME"})
+#: Loads of a value by name: a module's, or one a closure holds.
+_NAMED = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF"})
+_LOADS = frozenset({"LOAD_CONST", "LOAD_SMALL_INT", *_NAMED})
 
 Literal = str | int | float
 
@@ -58,7 +62,7 @@ def literals_of(tool: Any) -> tuple[Literal, ...]:
         found: dict[tuple[type, Literal], None] = {}
         seen: set[types.CodeType] = set()
         for function in _functions(tool):
-            for value in _scan(function.__code__, function.__globals__, seen, depth=1):
+            for value in _scan(function, seen, depth=1):
                 found.setdefault((type(value), value), None)
                 if len(found) >= MAX_LITERALS:
                     break
@@ -107,24 +111,70 @@ def _fits(value: Literal, kinds: set[str]) -> bool:
 
 # -- the tool's own functions ------------------------------------------------------------
 def _functions(tool: Any) -> Iterator[types.FunctionType]:
-    """The tool's functions whose code is the user's, read without running any code."""
-    if isinstance(tool, types.FunctionType | types.MethodType):
-        candidates: list[Any] = [tool]
-    else:
-        own = _instance_dict(tool)
-        candidates = [own[key] for key in _FUNCTIONS if key in own]
-        for cls in type(tool).__mro__:
-            if _local(getattr(cls, "__module__", None), None):
-                candidates += list(vars(cls).values())
-    for candidate in candidates:
-        function = _plain_function(candidate)
-        if function is not None and _local(function.__module__, function.__code__.co_filename):
-            yield function
+    """The tool's functions whose code is the user's, read without running any code.
+
+    A short walk from the tool object: its attributes that hold functions or callable
+    objects, the object an adapter of the kit's wraps (``wrapped``: a LangChain,
+    openai-agents or pydantic-ai tool), and what a library's function closed over
+    (openai-agents keeps the user's function three steps from its tool); at most
+    ``MAX_WALK`` objects, ``WALK_DEPTH`` steps away. A user's class gives its methods.
+    """
+    seen: set[int] = set()
+    found: list[types.FunctionType] = []
+    layer: list[Any] = [tool]
+    for _ in range(WALK_DEPTH + 1):
+        following: list[Any] = []
+        for value in layer:
+            if id(value) in seen or len(seen) >= MAX_WALK:
+                continue
+            seen.add(id(value))
+            function = _plain_function(value)
+            if function is not None:
+                if _local(function.__module__, function.__code__.co_filename):
+                    found.append(function)
+                else:  # a library's function: what it closed over
+                    following += _closed_over(function)
+                continue
+            if isinstance(value, type):
+                continue
+            own = _instance_dict(value)
+            following += [v for v in itertools.islice(own.values(), MAX_MEMBERS) if _callable(v)]
+            if "wrapped" in own:
+                following.append(own["wrapped"])
+            for cls in type(value).__mro__:
+                if _local(getattr(cls, "__module__", None), None):
+                    following += [v for v in vars(cls).values() if _callable(v)]
+        layer = following
+    yield from dict.fromkeys(found)
 
 
-def _instance_dict(tool: Any) -> dict[str, Any]:
+def _closed_over(function: types.FunctionType) -> list[Any]:
+    out = []
+    for cell in (function.__closure__ or ())[:MAX_MEMBERS]:
+        try:
+            out.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            continue
+    return out
+
+
+def _callable(value: Any) -> bool:
+    if isinstance(value, type):
+        return False
+    if isinstance(value, types.FunctionType | types.MethodType | staticmethod | classmethod):
+        return True
+    return callable(value) and not isinstance(value, types.BuiltinFunctionType)
+
+
+def _instance_dict(value: Any) -> dict[str, Any]:
+    """The object's own attributes, unless its class replaced ``__dict__`` (a property
+    would run the class's code)."""
+    if not isinstance(
+        inspect.getattr_static(type(value), "__dict__", None), types.GetSetDescriptorType
+    ):
+        return {}
     try:
-        found = object.__getattribute__(tool, "__dict__")
+        found = object.__getattribute__(value, "__dict__")
     except AttributeError:
         return {}
     return found if isinstance(found, dict) else {}
@@ -171,7 +221,21 @@ def _local(module: str | None, filename: str | None) -> bool:
 
 # -- the comparisons in their bytecode ---------------------------------------------------
 def _scan(
-    code: types.CodeType, names: Mapping[str, Any], seen: set[types.CodeType], *, depth: int
+    function: types.FunctionType, seen: set[types.CodeType], *, depth: int
+) -> Iterator[Literal]:
+    """The function's compared values, then its nested code's, then those of the
+    functions of its file it calls (``depth`` calls deep)."""
+    known = dict(function.__globals__)
+    for name, cell in zip(function.__code__.co_freevars, function.__closure__ or (), strict=False):
+        try:
+            known[name] = cell.cell_contents  # a value the enclosing call closed over
+        except ValueError:  # an empty cell
+            continue
+    yield from _scan_code(function.__code__, known, seen, depth=depth)
+
+
+def _scan_code(
+    code: types.CodeType, known: Mapping[str, Any], seen: set[types.CodeType], *, depth: int
 ) -> Iterator[Literal]:
     if code in seen:
         return
@@ -184,14 +248,18 @@ def _scan(
             operation == "COMPARE_OP"
             and instruction.argrepr.removeprefix("bool(")[:2] in _OPERATORS
         ):
-            for operand in instructions[max(0, index - 2) : index]:
-                yield from _values(operand, names)
+            # The right operand, and the left one when the right is a single load (else
+            # the instruction before is the right operand's own, an f-string's part say).
+            right = instructions[index - 1] if index else None
+            if right is not None and _single_load(right):
+                yield from _values(right, known)
+                if index > 1:
+                    yield from _values(instructions[index - 2], known)
         elif operation in ("LOAD_ATTR", "LOAD_METHOD") and instruction.argval in _PREFIXES:
-            following = instructions[index + 1 : index + 2]
-            for operand in following:
-                yield from _values(operand, names)
+            for operand in instructions[index + 1 : index + 2]:
+                yield from _values(operand, known)
         elif operation in ("LOAD_GLOBAL", "LOAD_NAME") and depth > 0:
-            target = names.get(instruction.argval)
+            target = known.get(instruction.argval)
             if (
                 isinstance(target, types.FunctionType)
                 and target.__code__.co_filename == code.co_filename
@@ -199,18 +267,22 @@ def _scan(
                 called.append(target)
     for constant in code.co_consts:  # lambdas, comprehensions, nested functions
         if isinstance(constant, types.CodeType):
-            yield from _scan(constant, names, seen, depth=depth)
+            yield from _scan_code(constant, known, seen, depth=depth)
     for function in called:
-        yield from _scan(function.__code__, function.__globals__, seen, depth=depth - 1)
+        yield from _scan(function, seen, depth=depth - 1)
 
 
-def _values(instruction: dis.Instruction, names: Mapping[str, Any]) -> Iterator[Literal]:
+def _single_load(instruction: dis.Instruction) -> bool:
+    """A load that is a whole operand (a local, a constant, a name), not an attribute's last step."""
+    name = instruction.opname
+    return name.startswith("LOAD_") and "ATTR" not in name and "METHOD" not in name
+
+
+def _values(instruction: dis.Instruction, known: Mapping[str, Any]) -> Iterator[Literal]:
     if instruction.opname not in _LOADS:
         return
-    if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
-        value = names.get(instruction.argval)
-    else:
-        value = instruction.argval
+    named = instruction.opname in _NAMED
+    value = known.get(instruction.argval) if named else instruction.argval
     if isinstance(value, dict):  # ``key in HANDLERS``: each key a branch
         value = tuple(itertools.islice(value, MAX_MEMBERS))
     members = value if isinstance(value, tuple | frozenset | set) else (value,)
