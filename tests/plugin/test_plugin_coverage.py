@@ -44,46 +44,8 @@ del coverage.config.CoverageConfig.serialize
 """
 
 
-def _coverage_of_module(lines: list[str]) -> str | None:
-    """pytest-cov's row for the module (``shouting.py  Stmts Miss Cover Missing``)."""
-    return next((line for line in lines if re.match(r"shouting\.py\s", line)), None)
-
-
 def _leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.glob("toolnexus-coverage-*"))
-
-
-@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
-def test_under_isolation_the_tools_processes_are_measured(
-    pytester: pytest.Pytester, workers: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The tool's body runs only in the processes the kit starts for it: its line is
-    covered there, and combined into pytest-cov's report (under xdist, each worker's
-    into its own, which the controller combines). Their data folder goes with the run."""
-    pytester.makepyfile(shouting=TOOLS)
-    temporary = pytester.mkdir("temporary")
-    monkeypatch.setenv("TMPDIR", str(temporary))
-    result = pytester.runpytest_subprocess(*RUN, *workers)
-    assert result.ret == 0, result.stdout.str()
-    row = _coverage_of_module(result.stdout.lines)
-    assert row is not None, result.stdout.str()
-    assert row.split()[1:4] == ["3", "0", "100%"], row
-    assert not any(line.startswith("coverage:") for line in result.stdout.lines)
-    assert _leftovers(temporary) == []
-
-
-def test_coverage_run_gets_the_tools_processes_too(pytester: pytest.Pytester) -> None:
-    """``coverage run -m pytest``: no pytest-cov, one data file, which holds the tool's lines."""
-    pytester.makepyfile(shouting=TOOLS)
-    run = pytester.run(
-        sys.executable, "-m", "coverage", "run", "--source=.", "-m", "pytest",
-        "-p", "no:cacheprovider", CONFORMANCE, ONLY, TARGET, "shouting:tools",
-    )  # fmt: skip
-    assert run.ret == 0, run.stdout.str()
-    report = pytester.run(sys.executable, "-m", "coverage", "report", "-m")
-    row = _coverage_of_module(report.stdout.lines)
-    assert row is not None, report.stdout.str()
-    assert row.split()[1:4] == ["3", "0", "100%"], row
 
 
 SERVER = '''
@@ -104,31 +66,52 @@ if __name__ == "__main__":
 '''
 
 
-def test_a_python_mcp_server_measures_itself_and_is_combined(pytester: pytest.Pytester) -> None:
-    """A stdio server in an environment with coverage: coverage's own start-up hook
-    measures it; it saves as it exits, and the session closes it before combining."""
-    pytester.makepyfile(notes_server=SERVER)
-    result = pytester.runpytest_subprocess(
-        CONFORMANCE, ONLY, TARGET, f"stdio:{sys.executable} notes_server.py",
-        "--cov=notes_server", "--cov-report=term-missing",
-    )  # fmt: skip
-    assert result.ret == 0, result.stdout.str()
-    row = next((line for line in result.stdout.lines if line.startswith("notes_server.py")), None)
-    assert row is not None, result.stdout.str()
-    assert row.split()[1:4] == ["8", "0", "100%"], row  # the tool's body ran in the server
+def _row(lines: list[str], module: str) -> list[str] | None:
+    """pytest-cov's figures for a module (``Stmts Miss Cover``)."""
+    row = next((line for line in lines if re.match(rf"{module}\.py\s", line)), None)
+    return row.split()[1:4] if row is not None else None
 
 
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
-def test_a_coverage_that_cannot_be_carried_is_said(
-    pytester: pytest.Pytester, workers: tuple[str, ...]
+def test_the_tools_own_processes_are_measured(
+    pytester: pytest.Pytester, workers: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Under xdist the summary is the controller's, which loads no target."""
+    """A Python target's tool body runs only in the processes the kit starts for it, a
+    Python MCP server's only in the server: each is covered there, and combined into
+    pytest-cov's report (under xdist, into the worker's, which the controller
+    combines). The server measures itself through coverage's own start-up hook, saves
+    as it exits, and is closed before the combining. Their data folder goes with the run."""
+    pytester.makepyfile(shouting=TOOLS, notes_server=SERVER)
+    temporary = pytester.mkdir("temporary")
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    server = f"stdio:{sys.executable} notes_server.py"
+    result = pytester.runpytest_subprocess(*RUN, TARGET, server, "--cov=notes_server", *workers)
+    assert result.ret == 0, result.stdout.str()
+    assert _row(result.stdout.lines, "shouting") == ["3", "0", "100%"], result.stdout.str()
+    assert _row(result.stdout.lines, "notes_server") == ["8", "0", "100%"], result.stdout.str()
+    assert not any(line.startswith("coverage:") for line in result.stdout.lines)
+    assert _leftovers(temporary) == []
+
+
+def test_coverage_run_gets_the_tools_processes_too(pytester: pytest.Pytester) -> None:
+    """``coverage run -m pytest``: no pytest-cov, one data file, which holds the tool's lines."""
+    pytester.makepyfile(shouting=TOOLS)
+    run = pytester.run(
+        sys.executable, "-m", "coverage", "run", "--source=.", "-m", "pytest",
+        "-p", "no:cacheprovider", CONFORMANCE, ONLY, TARGET, "shouting:tools",
+    )  # fmt: skip
+    assert run.ret == 0, run.stdout.str()
+    report = pytester.run(sys.executable, "-m", "coverage", "report", "-m")
+    assert _row(report.stdout.lines, "shouting") == ["3", "0", "100%"], report.stdout.str()
+
+
+def test_a_coverage_that_cannot_be_carried_is_said(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(shouting=TOOLS)
     pytester.makeconftest(OLD_COVERAGE)
-    result = pytester.runpytest_subprocess(*RUN, *workers)
+    result = pytester.runpytest_subprocess(*RUN)
     assert result.ret == 0, result.stdout.str()
     # What coverage says alone: nothing measured, and not why.
-    assert _coverage_of_module(result.stdout.lines) is None, result.stdout.str()
+    assert _row(result.stdout.lines, "shouting") is None, result.stdout.str()
     result.stdout.fnmatch_lines(["*toolnexus conformance*", UNMEASURED])
 
 
@@ -138,9 +121,7 @@ def test_in_pytests_process_coverage_measures_every_line_and_nothing_is_said(
     pytester.makepyfile(shouting=TOOLS)
     result = pytester.runpytest_subprocess(*RUN, "--toolnexus-isolation", "none")
     assert result.ret == 0, result.stdout.str()
-    row = _coverage_of_module(result.stdout.lines)
-    assert row is not None, result.stdout.str()
-    assert row.split()[1:4] == ["3", "0", "100%"], row
+    assert _row(result.stdout.lines, "shouting") == ["3", "0", "100%"], result.stdout.str()
     assert not any(line.startswith("coverage:") for line in result.stdout.lines)
 
 
