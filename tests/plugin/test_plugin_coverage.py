@@ -147,3 +147,30 @@ def test_the_line_names_a_few_targets_and_counts_the_rest() -> None:
     line = unmeasured_line(["a:t", "b:t", "a:t", "c:t", "d:t", "e:t"])
     assert line is not None
     assert line.startswith("coverage: the tools of a:t, b:t, c:t and 2 more ran in sandboxed")
+
+
+def test_what_a_tool_left_in_the_data_folder_never_stops_the_run(tmp_path: Path) -> None:
+    """The folder is writable inside the sandbox: a tool may leave anything there.
+    A file coverage cannot read is coverage's warning; the files it can read join."""
+    import coverage
+    from coverage.exceptions import CoverageWarning
+
+    from pytest_toolnexus._coverage import ToolCoverage
+
+    measured = coverage.Coverage(data_file=str(tmp_path / ".coverage"))
+    measured.start()
+    try:
+        carried = ToolCoverage("", "", tmp_path / "carried")
+        carried.folder.mkdir()
+        good = coverage.CoverageData(basename=str(carried.folder / ".coverage"), suffix="good")
+        good.add_lines({str(tmp_path / "tool.py"): [1, 2]})
+        good.write()
+        (carried.folder / ".coverage.planted").write_text("not a database")
+        with pytest.warns(CoverageWarning, match="Couldn.t use data file"):
+            combined = carried.combine()
+        lines = measured.get_data().lines(str(tmp_path / "tool.py"))
+    finally:
+        measured.stop()
+    assert combined == 2
+    assert carried.problem is None
+    assert sorted(lines or []) == [1, 2]
