@@ -184,6 +184,19 @@ def test_the_kits_installed_and_codeless_tools_offer_nothing() -> None:
     assert literals_of(42) == ()
 
 
+def test_code_under_an_interpreters_prefix_is_the_users_unless_installed() -> None:
+    """A project in ``/usr/src/app`` (a common image's layout) is the user's code."""
+    import sys
+    import sysconfig
+
+    from toolnexus_conformance.live._literals import _local
+
+    assert _local("app.tools", os.path.join(sys.prefix, "src", "app", "tools.py"))
+    assert _local("app.tools", os.path.join(sys.base_prefix, "src", "app", "tools.py"))
+    assert not _local("json", os.path.join(sysconfig.get_paths()["stdlib"], "json", "x.py"))
+    assert not _local("lib", os.path.join(sysconfig.get_paths()["purelib"], "lib", "x.py"))
+
+
 def test_each_value_goes_to_the_properties_whose_type_holds_it() -> None:
     schema = Mapper.input_schema
     assert literal_values(schema, ("a", 7, 0.5, True)) == {"key": ("a",), "size": (7,)}

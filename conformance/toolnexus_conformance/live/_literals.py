@@ -24,7 +24,8 @@ from __future__ import annotations
 import dis
 import inspect
 import itertools
-import sys
+import os
+import site
 import sysconfig
 import types
 from collections.abc import Iterator, Mapping
@@ -201,10 +202,15 @@ def _plain_function(candidate: Any) -> types.FunctionType | None:
 
 
 def _installed() -> tuple[str, ...]:
+    """The standard library's folders and every site-packages: not an interpreter's
+    whole prefix, under which a project may live (``/usr/src/app``)."""
     paths = sysconfig.get_paths()
     roots = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
-    roots |= {sys.prefix, sys.base_prefix}
-    return tuple(sorted(roots))
+    try:
+        roots |= {*site.getsitepackages(), site.getusersitepackages()}
+    except AttributeError:  # pragma: no cover - an old virtualenv's site module
+        pass
+    return tuple(sorted(os.path.join(root, "") for root in roots if root))
 
 
 _INSTALLED = _installed()
