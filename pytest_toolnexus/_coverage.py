@@ -5,9 +5,11 @@ called, in sandboxed processes the kit starts, which ``pytest --cov`` (pytest-co
 and ``coverage run -m pytest`` never start. So the session hands its measurement on
 (``ToolCoverage``): coverage's configuration, serialized as coverage serializes it
 for its own subprocesses, with the data file moved into a folder of the session's
-that is bound writable into every sandbox. The worker starts measuring before it
-imports the target, and each process saves there
-(``toolnexus_conformance.process._coverage``). At the end of the test loop, before
+that is bound writable into every sandbox. A Python target's worker starts measuring
+before it imports the target, and it and each tool's process save there
+(``toolnexus_conformance.process._coverage``); a Python MCP stdio server measures
+itself through coverage's own start-up hook and saves as it exits, so under coverage
+the servers are closed before the combining. At the end of the test loop, before
 pytest-cov combines and reports, the files are combined into the measurement
 running in pytest's process, whose report then shows the tools' lines.
 
@@ -66,8 +68,9 @@ def _running() -> Any | None:
 class ToolCoverage:
     """The folder the tools' processes save their coverage data in, and what they are told.
 
-    ``variables`` go into every process the sandbox starts (``Sandbox.passed``), and
-    ``folder`` is bound writable into it. ``combine`` adds what was saved to the
+    ``variables`` go to Python targets' workers (``Sandbox.passed``) and
+    ``server_variables`` to MCP stdio servers (``Sandbox.passed_to_servers``); ``folder``
+    is bound writable into every sandbox. ``combine`` adds what was saved to the
     measurement running in pytest's process.
     """
 

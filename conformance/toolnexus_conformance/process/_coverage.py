@@ -21,7 +21,7 @@ __all__ = ["VARIABLE", "save", "start"]
 
 #: The variable carrying coverage's serialized configuration into a target's worker.
 VARIABLE = "TOOLNEXUS_COVERAGE_CONFIG"
-#: The measurement this process runs, once started (``None``: the session asked for none).
+#: The measurement this process started (empty: the session asked for none).
 _measuring: list[Any] = []
 
 
