@@ -38,6 +38,11 @@ def test_a_call_longer_than_what_is_left_of_the_budget_is_not_begun(
     assert tool.valid_calls == 2
 
 
+#: The names a slow lookup knows: data (a list), which the kit does not read from the
+#: code as values to call, so only the description names them.
+KNOWN = ["alpha", "beta", "gamma"]
+
+
 class SlowNamed:
     """Slow for the names its description quotes; every other word is refused at once."""
 
@@ -58,7 +63,7 @@ class SlowNamed:
 
     def execute(self, args: Any, ctx: Any = None) -> Any:
         name = args.get("name") if isinstance(args, Mapping) else None
-        if name not in ("alpha", "beta", "gamma"):
+        if name not in KNOWN:
             return ToolResult.error(f"unknown name {name!r}")
         self.named.append(name)
         time.sleep(CALL)
