@@ -64,10 +64,12 @@ def explicit_args(schema: Any, simplest: Any, given: ToolArguments, *, invalid: 
 
 def with_literals(given: ToolArguments, schema: Any, tool: Any) -> ToolArguments:
     """The user's arguments, with the values the tool's own code compares its input
-    with (``_literals``) after the user's values of each property."""
+    with (``_literals``; a local Python MCP server's, ``_server_literals``) after the
+    user's values of each property."""
     from ._literals import literal_values, literals_of
+    from ._server_literals import server_literals
 
-    found = literal_values(schema, literals_of(tool))
+    found = literal_values(schema, literals_of(tool) or server_literals(tool))
     if not found:
         return given
     values = dict(given.values)
