@@ -1177,7 +1177,10 @@ class ConformanceSession:
                 # A Python server saves what it measured as it exits: closed first.
                 self._close_loaded()
                 self._tool_coverage.combine()
-            threading.Thread(target=self._close_loaded, name="toolnexus-close", daemon=True).start()
+            else:  # closed meanwhile, while the run reports
+                threading.Thread(
+                    target=self._close_loaded, name="toolnexus-close", daemon=True
+                ).start()
 
     def _close_loaded(self) -> None:
         """Close every target loaded so far, together, and the servers no load adopted.

@@ -282,10 +282,12 @@ def _stretch(env: Env) -> float:
 
 
 def given_for(env: Env) -> ToolArguments:
-    subject = env.subject
-    name = subject.name if isinstance(subject.name, str) else subject.display_name
-    given = env.options.arguments_for(subject.target, name)
-    return with_literals(given, subject.input_schema, subject.tool)
+    if env.given is None:
+        subject = env.subject
+        name = subject.name if isinstance(subject.name, str) else subject.display_name
+        given = env.options.arguments_for(subject.target, name)
+        env.given = with_literals(given, subject.input_schema, subject.tool)
+    return env.given
 
 
 def _explicit(env: Env, stream: Stream) -> Callable[[], list[Any]]:

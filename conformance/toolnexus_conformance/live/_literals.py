@@ -28,10 +28,11 @@ import os
 import site
 import sysconfig
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
-__all__ = ["MAX_LITERALS", "literal_values", "literals_of"]
+__all__ = ["MAX_LITERALS", "first_distinct", "installed", "kept", "literal_values", "literals_of"]
 
 #: The most values taken from one tool's code, in the order the code holds them.
 MAX_LITERALS = 12
@@ -60,23 +61,42 @@ def literals_of(tool: Any) -> tuple[Literal, ...]:
     Never raises and runs none of the tool's code: attributes are read statically.
     """
     try:
-        found: dict[tuple[type, Literal], None] = {}
         seen: set[types.CodeType] = set()
-        for function in _functions(tool):
-            for value in _scan(function, seen, depth=1):
-                found.setdefault((type(value), value), None)
-                if len(found) >= MAX_LITERALS:
-                    break
-            if len(found) >= MAX_LITERALS:
-                break
-        return tuple(value for _, value in found)
+        return first_distinct(
+            value for function in _functions(tool) for value in _scan(function, seen, depth=1)
+        )
     except Exception:  # a tool object nothing can be read from offers nothing
         return ()
+
+
+def first_distinct(values: Iterable[Literal]) -> tuple[Literal, ...]:
+    """The first ``MAX_LITERALS`` distinct values, in order (``1`` and ``1.0`` apart);
+    reads no further than that."""
+    found: dict[tuple[type, Literal], None] = {}
+    for value in values:
+        found.setdefault((type(value), value), None)
+        if len(found) >= MAX_LITERALS:
+            break
+    return tuple(value for _, value in found)
+
+
+def kept(value: Any) -> Iterator[Literal]:
+    """``value`` if it is one worth calling with: a string of 1 to ``MAX_LENGTH``
+    characters, or a number (a boolean is no value a branch waits for)."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, str):
+        if 0 < len(value) <= MAX_LENGTH:
+            yield value
+    elif isinstance(value, int | float):
+        yield value
 
 
 def literal_values(schema: Any, literals: tuple[Literal, ...]) -> dict[str, tuple[Any, ...]]:
     """The literals per top-level property whose type may hold them (strings to string
     properties, numbers to number ones); the caller validates each call it builds."""
+    from ..arguments._edges import _types  # the generator's reading of ``type``
+
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(properties, Mapping) or not literals:
         return {}
@@ -84,20 +104,11 @@ def literal_values(schema: Any, literals: tuple[Literal, ...]) -> dict[str, tupl
     for name, node in properties.items():
         if not isinstance(name, str) or not isinstance(node, Mapping):
             continue
-        kinds = _types(node)
+        kinds = set(_types(node))
         fit = tuple(v for v in literals if _fits(v, kinds))
         if fit:
             out[name] = fit
     return out
-
-
-def _types(node: Mapping[str, Any]) -> set[str]:
-    declared = node.get("type")
-    if isinstance(declared, str):
-        return {declared}
-    if isinstance(declared, list):
-        return {t for t in declared if isinstance(t, str)}
-    return set()
 
 
 def _fits(value: Literal, kinds: set[str]) -> bool:
@@ -216,13 +227,21 @@ def _installed() -> tuple[str, ...]:
 _INSTALLED = _installed()
 
 
+def installed(filename: str) -> bool:
+    """A file of the standard library or of an installed package: this interpreter's, or
+    any environment's ``site-packages`` (an MCP server may run in another)."""
+    if filename.startswith(_INSTALLED):
+        return True
+    return any(part in ("site-packages", "dist-packages") for part in Path(filename).parts)
+
+
 def _local(module: str | None, filename: str | None) -> bool:
     """Code the user wrote: not the kit's, not an installed package's or the standard library's."""
     if module is None or module.split(".")[0] in _KIT or module == "builtins":
         return False
     if filename is None:
         return True
-    return not filename.startswith(_INSTALLED) and not filename.startswith("<")
+    return not filename.startswith("<") and not installed(filename)
 
 
 # -- the comparisons in their bytecode ---------------------------------------------------
@@ -293,8 +312,4 @@ def _values(instruction: dis.Instruction, known: Mapping[str, Any]) -> Iterator[
         value = tuple(itertools.islice(value, MAX_MEMBERS))
     members = value if isinstance(value, tuple | frozenset | set) else (value,)
     for member in itertools.islice(members, MAX_MEMBERS):
-        if isinstance(member, str):
-            if 0 < len(member) <= MAX_LENGTH:
-                yield member
-        elif isinstance(member, int | float) and not isinstance(member, bool):
-            yield member
+        yield from kept(member)

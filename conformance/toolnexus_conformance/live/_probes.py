@@ -19,7 +19,7 @@ from typing import Any
 from toolnexus_ref import ToolContext
 
 from .._execution import execute_is_async
-from .._options import RunOptions
+from .._options import RunOptions, ToolArguments
 from .._subject import ToolSubject
 from ._calls import CallOutcome, blocked_before, call_once, capture, describe, describe_error
 from ._contention import Contention
@@ -77,6 +77,9 @@ class Env:
     without_ctx: dict[str, Call]
     #: How long the tool's processes waited for a CPU: how far its searches stretch.
     contention: Contention | None = None
+    #: The arguments given for the tool, the user's and its code's, read once
+    #: (``_explorer.given_for``): each stream asks.
+    given: ToolArguments | None = None
 
     async def call(self, args: Any, ctx: ToolContext | None, timeout: float) -> CallOutcome:
         """One call of the tool; ``Gone`` instead once its MCP server has exited (the

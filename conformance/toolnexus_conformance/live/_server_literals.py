@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ._literals import MAX_LENGTH, MAX_LITERALS, MAX_MEMBERS, Literal
+from ._literals import MAX_MEMBERS, Literal, first_distinct, installed, kept
 
 __all__ = ["server_literals"]
 
@@ -75,13 +75,9 @@ def _script(command: tuple[str, ...], cwd: Path | None) -> Path | None:
         return None
     path = Path(args[0])
     path = path if path.is_absolute() else folder / path
-    if path.suffix != ".py" or not path.is_file() or _installed(path):
+    if path.suffix != ".py" or not path.is_file() or installed(str(path.resolve())):
         return None
     return path
-
-
-def _installed(path: Path) -> bool:
-    return any(part in ("site-packages", "dist-packages") for part in path.resolve().parts)
 
 
 def _tools_of(path: Path) -> dict[str, tuple[Literal, ...]]:
@@ -117,14 +113,8 @@ def _read(tree: ast.Module) -> dict[str, tuple[Literal, ...]]:
     tools: dict[str, tuple[Literal, ...]] = {}
     for function in functions.values():
         name = _tool_name(function)
-        if name is None:
-            continue
-        values: dict[tuple[type, Literal], None] = {}
-        for value in _compared(function, constants, functions):
-            values.setdefault((type(value), value), None)
-            if len(values) >= MAX_LITERALS:
-                break
-        tools[name] = tuple(value for _, value in values)
+        if name is not None:
+            tools[name] = first_distinct(_compared(function, constants, functions))
     return tools
 
 
@@ -189,22 +179,12 @@ def _values(node: ast.AST, constants: dict[str, Any], *, named: bool = True) -> 
         if not isinstance(held, ast.List):  # a module's list is data, not branches
             yield from _values(held, constants, named=False)
     elif isinstance(node, ast.Constant):
-        yield from _kept(node.value)
+        yield from kept(node.value)
     elif isinstance(node, ast.Tuple | ast.Set | ast.List):
         for element in node.elts[:MAX_MEMBERS]:
             if isinstance(element, ast.Constant):
-                yield from _kept(element.value)
+                yield from kept(element.value)
     elif isinstance(node, ast.Dict):
         for key in node.keys[:MAX_MEMBERS]:
             if isinstance(key, ast.Constant):
-                yield from _kept(key.value)
-
-
-def _kept(value: Any) -> Iterator[Literal]:
-    if isinstance(value, bool):
-        return
-    if isinstance(value, str):
-        if 0 < len(value) <= MAX_LENGTH:
-            yield value
-    elif isinstance(value, int | float):
-        yield value
+                yield from kept(key.value)
