@@ -214,6 +214,10 @@ class ServerConnection:
                     await self._serve_until_stopped()
                     self._phase = "closed"
             if scope.cancelled_caught and self._phase != "ready":
+                process = self._process
+                if process is not None and process.returncode is not None:
+                    # Stopped: what it wrote before, read to the end (bounded), as when it exits.
+                    await process.stderr_read()
                 self._fail(f"timed out after {self.config.timeout:g}s during {self._phase}")
         except Exception as exc:
             exited = self.status.reason.startswith("server exited")
