@@ -17,14 +17,16 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import IO, Any, Generic, TypeVar
 
 import pytest
+from _warm import WarmProcess, WarmStarter, arguments_after_pytest
 
 #: Installed plugins that no session our tests start uses, blocked in each of them:
 #: langsmith's (langchain-core, a test dependency, brings it) roughly doubles every
@@ -70,15 +72,21 @@ class Session:
 
 
 def run_session(
-    path: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 300
+    path: Path,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 300,
+    fresh: bool = False,
 ) -> Session:
     """``python -m pytest ARGS`` in ``path``, with pytester's isolation.
 
     As ``Pytester.runpytest_subprocess``: ``path`` is the working directory, the
     first entry of ``PYTHONPATH`` and ``HOME``; the outer session's ``PYTEST_ADDOPTS``
     is replaced by the unused plugins' blocks; ``--basetemp`` lies inside ``path``.
+    The session is forked from the warm starter (``_warm``); with ``fresh``, started
+    as a new interpreter.
     """
-    return start_session(path, *args, env=env, timeout=timeout).result()
+    return start_session(path, *args, env=env, timeout=timeout, fresh=fresh).result()
 
 
 def start_session(
@@ -87,6 +95,7 @@ def start_session(
     env: Mapping[str, str] | None = None,
     timeout: float = 300,
     at_end: Callable[[], object] | None = None,
+    fresh: bool = False,
 ) -> RunningSession:
     """``run_session``, returning at once: the session runs while the caller goes on.
 
@@ -95,7 +104,9 @@ def start_session(
     is for ``RunningSession``.
     """
     command = [sys.executable, "-m", "pytest", f"--basetemp={path / 'runpytest-0'}", *args]
-    return RunningSession(command, path, timeout, env=session_environment(path, env), at_end=at_end)
+    return RunningSession(
+        command, path, timeout, env=session_environment(path, env), at_end=at_end, fresh=fresh
+    )
 
 
 def session_environment(path: Path, env: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -115,9 +126,42 @@ def session_environment(path: Path, env: Mapping[str, str] | None = None) -> dic
     return environment
 
 
+def _fork(
+    command: list[str], path: Path, env: Mapping[str, str]
+) -> tuple[WarmProcess, tuple[IO[bytes], IO[bytes]]] | None:
+    """``command`` forked from the warm starter, if it is a ``python -m pytest`` and the
+    starter runs; its output goes to files, read once it ends."""
+    arguments = arguments_after_pytest(command)
+    starter = WarmStarter.shared() if arguments is not None else None
+    if arguments is None or starter is None:
+        return None
+    outputs = (tempfile.TemporaryFile(), tempfile.TemporaryFile())  # noqa: SIM115 (read at its end)
+    process = starter.start(
+        arguments,
+        cwd=path,
+        env=env,
+        stdout=outputs[0].fileno(),
+        stderr=outputs[1].fileno(),
+        new_session=hasattr(os, "killpg"),
+    )
+    if process is None:
+        for output in outputs:
+            output.close()
+        return None
+    return process, outputs
+
+
+def _read_whole(output: IO[bytes]) -> bytes:
+    output.seek(0)
+    data = output.read()
+    output.close()
+    return data
+
+
 class RunningSession:
     """A command running in ``path`` in the background, a session ``start_session``
     started or another whose output is read as one's: ``result()`` waits for its end.
+    A ``python -m pytest`` is forked from the warm starter (``_warm``) unless ``fresh``.
 
     ``env`` is its whole environment (this process's when ``None``). ``at_end`` is called
     the moment it ends, and what it returns is the ``Session``'s ``at_end``: for what a
@@ -134,18 +178,26 @@ class RunningSession:
         *,
         env: Mapping[str, str] | None = None,
         at_end: Callable[[], object] | None = None,
+        fresh: bool = False,
     ) -> None:
-        self._process = subprocess.Popen(
-            command,
-            cwd=path,
-            env=_base_environment() if env is None else env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            # A group of its own, so that ``stop`` ends what it started with it.
-            start_new_session=hasattr(os, "killpg"),
-        )
+        environment = _base_environment() if env is None else env
+        forked = None if fresh else _fork(command, path, environment)
+        self._outputs: tuple[IO[bytes], IO[bytes]] | None = None
+        self._process: subprocess.Popen[str] | WarmProcess
+        if forked is not None:
+            self._process, self._outputs = forked
+        else:
+            self._process = subprocess.Popen(
+                command,
+                cwd=path,
+                env=environment,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                # A group of its own, so that ``stop`` ends what it started with it.
+                start_new_session=hasattr(os, "killpg"),
+            )
         self._path = path
         self._at_end = at_end
         self._ended: Future[Session] = Future()
@@ -153,12 +205,23 @@ class RunningSession:
             target=self._wait, args=(timeout,), name=f"session in {path.name}", daemon=True
         ).start()
 
+    def _communicate(self, timeout: float | None) -> tuple[str, str]:
+        if self._outputs is None:
+            assert isinstance(self._process, subprocess.Popen)
+            return self._process.communicate(timeout=timeout)
+        self._process.wait(timeout)
+        out, err = (
+            _read_whole(output).decode(errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+            for output in self._outputs
+        )
+        return out, err
+
     def _wait(self, timeout: float) -> None:
         try:
-            out, err = self._process.communicate(timeout=timeout)
+            out, err = self._communicate(timeout)
         except BaseException as exc:  # the timeout's TimeoutExpired: the test fails on it
             self.stop()
-            self._process.communicate()
+            self._communicate(None)
             self._ended.set_exception(exc)
             return
         lines = pytest.LineMatcher(out.splitlines())

@@ -15,6 +15,7 @@ from _sessions import (
     whole_module_here,
     without_xdist,
 )
+from _warm import WarmStarter, arguments_after_pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -184,7 +185,9 @@ def tls_contexts_built(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
 
 @pytest.fixture
-def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+def pytester(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> pytest.Pytester:
     """pytester's, with the unused plugins blocked and the depth 0 in the sessions it
     starts (``SESSION_ADDOPTS``).
 
@@ -192,4 +195,39 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     which would let every ``runpytest_subprocess`` load them again.
     """
     monkeypatch.setenv("PYTEST_ADDOPTS", SESSION_ADDOPTS)
+    if request.node.get_closest_marker("fresh_interpreter") is None:
+        monkeypatch.setattr(pytester, "popen", _forked_popen(pytester.popen))
     return pytester
+
+
+def _forked_popen(popen: Any) -> Any:
+    """pytester's ``popen``, forking a ``python -m pytest`` from the warm starter (``_warm``)."""
+
+    def popen_or_fork(
+        cmdargs: Any, stdout: Any = None, stderr: Any = None, stdin: Any = None, **kw: Any
+    ) -> Any:
+        arguments = arguments_after_pytest(cmdargs)
+        starter = None
+        if (
+            arguments is not None
+            and stdin is pytest.Pytester.CLOSE_STDIN
+            and set(kw) <= {"close_fds"}
+            and hasattr(stdout, "fileno")
+            and hasattr(stderr, "fileno")
+        ):
+            starter = WarmStarter.shared()
+        if starter is not None:
+            assert arguments is not None
+            env = os.environ.copy()
+            path = filter(None, [os.getcwd(), env.get("PYTHONPATH", "")])  # as pytester's
+            env["PYTHONPATH"] = os.pathsep.join(path)
+            stdout.flush()
+            stderr.flush()
+            forked = starter.start(
+                arguments, cwd=os.getcwd(), env=env, stdout=stdout.fileno(), stderr=stderr.fileno()
+            )
+            if forked is not None:
+                return forked
+        return popen(cmdargs, stdout=stdout, stderr=stderr, stdin=stdin, **kw)
+
+    return popen_or_fork

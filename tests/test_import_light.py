@@ -108,7 +108,8 @@ def _probe(folder: Path, name: str) -> RunningSession:
     # Without the sessions' ini key for the depth: two probes run without our plugin,
     # and pytest would warn of a key no plugin declared.
     env = {"PYTEST_ADDOPTS": UNUSED_PLUGINS, **env}
-    return start_session(folder, "-s", "-q", "-p", "no:cacheprovider", *args, env=env)
+    # A fresh interpreter: a session forked from the warm starter has imported them all.
+    return start_session(folder, "-s", "-q", "-p", "no:cacheprovider", *args, env=env, fresh=True)
 
 
 @early

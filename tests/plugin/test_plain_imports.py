@@ -39,6 +39,7 @@ def test_loaders():
 """
 
 
+@pytest.mark.fresh_interpreter  # about what the session's own start-up imports
 def test_the_kits_libraries_import_unrewritten_where_pytest_marks_them(
     pytester: pytest.Pytester,
 ) -> None:

@@ -346,6 +346,9 @@ def _contain(
         env={"HOME": str(home), "SANDBOX_TEST_API_KEY": SECRET},
         timeout=180,
         at_end=lambda: _aftermath(mark, home, project, settle),
+        # A tool finds the session by its command line (``KillsPytest``): a forked
+        # session would carry the warm starter's.
+        fresh=True,
     )
     contained = Contained(running, mark, listener, project, home)
     _CONTAINED.append(contained)

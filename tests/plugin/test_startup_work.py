@@ -13,7 +13,9 @@ from toolnexus_conformance.targets import TargetKind
 from pytest_toolnexus._session import explored_here
 
 PY, STDIO = TargetKind.PYTHON, TargetKind.STDIO
-#: Every run here: conformance items only, nothing cached.
+#: Every run here: conformance items only, nothing cached. Each session is a fresh
+#: interpreter (``fresh=True``), never one forked from the warm starter: what a
+#: start-up imports, and when, is what this module is about.
 BASE = ["-p", "no:cacheprovider", "--toolnexus-conformance", "--toolnexus-only"]
 
 
@@ -127,6 +129,7 @@ def counted_run(folder: Path) -> RunningSession:
         "none",
         timeout=120,
         at_end=_alive_at_end(folder / "stdio-starts.txt", folder / "starts.txt"),
+        fresh=True,
     )
 
 
@@ -234,6 +237,7 @@ def _start_beside_one_tool(
         "--toolnexus-select",
         "TN601",
         timeout=timeout,
+        fresh=True,
     )
 
 
@@ -293,6 +297,7 @@ def imported_here(folder: Path) -> RunningSession:
         "--toolnexus-select",
         "TN101",
         timeout=120,
+        fresh=True,
     )
 
 
@@ -425,6 +430,7 @@ def stopped_at_a_usage_error(folder: Path) -> RunningSession:
         "arguments.json",
         timeout=120,
         at_end=_alive_at_end(folder / "starts.txt"),
+        fresh=True,
     )
 
 
