@@ -85,14 +85,21 @@ def test_no_pressure_file_is_no_reading(tmp_path: Path) -> None:
     assert _search.cpu_waited(tmp_path / "absent") is None
 
 
-#: A busy loop for a process of its own: what a tool that computes does to the CPU.
-SPIN = "while True: pass"
+#: A busy loop for a process of its own: what a tool that computes does to the CPU. It
+#: says when it begins: its interpreter's start-up may wait on the disk as well as on a
+#: CPU, and a spinner still starting leaves the other one the CPU.
+SPIN = "print('spinning', flush=True)\nwhile True: pass"
 
 
 def _spinning(cpu: int) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen([sys.executable, "-c", SPIN])
+    process = subprocess.Popen([sys.executable, "-c", SPIN], stdout=subprocess.PIPE)
     os.sched_setaffinity(process.pid, {cpu})
     return process
+
+
+def _begun(process: subprocess.Popen[bytes]) -> None:
+    assert process.stdout is not None
+    process.stdout.readline()
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
@@ -109,8 +116,8 @@ def test_two_processes_sharing_one_cpu_each_wait_and_a_sleeping_one_does_not(
         stdout=subprocess.PIPE,
     )
     try:
-        assert sleeper.stdout is not None
-        sleeper.stdout.readline()  # its start-up, which may wait for a CPU, is over
+        for process in (first, second, sleeper):
+            _begun(process)  # its start-up, which may wait for a CPU or the disk, is over
         busy = _contention.Contention(lambda: [first.pid], machine=8.0)
         idle = _contention.Contention(lambda: [sleeper.pid], machine=8.0)
         time.sleep(1.0)
