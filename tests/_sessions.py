@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO, Any, Generic, TypeVar
 
 import pytest
-from _warm import WarmProcess, WarmStarter, arguments_after_pytest
+from _warm import WarmProcess, fork_session
 
 #: Installed plugins that no session our tests start uses, blocked in each of them:
 #: langsmith's (langchain-core, a test dependency, brings it) roughly doubles every
@@ -129,15 +129,11 @@ def session_environment(path: Path, env: Mapping[str, str] | None = None) -> dic
 def _fork(
     command: list[str], path: Path, env: Mapping[str, str]
 ) -> tuple[WarmProcess, tuple[IO[bytes], IO[bytes]]] | None:
-    """``command`` forked from the warm starter, if it is a ``python -m pytest`` and the
-    starter runs; its output goes to files, read once it ends."""
-    arguments = arguments_after_pytest(command)
-    starter = WarmStarter.shared() if arguments is not None else None
-    if arguments is None or starter is None:
-        return None
+    """``command`` forked from the warm starter (``fork_session``), its output going to
+    files, read once it ends; ``None`` where it is not forked."""
     outputs = (tempfile.TemporaryFile(), tempfile.TemporaryFile())  # noqa: SIM115 (read at its end)
-    process = starter.start(
-        arguments,
+    process = fork_session(
+        command,
         cwd=path,
         env=env,
         stdout=outputs[0].fileno(),

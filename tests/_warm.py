@@ -109,12 +109,6 @@ class WarmProcess:
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
 
-    def __enter__(self) -> WarmProcess:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.wait()
-
 
 class WarmStarter:
     """The test process's end of the starter: one control socket, one request a session."""
@@ -217,6 +211,26 @@ class WarmStarter:
             theirs.close()
             return None
         return WarmProcess(pid, reply, [sys.executable, "-m", "pytest", *argv])
+
+
+def fork_session(
+    command: Sequence[str | os.PathLike[str]],
+    *,
+    cwd: str | os.PathLike[str],
+    env: Mapping[str, str],
+    stdout: int,
+    stderr: int,
+    new_session: bool = False,
+) -> WarmProcess | None:
+    """``command`` forked from this process's starter if it is a ``python -m pytest`` and
+    a starter runs; ``None`` otherwise (the caller starts a new interpreter)."""
+    arguments = arguments_after_pytest(command)
+    starter = WarmStarter.shared() if arguments is not None else None
+    if arguments is None or starter is None:
+        return None
+    return starter.start(
+        arguments, cwd=cwd, env=env, stdout=stdout, stderr=stderr, new_session=new_session
+    )
 
 
 def arguments_after_pytest(command: Sequence[str | os.PathLike[str]]) -> list[str] | None:

@@ -15,7 +15,7 @@ from _sessions import (
     whole_module_here,
     without_xdist,
 )
-from _warm import WarmStarter, arguments_after_pytest
+from _warm import fork_session
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -206,25 +206,19 @@ def _forked_popen(popen: Any) -> Any:
     def popen_or_fork(
         cmdargs: Any, stdout: Any = None, stderr: Any = None, stdin: Any = None, **kw: Any
     ) -> Any:
-        arguments = arguments_after_pytest(cmdargs)
-        starter = None
         if (
-            arguments is not None
-            and stdin is pytest.Pytester.CLOSE_STDIN
+            stdin is pytest.Pytester.CLOSE_STDIN
             and set(kw) <= {"close_fds"}
             and hasattr(stdout, "fileno")
             and hasattr(stderr, "fileno")
         ):
-            starter = WarmStarter.shared()
-        if starter is not None:
-            assert arguments is not None
             env = os.environ.copy()
             path = filter(None, [os.getcwd(), env.get("PYTHONPATH", "")])  # as pytester's
             env["PYTHONPATH"] = os.pathsep.join(path)
             stdout.flush()
             stderr.flush()
-            forked = starter.start(
-                arguments, cwd=os.getcwd(), env=env, stdout=stdout.fileno(), stderr=stderr.fileno()
+            forked = fork_session(
+                cmdargs, cwd=os.getcwd(), env=env, stdout=stdout.fileno(), stderr=stderr.fileno()
             )
             if forked is not None:
                 return forked

@@ -161,13 +161,16 @@ def _functions(tool: Any) -> Iterator[types.FunctionType]:
 
 
 def _closed_over(function: types.FunctionType) -> list[Any]:
-    out = []
-    for cell in (function.__closure__ or ())[:MAX_MEMBERS]:
+    return [value for _, value in itertools.islice(_cells(function), MAX_MEMBERS)]
+
+
+def _cells(function: types.FunctionType) -> Iterator[tuple[str, Any]]:
+    """The names and values the function's closure holds (an empty cell holds none)."""
+    for name, cell in zip(function.__code__.co_freevars, function.__closure__ or (), strict=False):
         try:
-            out.append(cell.cell_contents)
+            yield name, cell.cell_contents
         except ValueError:  # an empty cell
             continue
-    return out
 
 
 def _callable(value: Any) -> bool:
@@ -250,12 +253,7 @@ def _scan(
 ) -> Iterator[Literal]:
     """The function's compared values, then its nested code's, then those of the
     functions of its file it calls (``depth`` calls deep)."""
-    known = dict(function.__globals__)
-    for name, cell in zip(function.__code__.co_freevars, function.__closure__ or (), strict=False):
-        try:
-            known[name] = cell.cell_contents  # a value the enclosing call closed over
-        except ValueError:  # an empty cell
-            continue
+    known = {**function.__globals__, **dict(_cells(function))}  # closed-over values too
     yield from _scan_code(function.__code__, known, seen, depth=depth)
 
 
