@@ -64,9 +64,30 @@ def test_noise_is_counted_sampled_and_bounded() -> None:
 def test_notifications_past_the_limit_within_a_window_are_a_flood() -> None:
     rate = NotificationRate(limit=3, window=10.0)
     assert not any(rate.record(now) for now in (0.0, 1.0, 2.0))
-    assert rate.record(3.0)
+    assert rate.record(3.0) == "more than 3 within 10s"
     fresh = NotificationRate(limit=3, window=10.0)
     assert not any(fresh.record(now) for now in (0.0, 1.0, 2.0, 12.5, 13.0, 14.0))
+
+
+def test_notifications_past_the_limit_while_the_reader_is_behind_are_a_flood_at_any_pace() -> None:
+    """A reader too slow for the window's pace still finds a server that stays ahead of it."""
+    rate = NotificationRate(limit=3, window=1.0)
+    slow = [10.0 * n for n in range(3)]  # one every ten seconds: no window holds two
+    assert not any(rate.record(now, behind=True) for now in slow)
+    assert rate.record(30.0, behind=True) == (
+        "more than 3 in a row, each written before the kit had read the last"
+    )
+
+
+def test_a_reader_that_catches_up_begins_the_run_again() -> None:
+    """Progress of a long call: the server was ahead now and then, never for long."""
+    rate = NotificationRate(limit=3, window=1.0)
+    for second in range(0, 300, 10):
+        assert not any(rate.record(second + n, behind=True) for n in range(3))
+        rate.caught_up()  # a read that found less than a full buffer
+    paced = NotificationRate(limit=3, window=1.0)
+    for second in range(0, 300, 10):
+        assert not any(paced.record(second + n, behind=n != 1) for n in range(3))
 
 
 def test_stderr_keeps_a_bounded_tail_and_marks_by_offset() -> None:

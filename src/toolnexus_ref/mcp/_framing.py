@@ -120,22 +120,46 @@ class StdoutNoise:
 
 
 class NotificationRate:
-    """Counts notifications per window; a server past ``limit`` in one window is flooding."""
+    """Tells a server that floods notifications from one that sends many.
 
-    __slots__ = ("_count", "_started", "limit", "window")
+    Two rules, either enough. Past ``limit`` within ``window`` seconds of the kit's
+    clock: a server that keeps that pace is flooding whatever it means by it. And past
+    ``limit`` in a row while the kit was behind, each read from a full buffer (the
+    server had written more before the kit had read the last): the first rule counts
+    at the speed the kit reads, so on a machine slow enough that the kit takes under
+    ``limit / window`` notifications a second it would never fire, while a server that
+    stays ahead of its reader that long is flooding at any speed. A read that finds
+    the server caught up with begins the run again: a long call's progress, paced,
+    never adds up.
+    """
+
+    __slots__ = ("_behind", "_count", "_started", "limit", "window")
 
     def __init__(self, limit: int = MAX_NOTIFICATIONS, window: float = NOTIFICATION_WINDOW) -> None:
         self.limit = limit
         self.window = window
         self._started: float | None = None
         self._count = 0
+        self._behind = 0
 
-    def record(self, now: float) -> bool:
-        """Count one at ``now`` (seconds, monotonic); ``True`` once the window is over its limit."""
+    def caught_up(self) -> None:
+        """The last read found less than a full buffer: the server was not ahead."""
+        self._behind = 0
+
+    def record(self, now: float, *, behind: bool = False) -> str | None:
+        """Count one at ``now`` (seconds, monotonic), read while the kit was ``behind``
+        or not; what the server did once it is flooding, else ``None``."""
         if self._started is None or now - self._started > self.window:
             self._started, self._count = now, 0
         self._count += 1
-        return self._count > self.limit
+        self._behind = self._behind + 1 if behind else 0
+        if self._count > self.limit:
+            return f"more than {self.limit:,} within {self.window:g}s"
+        if self._behind > self.limit:
+            return (
+                f"more than {self.limit:,} in a row, each written before the kit had read the last"
+            )
+        return None
 
 
 class StderrTail:

@@ -31,9 +31,7 @@ from mcp.shared.message import SessionMessage
 
 from ._framing import (
     MAX_MESSAGE_BYTES,
-    MAX_NOTIFICATIONS,
     MAX_STDERR_BYTES,
-    NOTIFICATION_WINDOW,
     LineReader,
     LineTooLong,
     NotificationRate,
@@ -42,6 +40,10 @@ from ._framing import (
 )
 
 __all__ = ["Launcher", "ServerProcess", "StartingLauncher", "stdio_transport"]
+
+#: The most of the server's stdout taken at once. A read that takes this much found at
+#: least as much waiting: the server is ahead of the kit (``NotificationRate``).
+READ_SIZE = 65536
 
 #: Turns a server's command line, environment and working directory into what is
 #: started (a sandbox around it, limits): ``(argv, env, cwd) -> (argv, env)``.
@@ -331,15 +333,25 @@ async def stdio_transport(
         reader = LineReader(MAX_MESSAGE_BYTES)
         try:
             async with read_writer:
-                async for chunk in process.stdout:
+                while True:
+                    try:
+                        chunk = await process.stdout.receive(READ_SIZE)
+                    except anyio.EndOfStream:
+                        break
+                    # A full read: the server had written more than the kit had read.
+                    behind = len(chunk) >= READ_SIZE
+                    if not behind:
+                        notifications.caught_up()
                     for line in reader.feed(chunk):
                         message = _parse(line)
                         if message is not None:
-                            if _is_notification(message) and notifications.record(time.monotonic()):
-                                stop(
-                                    f"notifications flooded: more than {MAX_NOTIFICATIONS:,}"
-                                    f" within {NOTIFICATION_WINDOW:g}s"
-                                )
+                            flood = (
+                                notifications.record(time.monotonic(), behind=behind)
+                                if _is_notification(message)
+                                else None
+                            )
+                            if flood is not None:
+                                stop(f"notifications flooded: {flood}")
                                 return
                             await read_writer.send(message)
                         elif line.strip():
