@@ -22,7 +22,7 @@ from toolnexus_conformance.live._loop import BackgroundLoop
 
 from toolnexus_ref import ToolAnnotations, ToolResult
 
-FAST = RunOptions(execute=ExecuteMode.ALL, examples=10, grace=0.3, call_timeout=0.5)
+FAST = RunOptions(execute=ExecuteMode.ALL, examples=10, depth=0, grace=0.3, call_timeout=0.5)
 NUMBER: dict[str, Any] = {
     "type": "object",
     "properties": {"n": {"type": "integer"}},

@@ -36,7 +36,7 @@ from toolnexus_conformance.targets import load_target, parse_target
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="isolation needs os.fork")
 
-OPTIONS = RunOptions(execute=ExecuteMode.ALL, examples=3, grace=0.3, call_timeout=1.0)
+OPTIONS = RunOptions(execute=ExecuteMode.ALL, examples=3, depth=0, grace=0.3, call_timeout=1.0)
 #: For a tool that freezes its process at its first call: the freeze is found after the
 #: call timeout, the grace and ``SILENCE_SLACK`` without a word from the process, and
 #: nothing else the process does waits on the call timeout.
@@ -687,7 +687,7 @@ def test_tools_running_when_their_worker_died_are_replayed_side_by_side(tmp_path
     marks = tmp_path / "marks"
     marks.mkdir()
     (tmp_path / "meeting_tools.py").write_text(MEETS_IN_REPLAY.format(marks=str(marks)))
-    options = RunOptions(execute=ExecuteMode.ALL, examples=2, grace=0.3, call_timeout=40.0)
+    options = RunOptions(execute=ExecuteMode.ALL, examples=2, depth=0, grace=0.3, call_timeout=40.0)
     spec = "meeting_tools:tools"
     # Off: the tools meet in a folder of the test's. Forked from a template, as the
     # plugin's workers are: a replica is a fork that imports the target, not a warm-up.
@@ -821,7 +821,7 @@ def test_a_hanging_calls_second_chance_on_a_loaded_machine_is_not_a_stuck_proces
     load = 7.5  # the second call's bound, 0.5 s times this, outlasts the bounds unstretched
     monkeypatch.setattr(os, "getloadavg", lambda: (load * (os.cpu_count() or 1),) * 3)
     (tmp_path / "loaded_tools.py").write_text(HANGS_ON_A_LOADED_MACHINE.format(load=load))
-    options = RunOptions(execute=ExecuteMode.ALL, examples=3, grace=0.3, call_timeout=0.5)
+    options = RunOptions(execute=ExecuteMode.ALL, examples=3, depth=0, grace=0.3, call_timeout=0.5)
     box, server = template
     spec = "loaded_tools:tools"
     worker = TargetWorker(

@@ -21,7 +21,7 @@ from toolnexus_conformance.arguments import edge_args_for
 
 from toolnexus_ref import ToolResult
 
-FAST = RunOptions(execute=ExecuteMode.ALL, examples=10, grace=0.3, call_timeout=1.0)
+FAST = RunOptions(execute=ExecuteMode.ALL, examples=10, depth=0, grace=0.3, call_timeout=1.0)
 ROOT = Path(__file__).resolve().parents[2]
 
 

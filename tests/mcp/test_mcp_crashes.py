@@ -206,7 +206,7 @@ def test_the_server_a_tool_ended_is_called_no_more_and_the_tool_is_named(
             "t",
             select=["TN606", "TN651"],
             loop=loop,
-            options=RunOptions(examples=6, seed=0),
+            options=RunOptions(examples=6, depth=0, seed=0),
             target_extra=source.conformance_extra(),
         )
     finally:
@@ -241,7 +241,7 @@ def _judged_with_a_broken_culprit_search(
             "t",
             select=["TN651"],
             loop=loop,
-            options=RunOptions(examples=6, seed=0),
+            options=RunOptions(examples=6, depth=0, seed=0),
             target_extra=source.conformance_extra(),
         )
         yield subjects, verdicts

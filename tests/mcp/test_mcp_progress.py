@@ -44,7 +44,7 @@ def _judged(loop: BackgroundLoop, source: McpSource, *codes: str) -> dict[tuple[
     subjects = read_subjects(source.tools, "t", [source.tool_extra(t) for t in source.tools])
     started = time.monotonic()
     verdicts = check_subjects(
-        subjects, "t", select=list(codes), loop=loop, options=RunOptions(grace=1.0)
+        subjects, "t", select=list(codes), loop=loop, options=RunOptions(grace=1.0, depth=0)
     )
     assert time.monotonic() - started < CHECK_BOUND * len(subjects)
     return {(v.tool.rsplit("_", 1)[-1], v.check.code): v for v in verdicts}
