@@ -10,8 +10,8 @@ targets (read without the SDK). Imports only what starting needs: no suite, no S
 
 from __future__ import annotations
 
+import asyncio
 import shlex
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,9 +103,11 @@ def prestart(config: pytest.Config, settings: Settings, *, serial: bool) -> Pres
     if serial and sdk_installed():
         starts = server_starts(targets, base_dir)
         if starts:
-            threading.Thread(
-                target=start_all, args=(loop, early, starts), name="toolnexus-start", daemon=True
-            ).start()
+            # Submitted, not waited for: the loop begins every start before any load
+            # submitted after this one (it runs what it is given in order), so a load
+            # never misses a server started for it, however soon it asks.
+            commands = [(s.argv, s.cwd, s.env) for s in starts]
+            asyncio.run_coroutine_threadsafe(early.start_all(commands), loop.loop)
     return Prestart(loop, sandbox, early, targets, coverage)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -49,8 +50,44 @@ async def test_the_transport_adopts_the_server_started_early(tmp_path: Path) -> 
     async with await open_stdio(command, cwd=tmp_path, launcher=early, timeout=START) as source:
         assert source.statuses["good"].state == "connected", source.statuses["good"].describe()
         assert _server_pid(source) == started.pid
-        assert early.started(command, sdk_environment(), tmp_path) is None  # given once
+        assert await early.started(command, sdk_environment(), tmp_path) is None  # given once
     assert started.returncode is not None
+
+
+class _SlowToStart(EarlyServers):
+    """Its starts wait for ``gate``: a machine busy enough that the exec takes a while."""
+
+    def __init__(self) -> None:
+        super().__init__(_as_given)
+        self.gate = asyncio.Event()
+        self.opened: list[anyio.abc.Process | None] = []
+
+    async def _open(
+        self, argv: Sequence[str], env: Mapping[str, str], cwd: Path | None
+    ) -> anyio.abc.Process | None:
+        await self.gate.wait()
+        self.opened.append(await super()._open(argv, env, cwd))
+        return self.opened[-1]
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+@pytest.mark.anyio
+async def test_a_start_still_under_way_is_waited_for_not_made_again(tmp_path: Path) -> None:
+    """The transport asks before the early start is done (the SDK was imported before the
+    run, so the load comes at once): it adopts that process, and nothing starts twice."""
+    early = _SlowToStart()
+    command = server_command("good.py")
+    starting = asyncio.ensure_future(early.start(command, tmp_path))
+    await asyncio.sleep(0)  # begun, not done
+    asyncio.get_running_loop().call_later(0.3, early.gate.set)
+    async with await open_stdio(command, cwd=tmp_path, launcher=early, timeout=START) as source:
+        assert source.statuses["good"].state == "connected", source.statuses["good"].describe()
+        await starting
+        [opened] = early.opened
+        assert opened is not None
+        assert _server_pid(source) == opened.pid
+        assert not early._starting  # handed over: nothing left for ``close`` to end
+    await early.close()
 
 
 @pytest.mark.anyio

@@ -20,7 +20,7 @@ import contextlib
 import os
 import signal
 import subprocess
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -98,14 +98,35 @@ class EarlyServers:
         for before, once that start is over). A command that cannot be started is left
         for the transport to try again and report, as it would have without this.
         """
+        task = self.begin(argv, cwd, env)
+        if task is not None:
+            await asyncio.shield(task)
+
+    async def start_all(
+        self, starts: Iterable[tuple[Sequence[str], Path | None, Mapping[str, str]]]
+    ) -> None:
+        """Start each ``(argv, cwd, env)`` at once, as ``start`` does each.
+
+        All are begun in this coroutine's first step, before it waits for any: a load
+        submitted to the loop after it finds every one of them under way (``started``
+        waits for it), however soon the load asks.
+        """
+        tasks = [t for argv, cwd, env in starts if (t := self.begin(argv, cwd, env)) is not None]
+        if tasks:
+            await asyncio.wait([asyncio.shield(t) for t in tasks])
+
+    def begin(
+        self, argv: Sequence[str], cwd: Path | None, env: Mapping[str, str] | None = None
+    ) -> asyncio.Task[anyio.abc.Process | None] | None:
+        """The start of ``argv`` under way (begun now unless it was before); on the loop."""
         if os.name != "posix" or self._closed:
-            return  # the transport starts its own (off POSIX no process group ends it)
+            return None  # the transport starts its own (off POSIX no process group ends it)
         environment = {**sdk_environment(), **(env or {})}
         key = _key(argv, environment, cwd)
         task = self._starting.get(key)
         if task is None:
             task = self._starting[key] = asyncio.ensure_future(self._open(argv, environment, cwd))
-        await asyncio.shield(task)
+        return task
 
     async def _open(
         self, argv: Sequence[str], env: Mapping[str, str], cwd: Path | None
@@ -118,14 +139,23 @@ class EarlyServers:
         except OSError:
             return None
 
-    def started(
+    async def started(
         self, argv: Sequence[str], env: Mapping[str, str], cwd: Path | None, /
     ) -> anyio.abc.Process | None:
-        """The process started for exactly this, handed over once; else ``None``."""
+        """The process started for exactly this, handed over once; else ``None``.
+
+        A start still under way is waited for (at most ``START_WAIT``): the transport
+        asks as soon as the SDK is loaded, at once where something imported it
+        before the run, and a process it did not wait for would be started twice.
+        """
         key = _key(argv, env, cwd)
         task = self._starting.get(key)
-        if task is None or not task.done() or task.cancelled() or task.exception() is not None:
+        if task is None:
             return None
+        if not task.done():
+            await asyncio.wait([asyncio.shield(task)], timeout=START_WAIT)
+        if not task.done() or task.cancelled() or task.exception() is not None:
+            return None  # left for ``close``: the transport starts its own
         del self._starting[key]
         return task.result()
 

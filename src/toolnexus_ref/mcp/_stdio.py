@@ -60,14 +60,15 @@ class StartingLauncher(Protocol):
     a caller that knows the command before the SDK is loaded starts the server
     first (``toolnexus_conformance.process._early``), and the transport takes that
     process over rather than start another. ``started`` gives it up at most once,
-    and only for the same command line, environment and working directory.
+    and only for the same command line, environment and working directory; a start
+    still under way is waited for.
     """
 
     def __call__(
         self, argv: Sequence[str], env: Mapping[str, str], cwd: Path | None, /
     ) -> tuple[list[str], dict[str, str]]: ...
 
-    def started(
+    async def started(
         self, argv: Sequence[str], env: Mapping[str, str], cwd: Path | None, /
     ) -> anyio.abc.Process | None: ...
 
@@ -301,7 +302,7 @@ async def stdio_transport(
     environment = {**get_default_environment(), **(env or {})}
     process = None
     if isinstance(launcher, StartingLauncher):
-        process = launcher.started(argv, environment, cwd)
+        process = await launcher.started(argv, environment, cwd)
     if process is None:
         if launcher is not None:
             argv, environment = launcher(argv, environment, cwd)
