@@ -156,6 +156,8 @@ class EarlyServers:
             await asyncio.wait([asyncio.shield(task)], timeout=START_WAIT)
         if not task.done() or task.cancelled() or task.exception() is not None:
             return None  # left for ``close``: the transport starts its own
+        if self._starting.get(key) is not task:
+            return None  # handed to another that asked while this one waited
         del self._starting[key]
         return task.result()
 
