@@ -106,8 +106,7 @@ def prestart(config: pytest.Config, settings: Settings, *, serial: bool) -> Pres
             # Submitted, not waited for: the loop begins every start before any load
             # submitted after this one (it runs what it is given in order), so a load
             # never misses a server started for it, however soon it asks.
-            commands = [(s.argv, s.cwd, s.env) for s in starts]
-            asyncio.run_coroutine_threadsafe(early.start_all(commands), loop.loop)
+            asyncio.run_coroutine_threadsafe(early.start_all(_commands(starts)), loop.loop)
     return Prestart(loop, sandbox, early, targets, coverage)
 
 
@@ -204,12 +203,16 @@ def start_all(
     starts: Iterable[ServerStart],
     limit: float = START_LIMIT,
 ) -> None:
-    """Start each server, one after another (each is one exec away), for a load to adopt."""
-    for start in starts:
-        try:
-            loop.run(early.start(start.argv, start.cwd, start.env), timeout=limit)
-        except (LoopBlocked, RuntimeError):
-            return  # the loads start them, as without this
+    """Start the servers, for a load to adopt, and wait until they are started."""
+    try:
+        loop.run(early.start_all(_commands(starts)), timeout=limit)
+    except (LoopBlocked, RuntimeError):
+        return  # the loads start them, as without this
+
+
+def _commands(starts: Iterable[ServerStart]) -> list[tuple[list[str], Path | None, dict[str, str]]]:
+    """What ``EarlyServers.start_all`` takes: each start's command line, folder and variables."""
+    return [(start.argv, start.cwd, start.env) for start in starts]
 
 
 def make_sandbox(config: pytest.Config, settings: Settings) -> Sandbox:
