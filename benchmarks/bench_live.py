@@ -33,7 +33,8 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
    same five servers given as five ``stdio:`` targets: speed-up
    against serial, the machine's busy CPU seconds during each run (run it on a quiet
    machine: the cores a serial run already keeps busy bound what more workers can
-   gain), and explorations per tool (each Python tool notes the process
+   gain; so do whole units, a server or a one-tool target, that no worker can split:
+   five alike over two workers give one of them three, 1.67x at most), and explorations per tool (each Python tool notes the process
    calling it; the MCP server notes nothing: n/a), and loads: servers started and
    targets imported (each server is started once, whatever the workers).
    Sandbox off, bytecode cached.
@@ -58,6 +59,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -759,6 +761,10 @@ def _explorations(folder: Path) -> float | None:
 
 #: The sets of the scale section, by the name ``--scale-set`` gives.
 SCALE_SETS = ("200-tools", "20-targets", "mcp-json", "stdio-5")
+#: The units of each scale set no worker can split: an MCP server is explored whole by
+#: the worker that started it, a one-tool target by one worker (the 200-tool target
+#: is cut into bundles of tools: many, no bound worth printing).
+WHOLE_UNITS = {"20-targets": 20, "mcp-json": 5, "stdio-5": 5}
 #: Seconds a call of the 20 targets' tool takes. Not 0.5: that is the search's
 #: ``FAST_CALL`` times a load stretch of 1, and a read-only tool right on it was fast in
 #: one run (its edge values four at a time) and slow in the next (one at a time) on a
@@ -794,9 +800,9 @@ def scale(repeat: int, only: Sequence[str] = SCALE_SETS) -> None:
             "mcp.json, 5 servers": ["--toolnexus-target", "five.json"],
             "5 stdio: targets": stdio,
         }
-        chosen = {n for n, name in zip(sets, SCALE_SETS, strict=True) if name in only}
+        names = dict(zip(sets, SCALE_SETS, strict=True))
         for label, targets in sets.items():
-            if label not in chosen:
+            if names[label] not in only:
                 continue
             base = [*_live_suite(targets[1]), *targets[2:]]
             base += ["--toolnexus-sandbox", "off", "--toolnexus-load-timeout", "300"]
@@ -848,6 +854,13 @@ def scale(repeat: int, only: Sequence[str] = SCALE_SETS) -> None:
                 f"    serial keeps {used:3.1f} cores busy: on {cores} cores more workers can"
                 f" speed it up at most {max(1.0, cores / max(used, 1e-9)):4.2f}x"
             )
+            whole = WHOLE_UNITS.get(names[label])
+            if whole:  # a server is explored whole, by one worker: they cannot share it
+                most = math.ceil(whole / 2)
+                print(
+                    f"    {whole} whole units, alike, over 2 workers: one of them explores"
+                    f" {most}, so -n 2 can speed it up at most {whole / most:4.2f}x"
+                )
 
 
 def _busy_cpu() -> tuple[float, float]:
