@@ -34,9 +34,10 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
    against serial, the machine's busy CPU seconds during each run (run it on a quiet
    machine: the cores a serial run already keeps busy bound what more workers can
    gain; so do whole units, a server or a one-tool target, that no worker can split:
-   five alike over two workers give one of them three, 1.67x at most), and explorations per tool (each Python tool notes the process
-   calling it; the MCP server notes nothing: n/a), and loads: servers started and
-   targets imported (each server is started once, whatever the workers).
+   five alike over two workers give one of them three, 1.67x at most), and
+   explorations per tool (each Python tool notes the process calling it; the MCP
+   server notes nothing: n/a), and loads: servers started and targets imported
+   (each server is started once, whatever the workers).
    Sandbox off, bytecode cached.
    ``--scale-set 20-targets`` (repeatable) runs only the sets named.
 9. A culprit among slow neighbours: the plugin's live suite on a target of four
