@@ -456,11 +456,11 @@ def scan_constants() -> None:
 
     The kit's own modules are left out of it. Hypothesis takes every module outside
     site-packages for the user's code and draws its literals as arguments: with the
-    kit installed from a checkout (editable, or on the path), that was 1,504 of the
+    kit installed from a checkout (editable, or on the path), that was 745 of the
     kit's own strings (its messages, its report's field names), so the same seed drew
     other arguments than with the kit installed from a wheel, and every tool's process
-    checked each of them against each new alphabet it drew from (about 6% of a
-    200-tool run's CPU). The tool's own literals are drawn apart (``_literals``).
+    checked each of them against each new alphabet it drew from (6% of the samples of
+    a 60-tool run). The tool's own literals are drawn apart (``_literals``).
     """
     try:
         from hypothesis.internal.conjecture import providers
