@@ -469,6 +469,8 @@ def scan_constants() -> None:
         seen = providers._seen_modules
     except (ImportError, AttributeError):  # pragma: no cover - an internal moved
         return
+    if len(sys.modules) == getattr(providers, "_sys_modules_len", None):
+        return  # hypothesis's own test: no module loaded since its last scan, none to scan
     for name, module in list(sys.modules.items()):
         if name.partition(".")[0] in KIT_PACKAGES:
             seen.add(id(module))  # what hypothesis marks as scanned, by ``id``
