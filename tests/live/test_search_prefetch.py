@@ -80,3 +80,45 @@ def test_a_slow_read_only_tool_gets_its_explicit_arguments_one_at_a_time(
     options = dataclasses.replace(OPTIONS, search_budget=3.0)
     check_tools(tool, select=["TN601"], options=options)
     assert tool.most <= 2  # at most the two lanes of one example, never two examples
+
+
+class CountsWords(Overlapping):
+    """Also keeps each word it was called with (once per call): the search's calls."""
+
+    def __init__(self, *, pause: float) -> None:
+        super().__init__(read_only=True, pause=pause)
+        self.words: list[str] = []
+
+    def execute(self, args: Any, ctx: Any = None) -> Any:
+        if isinstance(args, Mapping):
+            with self._lock:
+                self.words.append(str(args.get("word")))
+        return super().execute(args, ctx)
+
+
+def test_a_read_only_tool_is_as_slow_as_its_calls_not_shared_among_its_own_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A read-only tool's two lanes (and its streams) are in flight together: counted as
+    neighbours, they halved its time, and a tool of 0.75 s a call was "fast", its edge
+    values given three budgets where a tool called one call at a time got half of one
+    (a one-tool target at 0.7 s a call took 22 s, one at 1 s 11 s)."""
+    monkeypatch.setattr(_search, "stretch", lambda: 1.0)
+    tool = CountsWords(pause=1.5 * _search.FAST_CALL)  # slow alone; "fast" shared by two
+    options = dataclasses.replace(OPTIONS, search_budget=2.0, call_timeout=3.0)
+    check_tools(tool, select=["TN601", "TN603"], options=options)  # two lanes: a pair a word
+    # Half a budget (1 s) of edge values: the simplest arguments, then none that would
+    # end past the window. With three budgets it was eight words in 6.3 s.
+    assert len(set(tool.words)) <= 3, tool.words
+
+
+def test_only_other_tools_calls_at_the_same_place_share_a_call() -> None:
+    """The share that says how fast a tool is: its neighbours' calls at its place."""
+    assert _search._enter("server-a", "lookup") == 1
+    assert _search._enter("server-a", "lookup") == 1  # its own second call: not company
+    assert _search._enter("server-b", "other") == 1  # another server's: not company
+    assert _search._enter("server-a", "other") == 3  # two calls of lookup beside it
+    assert _search._leave("server-a", "lookup") == 2  # other's call beside it, and itself
+    for place, tool in [("server-a", "lookup"), ("server-b", "other"), ("server-a", "other")]:
+        _search._leave(place, tool)
+    assert not _search._in_flight

@@ -252,6 +252,8 @@ async def _stream(
         options,
         workers=env.workers,
         key=f"{stream.value}\0{subject.target}\0{subject.display_name}",
+        place=subject.target,
+        tool=subject.display_name,
         schema=subject.input_schema,
         bound=timeout + 5.0,
         examples=options.examples,

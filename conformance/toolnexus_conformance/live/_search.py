@@ -34,7 +34,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Coroutine, MutableMapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
@@ -68,28 +68,45 @@ BUILD_LIMIT = 10.0
 #: A call at least this fast shows the tool itself is fast. The explicit arguments
 #: (edge values, which find the most bugs) get half a budget; those of a fast tool
 #: may go on up to ``EXPLICIT_SPAN`` budgets, because sibling tools sharing its
-#: server, the machine or the interpreter slow every call down. The generated
+#: server or interpreter slow every call down (a call's time is shared among their
+#: calls in flight, ``_in_flight``; the machine's load stretches both). The generated
 #: examples then get what is left of the budget, and never less than half of one.
 FAST_CALL = 0.5
 EXPLICIT_SPAN = 3
 #: Explicit arguments in flight at once for a tool marked read-only.
 PREFETCH = 4
-#: Calls in flight across every search of the process: a call's own cost is its time
-#: shared among the calls made at once (the tools of a server, of a run, share it).
-_in_flight = [0]
+#: Calls in flight, by the place that serves them (a target: its MCP server, its
+#: worker, the interpreter) and by tool. A call's own cost is its time shared among the
+#: calls of *other* tools made at once at the same place: neighbours queue on one
+#: server. A tool's own calls in flight (its lanes, its streams, its prefetched edge
+#: values) are not neighbours: they are how the kit calls it, and a tool that waits
+#: (a sleep, a remote service) takes as long with company as alone; were they counted,
+#: a read-only tool, called two and three at a time, would be judged two or three times
+#: faster than one that is not, and its edge values given six times the time.
+_in_flight: Counter[tuple[str, str]] = Counter()
 _in_flight_lock = threading.Lock()
 
 
-def _enter() -> int:
+def _enter(place: str, tool: str) -> int:
+    """One more call of ``tool`` at ``place``; the calls sharing it: its neighbours' and itself."""
     with _in_flight_lock:
-        _in_flight[0] += 1
-        return _in_flight[0]
+        _in_flight[place, tool] += 1
+        return _sharing(place, tool)
 
 
-def _leave() -> int:
+def _leave(place: str, tool: str) -> int:
+    """One call fewer; the calls that shared it up to now (as ``_enter`` counts them)."""
     with _in_flight_lock:
-        _in_flight[0] -= 1
-        return _in_flight[0] + 1
+        sharing = _sharing(place, tool)
+        _in_flight[place, tool] -= 1
+        if not _in_flight[place, tool]:
+            del _in_flight[place, tool]
+        return sharing
+
+
+def _sharing(place: str, tool: str) -> int:
+    """The calls in flight at ``place`` of tools other than ``tool``, plus one."""
+    return 1 + sum(n for (at, name), n in _in_flight.items() if at == place and name != tool)
 
 
 #: Wall seconds a search may spend past the floor. A fast tool gets its
@@ -589,6 +606,8 @@ async def search(
     *,
     workers: SearchWorkers,
     key: str,
+    place: str,
+    tool: str,
     schema: Any,
     bound: float,
     examples: int,
@@ -616,6 +635,10 @@ async def search(
     ``None``; it is asked before each call. Once it answers, the search stops at
     once, as when its budget is spent, and raises ``Gone``: the calls it would make
     all fail with the same exit, and the tool is explored again on a restarted server.
+
+    ``place`` is where the tool's calls are served (its target) and ``tool`` the tool:
+    how fast the tool is, for the explicit arguments' window, is a call's time shared
+    among the other tools' calls in flight at the same place (``_in_flight``).
 
     ``stretch`` says how far the wall-clock budgets stretch now (``search_stretch``,
     read once, when ``None``); it is asked again as the search goes on, at most every
@@ -703,11 +726,11 @@ async def search(
             stop()
         if not in_explicit[0]:
             made_calls[0] += 1
-        at_once = _enter()
+        at_once = _enter(place, tool)
         try:
             begun = asyncio.run_coroutine_threadsafe(lane.call(args), loop)
         except BaseException:
-            _leave()
+            _leave(place, tool)
             raise
         shares[id(begun)] = at_once
         return begun
@@ -721,7 +744,7 @@ async def search(
             begun.cancel()
             outcome = CallOutcome(args, timed_out=True, elapsed=bound)
         finally:
-            share = max(shares.pop(id(begun), 1), _leave())
+            share = max(shares.pop(id(begun), 1), _leave(place, tool))
         made = Call(args, outcome, mutation)
         fastest[0] = min(fastest[0], outcome.elapsed / share)
         took.append(outcome.elapsed)
@@ -833,7 +856,7 @@ async def search(
                     if isinstance(one, Future):
                         one.cancel()
                         shares.pop(id(one), None)
-                        _leave()
+                        _leave(place, tool)
             in_explicit[0] = False
             if windows:  # the generated examples' own share of the budget
                 now, stretched = time.monotonic(), slower()
