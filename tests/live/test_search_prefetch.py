@@ -122,3 +122,20 @@ def test_only_other_tools_calls_at_the_same_place_share_a_call() -> None:
     for place, tool in [("server-a", "lookup"), ("server-b", "other"), ("server-a", "other")]:
         _search._leave(place, tool)
     assert not _search._in_flight
+
+
+def test_the_tools_of_one_mcp_server_share_a_place_and_another_servers_do_not() -> None:
+    """An mcp.json is one target of several servers: only a tool's own server queues."""
+    from types import SimpleNamespace
+
+    from toolnexus_conformance.live._explorer import place_of
+
+    first, second = object(), object()
+
+    def subject(source: str, connection: object | None) -> Any:
+        extra = {"connection": connection} if connection is not None else {}
+        return SimpleNamespace(source=source, target="mcp.json", extra=extra, tool=None)
+
+    assert place_of(subject("mcp", first)) == place_of(subject("mcp", first))
+    assert place_of(subject("mcp", first)) != place_of(subject("mcp", second))
+    assert place_of(subject("native", None)) == "mcp.json"

@@ -31,7 +31,7 @@ from .._safety import may_execute
 from .._subject import ToolSubject, hints_of
 from ._calls import CallOutcome
 from ._contention import Contention, processes_of
-from ._crashes import exit_check
+from ._crashes import connection_of, exit_check
 from ._given import explicit_args, with_literals, with_values
 from ._observation import Observation, Phase, Stream, properties_for
 from ._probes import DEADLINE, TIMING, Env, is_async, make_probes, parts, recheck
@@ -252,7 +252,7 @@ async def _stream(
         options,
         workers=env.workers,
         key=f"{stream.value}\0{subject.target}\0{subject.display_name}",
-        place=subject.target,
+        place=place_of(subject),
         tool=subject.display_name,
         schema=subject.input_schema,
         bound=timeout + 5.0,
@@ -271,6 +271,15 @@ async def _stream(
                 env.observation.blocked_loop = "an earlier call blocked the event loop"
             else:
                 env.observation.unresponsive = result.hang
+
+
+def place_of(subject: ToolSubject) -> str:
+    """Where the tool's calls queue behind its neighbours': its MCP server (one of an
+    mcp.json's several), else its target (a worker, pytest's process, a service)."""
+    connection = connection_of(subject) if subject.source == "mcp" else None
+    if connection is None:
+        return subject.target
+    return f"{subject.target}\0server {id(connection)}"
 
 
 def _stretch(env: Env) -> float:

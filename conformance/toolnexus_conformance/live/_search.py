@@ -75,7 +75,7 @@ FAST_CALL = 0.5
 EXPLICIT_SPAN = 3
 #: Explicit arguments in flight at once for a tool marked read-only.
 PREFETCH = 4
-#: Calls in flight, by the place that serves them (a target: its MCP server, its
+#: Calls in flight, by the place that serves them (an MCP server; else a target: its
 #: worker, the interpreter) and by tool. A call's own cost is its time shared among the
 #: calls of *other* tools made at once at the same place: neighbours queue on one
 #: server. A tool's own calls in flight (its lanes, its streams, its prefetched edge
@@ -636,7 +636,8 @@ async def search(
     once, as when its budget is spent, and raises ``Gone``: the calls it would make
     all fail with the same exit, and the tool is explored again on a restarted server.
 
-    ``place`` is where the tool's calls are served (its target) and ``tool`` the tool:
+    ``place`` is where the tool's calls queue (its MCP server, else its target;
+    ``_explorer.place_of``) and ``tool`` the tool:
     how fast the tool is, for the explicit arguments' window, is a call's time shared
     among the other tools' calls in flight at the same place (``_in_flight``).
 
