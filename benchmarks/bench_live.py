@@ -767,10 +767,10 @@ SCALE_SETS = ("200-tools", "20-targets", "mcp-json", "stdio-5")
 #: is cut into bundles of tools: many, no bound worth printing).
 WHOLE_UNITS = {"20-targets": 20, "mcp-json": 5, "stdio-5": 5}
 #: Seconds a call of the 20 targets' tool takes. Not 0.5: that is the search's
-#: ``FAST_CALL`` times a load stretch of 1, and a read-only tool right on it was fast in
-#: one run (its edge values four at a time) and slow in the next (one at a time) on a
-#: quiet machine: one target took 10.6-12.2 s or 19.6-20.3 s. At 0.6 it is slow until
-#: the stretch passes 1.2, which a loaded run (``-n 2`` on two cores) may still reach.
+#: ``FAST_CALL`` times a load stretch of 1, so a tool right on it is slow on a quiet
+#: machine and fast (its edge values get up to three budgets, not half of one) on one a
+#: little busy: one target took 10.6-12.2 s or 19.6-20.3 s. At 0.6 it is slow until
+#: the stretch passes 1.2, which a loaded run (``-n 2`` on two cores) may reach.
 SCALE_PAUSE = 0.6
 
 
