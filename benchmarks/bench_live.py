@@ -51,6 +51,11 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
     one TLS context every call shares (``toolnexus_ref._tls``) against a context
     built per call (httpx's default, which reads and parses the whole CA bundle even
     for ``http://``); rounds interleaved, medians per call.
+12. What a tool's speed costs: the plugin's live suite on a one-tool target whose
+    tool takes 0.05 to 1.5 s a call, marked read-only (its calls made at once) and
+    not (one after another); whole pytest processes, interleaved, and the ratio to
+    the 0.05 s tool of the same kind. A tool under ``FAST_CALL`` (0.5 s) gets every
+    edge value, up to three budgets; a slower one half a budget.
 
 Medians of interleaved repeats; no test asserts on these numbers.
 """
@@ -677,7 +682,28 @@ SECTIONS = (
     "culprit",
     "remote",
     "tls",
+    "speeds",
 )
+
+#: Seconds a call of the speeds section's tool takes.
+SPEEDS = (0.05, 0.2, 0.35, 0.5, 0.7, 1.0, 1.5)
+
+
+def speeds(repeat: int) -> None:
+    """One target, one tool, at each of ``SPEEDS``: read-only and not."""
+    print("12. what a tool's speed costs: one one-tool target, the plugin's live suite")
+    with tempfile.TemporaryDirectory() as folder:
+        for kind, read_only in (("read-only", True), ("not read-only", False)):
+            variants = {}
+            for index, pause in enumerate(SPEEDS):
+                module = f"speed_{int(read_only)}_{index}"
+                text = SLOW_TOOL.replace("time.sleep(0.5)", f"time.sleep({pause})")
+                if not read_only:
+                    text = text.replace("read_only=True, idempotent=True", "idempotent=True")
+                (Path(folder) / f"{module}.py").write_text(text.replace("{index}", "0"))
+                variants[f"{pause:g} s a call"] = _live_suite(f"{module}:tools")
+            print(f"  {kind}")
+            _compare(folder, repeat, variants)
 
 
 #: A tool that notes each call (its process and name) in ``calls.log`` beside it: the
@@ -931,6 +957,8 @@ def main() -> None:
         remote(args.repeat)
     if "tls" in wanted:
         tls_contexts(args.repeat)
+    if "speeds" in wanted:
+        speeds(max(1, args.repeat // 2))
 
 
 if __name__ == "__main__":
