@@ -670,21 +670,6 @@ async def _server_starts(repeat: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in walls.items()}
 
 
-SECTIONS = (
-    "calls",
-    "hangs",
-    "hostile",
-    "xdist",
-    "isolation",
-    "targets",
-    "sandbox",
-    "scale",
-    "culprit",
-    "remote",
-    "tls",
-    "speeds",
-)
-
 #: Seconds a call of the speeds section's tool takes.
 SPEEDS = (0.05, 0.2, 0.35, 0.5, 0.7, 1.0, 1.5)
 
@@ -704,6 +689,22 @@ def speeds(repeat: int) -> None:
                 variants[f"{pause:g} s a call"] = _live_suite(f"{module}:tools")
             print(f"  {kind}")
             _compare(folder, repeat, variants)
+
+
+SECTIONS = (
+    "calls",
+    "hangs",
+    "hostile",
+    "xdist",
+    "isolation",
+    "targets",
+    "sandbox",
+    "scale",
+    "culprit",
+    "remote",
+    "tls",
+    "speeds",
+)
 
 
 #: A tool that notes each call (its process and name) in ``calls.log`` beside it: the

@@ -79,7 +79,7 @@ def processes_of(subject: Any) -> Callable[[], list[int]]:
     """The processes that run a tool's calls: its MCP server's process group, or this
     process (a worker's, where the tool is imported; the session's otherwise). An MCP
     server reached over HTTP has none here."""
-    connection = connection_of(subject) if getattr(subject, "source", None) == "mcp" else None
+    connection = connection_of(subject)
     if connection is None:
         return lambda: [os.getpid()]
 

@@ -98,7 +98,9 @@ class ServerCrash:
 
 
 def connection_of(subject: Any) -> Any:
-    """The MCP connection behind a tool subject, or ``None``."""
+    """The MCP connection behind a tool subject, or ``None`` (any tool not over MCP)."""
+    if getattr(subject, "source", None) != "mcp":
+        return None
     extra = getattr(subject, "extra", {})
     return extra.get("connection", getattr(getattr(subject, "tool", None), "connection", None))
 
@@ -119,7 +121,7 @@ def exit_check(subject: Any) -> Callable[[], str | None] | None:
     at once with that exit and says nothing of the tool (whose exploration is made
     again on the restarted server), so the exploration stops there.
     """
-    connection = connection_of(subject) if getattr(subject, "source", None) == "mcp" else None
+    connection = connection_of(subject)
     if connection is None:
         return None
 

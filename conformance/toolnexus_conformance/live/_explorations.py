@@ -337,7 +337,7 @@ class Explorations:
         for _ in range(len(batch)):
             servers: dict[int, tuple[Any, list[_Plan]]] = {}
             for plan in batch:
-                connection = connection_of(plan.subject) if plan.subject.source == "mcp" else None
+                connection = connection_of(plan.subject)
                 if (
                     connection is not None
                     and id(connection) not in self._given_up

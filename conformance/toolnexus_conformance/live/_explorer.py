@@ -276,7 +276,7 @@ async def _stream(
 def place_of(subject: ToolSubject) -> str:
     """Where the tool's calls queue behind its neighbours': its MCP server (one of an
     mcp.json's several), else its target (a worker, pytest's process, a service)."""
-    connection = connection_of(subject) if subject.source == "mcp" else None
+    connection = connection_of(subject)
     if connection is None:
         return subject.target
     return f"{subject.target}\0server {id(connection)}"
