@@ -277,6 +277,15 @@ def _base_path() -> list[str]:
     return [entry for entry in sys.path if entry not in own]
 
 
+def _home_hypothesis_here() -> None:
+    """Hypothesis takes its storage folder from the working directory it was imported in
+    (the warm-up's folder, removed since); a session's is its own, as a new process's."""
+    configuration = sys.modules.get("hypothesis.configuration")
+    if configuration is not None:
+        vars(configuration)["__hypothesis_home_directory_default"] = Path.cwd() / ".hypothesis"
+        vars(configuration)["__hypothesis_home_directory"] = None
+
+
 def _child(request: dict[str, Any], fds: list[int], base_path: list[str]) -> None:
     """In the forked child: become the session and end as ``python -m pytest`` ends."""
     code = 1
@@ -304,6 +313,7 @@ def _child(request: dict[str, Any], fds: list[int], base_path: list[str]) -> Non
         sys.path[:] = [request["cwd"], *extra, *base_path]
         sys.dont_write_bytecode = bool(env.get("PYTHONDONTWRITEBYTECODE"))
         sys.pycache_prefix = env.get("PYTHONPYCACHEPREFIX") or None
+        _home_hypothesis_here()
         import runpy
 
         sys.argv = ["-m", *request["argv"]]  # as ``-m`` leaves it until runpy names the file

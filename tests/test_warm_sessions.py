@@ -19,6 +19,8 @@ from _warm import FORKED_MARK, WarmProcess, WarmStarter
 PROBE = """
 import json, os, sys
 
+from hypothesis.configuration import storage_directory
+
 def test_where_it_runs():
     print("WHERE " + json.dumps({
         "cwd": os.getcwd(),
@@ -29,6 +31,7 @@ def test_where_it_runs():
         "stdin": sys.stdin.read(),
         "interrupt": str(__import__("signal").getsignal(__import__("signal").SIGINT)),
         "forked": os.environ.get(MARK),
+        "hypothesis": str(storage_directory(intent_to_write=False).home_directory),
     }))
 
 def test_that_fails():
