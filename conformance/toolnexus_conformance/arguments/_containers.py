@@ -36,7 +36,7 @@ NESTED_LONG = 6
 #: Keys the generator may invent where the schema invites them.
 EXTRA_KEYS = 4
 _NAMES = st.one_of(
-    st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True),
+    st.from_regex(r"[a-z][a-z0-9_]{0,7}", fullmatch=True, alphabet=CHARS),
     st.text(CHARS, max_size=12),
     st.sampled_from(EDGE_KEYS),
 )
