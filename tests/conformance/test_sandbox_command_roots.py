@@ -48,6 +48,24 @@ def test_a_script_of_a_virtual_environment_brings_the_environment_and_its_python
     assert inside == [str(script), "--flag"]
 
 
+def test_a_virtual_environments_python_is_run_by_its_own_name(tmp_path: Path) -> None:
+    """Its ``bin/python`` links to the Python it was made from; run by that target, it
+    would not find its ``pyvenv.cfg``, and start without the environment's packages."""
+    base = tmp_path / "pythons" / "3.11"
+    (base / "bin").mkdir(parents=True)
+    (base / "bin" / "python3.11").write_text("")
+    _venv(tmp_path / "venvs" / "server", base)
+    python = tmp_path / "venvs" / "server" / "bin" / "python"
+    python.unlink()
+    python.symlink_to(base / "bin" / "python3.11")
+    link = tmp_path / "local-bin" / "server-python"  # a link to it from elsewhere
+    link.parent.mkdir()
+    link.symlink_to(python)
+    for named in (python, link):
+        inside = program_inside([str(named), "-m", "server"], private=[tmp_path])
+        assert inside == [str(python), "-m", "server"]
+
+
 def test_a_script_in_node_modules_brings_the_folder_that_holds_them(tmp_path: Path) -> None:
     script = tmp_path / "npm" / "node_modules" / "@scope" / "server" / "dist" / "index.js"
     script.parent.mkdir(parents=True)
@@ -137,3 +155,22 @@ def test_a_server_in_a_hidden_folder_starts_in_the_sandbox(tmp_path: Path) -> No
         argv, env = launch([sys.executable, str(program)], {"PATH": os.environ["PATH"]}, None)
         done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
         assert expect in done.stdout + done.stderr, (done.stdout, done.stderr)
+
+
+@needs_sandbox
+def test_a_server_run_by_the_python_of_a_hidden_virtual_environment_has_its_packages(
+    tmp_path: Path,
+) -> None:
+    """A server installed in a virtual environment under ``/tmp`` (``python -m venv``,
+    ``pip install mcp-server-fetch``) ran without its packages: "No module named"."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    module = venv / "lib" / version / "site-packages" / "venv_server.py"
+    module.write_text("import sys\nprint('served from', sys.prefix)\n")
+    launch = Sandbox(mode="auto").launcher()
+    argv, env = launch(
+        [str(venv / "bin" / "python"), "-m", "venv_server"], {"PATH": os.environ["PATH"]}, None
+    )
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == f"served from {venv}", (done.stdout, done.stderr)

@@ -26,6 +26,8 @@ __all__ = ["command_roots", "program_inside"]
 
 #: What marks the top folder of a source checkout.
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "package.json", ".git")
+#: The most links followed from a program to its real path (the kernel's own bound is 40).
+_MAX_HOPS = 40
 #: How much of a script is read to find its ``#!`` line.
 _SHEBANG_BYTES = 256
 
@@ -58,7 +60,7 @@ def command_roots(
     kept = [Path(p).resolve() for p in private]
     roots: dict[Path, None] = {}
     for path in named:
-        for each in (path, path.resolve()):
+        for each in _hops(path):
             for root in _installation(each, kept):
                 roots.setdefault(root)
     return list(roots)
@@ -70,11 +72,17 @@ def program_inside(
     cwd: Path | None = None,
     *,
     private: Iterable[Path] = (),
+    shown: Iterable[Path] | None = None,
 ) -> list[str]:
-    """``argv`` with its program named by its real path when it lies in a private folder.
+    """``argv`` with its program named by its real path when it lies in a private folder,
+    but for a virtual environment's own programs.
 
     The sandbox shows back real paths only: a program reached through a link (pipx's
-    ``~/.local/bin/x``, a link into its environment) is missing inside under that name.
+    ``~/.local/bin/x``, a link into its environment) is missing inside under that name,
+    so links are followed. Not past a virtual environment that is shown (``shown``:
+    ``command_roots`` unless given): its ``bin/python`` is a link to the Python it was
+    made from, and Python finds its environment by the name it was started as. Run by
+    its target, a server's Python started without its packages ("No module named ...").
     """
     if not argv:
         return list(argv)
@@ -82,9 +90,32 @@ def program_inside(
     if program is None:
         return list(argv)
     kept = [Path(p).resolve() for p in private]
-    if not any(program == p or p in program.parents for p in kept):
+    if not _within(program, kept):
         return list(argv)
+    roots = list(shown) if shown is not None else command_roots(argv, env, cwd, private=kept)
+    for hop in _hops(program):
+        if not hop.is_symlink():
+            break
+        if _within(hop, roots) and any((p / "pyvenv.cfg").is_file() for p in hop.parents):
+            return [str(hop), *argv[1:]]
     return [str(program.resolve()), *argv[1:]]
+
+
+def _hops(path: Path) -> list[Path]:
+    """``path`` and each link it leads through, in real folders, to its real path: every
+    one of them may lie in an installation the program needs."""
+    hops = [path.parent.resolve() / path.name]
+    while hops[-1].is_symlink() and len(hops) < _MAX_HOPS:
+        target = hops[-1].parent / os.readlink(hops[-1])
+        hops.append(target.parent.resolve() / target.name)
+    real = path.resolve()
+    if real != hops[-1]:
+        hops.append(real)
+    return [path, *hops] if path != hops[0] else hops
+
+
+def _within(path: Path, folders: Iterable[Path]) -> bool:
+    return any(path == folder or folder in path.parents for folder in folders)
 
 
 def _find(program: str, search: str | None, cwd: Path | None) -> Path | None:

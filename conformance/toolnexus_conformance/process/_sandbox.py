@@ -520,7 +520,7 @@ class Sandbox:
             # The server's own installation, wherever it lies (``_command_roots``).
             hidden = _hidden_folders()
             own = command_roots(argv, merged, folder, private=hidden)
-            argv = program_inside(argv, merged, folder, private=hidden)
+            argv = program_inside(argv, merged, folder, private=hidden, shown=own)
             return self.wrap(argv, merged, None, chdir=folder, readable=own)
 
         return launch
