@@ -1,13 +1,17 @@
-"""TN851 and a server a package runner fetches at start, in a sandbox without network.
+"""TN851 and a server the sandbox itself keeps from starting.
 
 ``npx -y @modelcontextprotocol/server-memory`` in the kit's sandbox cannot download the
-server (no network, an empty HOME for npm's cache): it never starts, and that is the
-run's doing, not the server's. The start-up is then not judged, and the reason says how
-to run it; a server that fails for any other reason still fails TN851.
+server (no network, an empty HOME for npm's cache); excel-mcp-server (PyPI) opens a log
+file in its own installation at import, which the sandbox shows read-only. Neither
+starts, and that is the run's doing, not the server's. The start-up is then not judged,
+and the reason says how to run it; a server that fails for any other reason still fails
+TN851.
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -15,11 +19,13 @@ from toolnexus_conformance._model import Finding, Skip
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._subject import TargetSubject
 from toolnexus_conformance.checks.mcp import mcp_server_starts
+from toolnexus_conformance.process._sandbox import probe
 
 from toolnexus_ref._mcp_config import ServerConfig
 from toolnexus_ref.mcp._connection import ServerStatus
 
 TARGET = "mcp.json"
+WRITES_AT_START = Path(__file__).resolve().parent / "servers" / "writes_at_start.py"
 TIMED_OUT = "timed out after 30s during handshake"
 
 
@@ -29,10 +35,12 @@ def _judge(subject: TargetSubject, options: RunOptions) -> list[Finding]:
     return found
 
 
-def _subject(commands: dict[str, tuple[str, ...]]) -> TargetSubject:
+def _subject(commands: dict[str, tuple[str, ...]], stderr: str = "") -> TargetSubject:
     configs = {n: ServerConfig(n, "stdio", command=c) for n, c in commands.items()}
     connections = {n: SimpleNamespace(config=c) for n, c in configs.items()}
-    statuses = {n: ServerStatus(n, "failed", reason=TIMED_OUT) for n in commands}
+    statuses = {
+        n: ServerStatus(n, "failed", reason=TIMED_OUT, stderr_tail=stderr) for n in commands
+    }
     extra = {"statuses": statuses, "mcp_source": SimpleNamespace(connections=connections)}
     return TargetSubject(TARGET, [], extra)
 
@@ -64,3 +72,65 @@ def test_a_server_that_fails_by_itself_still_fails_beside_a_runner() -> None:
     found = _judge(subject, RunOptions(contained=frozenset({TARGET})))
     assert [f.path for f in found] == ["servers.own"]
     assert TIMED_OUT in found[0].message
+
+
+@pytest.mark.parametrize(
+    ("stderr", "path"),
+    [
+        (
+            "OSError: [Errno 30] Read-only file system: '/opt/venv/lib/python3.11/server.log'",
+            "/opt/venv/lib/python3.11/server.log",
+        ),
+        (
+            "Error: EROFS: read-only file system, open '/srv/app/data/memory.json'",
+            "/srv/app/data/memory.json",
+        ),
+    ],
+)
+def test_a_write_the_sandbox_refused_at_start_is_not_the_servers_failure(
+    stderr: str, path: str
+) -> None:
+    subject = _subject({"excel": ("/opt/venv/bin/excel-mcp-server", "stdio")}, stderr)
+    with pytest.raises(Skip) as skipped:
+        _judge(subject, RunOptions(contained=frozenset({TARGET})))
+    reason = str(skipped.value)
+    assert f"excel did not start: it writes to {path}, which the sandbox keeps read-only" in reason
+    assert "--toolnexus-sandbox off" in reason
+    # Outside a sandbox, the write was refused by the machine itself: the server's failure.
+    found = _judge(subject, RunOptions())
+    assert [f.path for f in found] == ["servers.excel"]
+
+
+def test_any_other_refusal_at_start_still_fails() -> None:
+    stderr = "PermissionError: [Errno 13] Permission denied: '/etc/server.conf'"
+    subject = _subject({"own": ("/opt/venv/bin/own-server",)}, stderr)
+    found = _judge(subject, RunOptions(contained=frozenset({TARGET})))
+    assert [f.path for f in found] == ["servers.own"]
+    assert "Permission denied" in found[0].message
+
+
+@pytest.mark.skipif(not probe().available, reason=probe().why or "no sandbox here")
+def test_a_server_the_sandbox_keeps_from_writing_at_start_is_not_judged(
+    pytester: pytest.Pytester,
+) -> None:
+    """Its working directory is read-only in the sandbox: the session says why it was
+    not judged and how to judge it (outside the sandbox it starts and serves)."""
+    result = pytester.runpytest_subprocess(
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        f"stdio:{sys.executable} {WRITES_AT_START}",
+        "--toolnexus-select",
+        "TN851",
+        "-p",
+        "no:cacheprovider",
+        "-rs",
+    )
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "SKIPPED * writes_at_start did not start: it writes to writes_at_start.log, which"
+            " the sandbox keeps read-only * or judge it with --toolnexus-sandbox off"
+        ]
+    )
+    assert not (pytester.path / "writes_at_start.log").exists()

@@ -134,7 +134,8 @@ def mcp_prefixed_length(subject: ToolSubject, options: RunOptions) -> Iterable[F
     fix="Read the reason and the stderr tail; make start-up faster or raise 'timeout' in the"
     " server's mcp.json entry. A server started by a package runner (npx, uvx) that fails in"
     " a sandbox without network is not judged: it could not download itself; install it and"
-    " name its own command.",
+    " name its own command. Nor is one the sandbox refused a write at start (its own folder,"
+    " the working directory: read-only there).",
     scope=Scope.TARGET,
     sources=("mcp",),
 )
@@ -143,23 +144,47 @@ def mcp_server_starts(subject: Any, options: RunOptions) -> Iterable[Finding]:
     if not isinstance(statuses, Mapping) or not statuses:
         raise Skip("not an MCP target")
     failed = {n: s for n, s in statuses.items() if getattr(s, "state", None) == "failed"}
-    offline = subject.target in options.contained  # a sandbox that holds has no network
-    runners = {n: r for n in failed if offline and (r := _runner_of(subject, n)) is not None}
-    if failed and runners.keys() == failed.keys():
-        raise Skip(
-            "; ".join(
-                f"{name} did not start ({failed[name].reason or 'failed'}): its command, {runner},"
-                " fetches the server when it starts, and the sandbox has no network"
-                for name, runner in runners.items()
-            )
-            + ". Install the server and name its own command (node .../dist/index.js, the"
-            " package's script), or pass --toolnexus-allow-network"
-        )
+    # In a sandbox that holds (no network; the machine read-only but for the server's
+    # scratch), a start the sandbox itself prevented is the run's doing, not the server's.
+    excused: dict[str, str] = {}
+    if subject.target in options.contained:
+        for name, status in failed.items():
+            runner = _runner_of(subject, name)
+            if runner is not None:
+                excused[name] = (
+                    f"{name} did not start ({status.reason or 'failed'}): its command, {runner},"
+                    " fetches the server when it starts, and the sandbox has no network. Install"
+                    " the server and name its own command (node .../dist/index.js, the package's"
+                    " script), or pass --toolnexus-allow-network"
+                )
+            elif (written := _read_only_write(status)) is not None:
+                excused[name] = (
+                    f"{name} did not start: it writes to {written}, which the sandbox keeps"
+                    " read-only (only the server's scratch folder, its HOME and TMPDIR, is"
+                    " writable). Point what it writes there (a log file, a cache), or judge it"
+                    " with --toolnexus-sandbox off"
+                )
+    if failed and excused.keys() == failed.keys():
+        raise Skip("; ".join(excused.values()))
     return [
         Finding(status.describe(), path=f"servers.{name}")
         for name, status in failed.items()
-        if name not in runners
+        if name not in excused
     ]
+
+
+#: A write the sandbox refused, as a server's stderr says it (Python's OSError, Node's
+#: EROFS), with the path it named.
+_READ_ONLY = re.compile(
+    r"(?:\[Errno 30\] Read-only file system|EROFS: read-only file system)[^'\"\n]*['\"]"
+    r"([^'\"\n]+)['\"]"
+)
+
+
+def _read_only_write(status: Any) -> str | None:
+    """The path a server that failed to start was refused writing to, if its stderr says so."""
+    found = _READ_ONLY.search(getattr(status, "stderr_tail", "") or "")
+    return found.group(1) if found else None
 
 
 #: Commands that download the package they run when it is not cached: in a sandbox
