@@ -134,3 +134,30 @@ def test_a_server_the_sandbox_keeps_from_writing_at_start_is_not_judged(
         ]
     )
     assert not (pytester.path / "writes_at_start.log").exists()
+
+
+@pytest.mark.parametrize("form", ["separate", "joined"])
+def test_a_path_to_create_that_the_sandbox_keeps_it_from_creating_is_not_its_failure(
+    tmp_path: Path, form: str
+) -> None:
+    """mcp-server-sqlite, given a database that does not exist yet, creates it at start."""
+    database = tmp_path / "test.db"
+    arguments = ("--db-path", str(database)) if form == "separate" else (f"--db={database}",)
+    stderr = "sqlite3.OperationalError: unable to open database file"
+    subject = _subject({"sqlite": ("/opt/venv/bin/mcp-server-sqlite", *arguments)}, stderr)
+    with pytest.raises(Skip) as skipped:
+        _judge(subject, RunOptions(contained=frozenset({TARGET})))
+    assert f"its command names {database}, which does not exist" in str(skipped.value)
+    assert [f.path for f in _judge(subject, RunOptions())] == ["servers.sqlite"]
+
+
+def test_a_missing_script_or_folder_is_still_the_commands_failure(tmp_path: Path) -> None:
+    script = tmp_path / "servr.py"
+    said = f"python: can't open file '{script}': [Errno 2] No such file or directory"
+    for command, stderr in (
+        (("python", str(script)), said),
+        (("node", str(tmp_path / "no-such-folder" / "index.js")), ""),
+    ):
+        subject = _subject({"own": command}, stderr)
+        found = _judge(subject, RunOptions(contained=frozenset({TARGET})))
+        assert [f.path for f in found] == ["servers.own"], command

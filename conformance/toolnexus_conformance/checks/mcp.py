@@ -8,6 +8,7 @@ here imports the mcp SDK at module level: the catalog loads without the ``mcp`` 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -135,7 +136,9 @@ def mcp_prefixed_length(subject: ToolSubject, options: RunOptions) -> Iterable[F
     " server's mcp.json entry. A server started by a package runner (npx, uvx) that fails in"
     " a sandbox without network is not judged: it could not download itself; install it and"
     " name its own command. Nor is one the sandbox refused a write at start (its own folder,"
-    " the working directory: read-only there).",
+    " the working directory: read-only there), or one whose command names a path that does"
+    " not exist (a database it would create: the sandbox lets it create nothing outside its"
+    " scratch).",
     scope=Scope.TARGET,
     sources=("mcp",),
 )
@@ -164,6 +167,14 @@ def mcp_server_starts(subject: Any, options: RunOptions) -> Iterable[Finding]:
                     " writable). Point what it writes there (a log file, a cache), or judge it"
                     " with --toolnexus-sandbox off"
                 )
+            elif (missing := _missing_path_of(subject, name, status)) is not None:
+                excused[name] = (
+                    f"{name} did not start ({status.reason or 'failed'}): its command names"
+                    f" {missing}, which does not exist, and the sandbox lets it create nothing"
+                    " outside its scratch folder (its HOME and TMPDIR). Create it first (the"
+                    " sandbox shows it, read-only), or judge the server with"
+                    " --toolnexus-sandbox off"
+                )
     if failed and excused.keys() == failed.keys():
         raise Skip("; ".join(excused.values()))
     return [
@@ -181,6 +192,28 @@ _READ_ONLY = re.compile(
 )
 
 
+def _missing_path_of(subject: Any, name: str, status: Any) -> str | None:
+    """A path the server ``name``'s command names (``/x`` or ``--opt=/x``) that does not
+    exist, in a folder that does: a database or a file it would create as it starts.
+
+    Not one it says it could not find (``No such file``, ``Cannot find module``): a
+    mistyped script or a file it only reads, which fails outside the sandbox too.
+    """
+    said = getattr(status, "stderr_tail", "") or ""
+    for word in _command_of(subject, name)[1:]:
+        if not isinstance(word, str):
+            continue
+        path = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if not os.path.isabs(path) or os.path.lexists(path):
+            continue
+        if not os.path.isdir(os.path.dirname(path)):
+            continue
+        if path in said and any(n in said for n in ("No such file", "Cannot find module")):
+            continue
+        return path
+    return None
+
+
 def _read_only_write(status: Any) -> str | None:
     """The path a server that failed to start was refused writing to, if its stderr says so."""
     found = _READ_ONLY.search(getattr(status, "stderr_tail", "") or "")
@@ -193,13 +226,19 @@ _RUNNERS = {"npx", "pnpx", "bunx", "uvx"}
 _RUNNER_VERBS = {"npm": "exec", "pnpm": "dlx", "yarn": "dlx", "bun": "x", "pipx": "run"}
 
 
-def _runner_of(subject: Any, name: str) -> str | None:
-    """``npx`` (or another package runner) when it is how the server ``name`` starts."""
+def _command_of(subject: Any, name: str) -> tuple[Any, ...]:
+    """The command line the server ``name`` is started with (empty if none: over HTTP)."""
     source = subject.extra.get("mcp_source")
     connections = getattr(source, "connections", None)
     connection = connections.get(name) if isinstance(connections, Mapping) else None
     command = getattr(getattr(connection, "config", None), "command", ())
-    if not isinstance(command, tuple) or not command or not isinstance(command[0], str):
+    return command if isinstance(command, tuple) else ()
+
+
+def _runner_of(subject: Any, name: str) -> str | None:
+    """``npx`` (or another package runner) when it is how the server ``name`` starts."""
+    command = _command_of(subject, name)
+    if not command or not isinstance(command[0], str):
         return None
     program = re.split(r"[/\\]", command[0])[-1].removesuffix(".cmd").removesuffix(".exe")
     if program in _RUNNERS:
