@@ -22,12 +22,13 @@ WARM = (
 #: Draws arguments for an object with a string of every format the generator knows and
 #: room for keys it invents: the strategies a regex builds.
 DRAW = (
-    "from hypothesis import given, settings\n"
+    "from hypothesis import HealthCheck, given, settings\n"
     "from toolnexus_conformance.arguments import args_for\n"
     "from toolnexus_conformance.arguments._scalars import _FORMAT_REGEXES\n"
     "schema = {'type': 'object', 'additionalProperties': True, 'minProperties': 1,\n"
     "          'properties': {n: {'type': 'string', 'format': n} for n in _FORMAT_REGEXES}}\n"
-    "@settings(max_examples=60, database=None, derandomize=True)\n"
+    "@settings(max_examples=60, database=None, derandomize=True, deadline=None,\n"
+    "          suppress_health_check=list(HealthCheck))  # a loaded machine draws slowly\n"
     "@given(args_for(schema))\n"
     "def draw(args):\n"
     "    pass\n"
