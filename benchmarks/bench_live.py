@@ -56,6 +56,12 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
     not (one after another); whole pytest processes, interleaved, and the ratio to
     the 0.05 s tool of the same kind. A tool under ``FAST_CALL`` (0.5 s) gets every
     edge value, up to three budgets; a slower one half a budget.
+13. A fresh machine: the plugin's live suite on eight tools whose arguments hold a
+    ``uri`` and an object open to invented keys, with hypothesis's storage empty at
+    each run (every CI job's, unless it keeps the folder) against one kept from an
+    earlier run; whole pytest processes, interleaved, wall and the machine's busy
+    CPU. A table hypothesis builds on a fresh machine, in each tool's process that
+    draws before it is written, shows as the fresh run's ratio.
 
 Medians of interleaved repeats; no test asserts on these numbers.
 """
@@ -691,6 +697,73 @@ def speeds(repeat: int) -> None:
             _compare(folder, repeat, variants)
 
 
+#: Tools whose arguments hold a string of a format and an object open to keys the
+#: generator invents: strings a regex draws (``fresh``).
+FORMAT_TOOLS = """
+from toolnexus_ref import BaseTool, ToolAnnotations
+
+
+def make(index):
+    class Fetch(BaseTool):
+        name = f"fetch_{index}"
+        description = "Fetches a page and notes it."
+        input_schema = {
+            "type": "object",
+            "properties": {
+                "url": {"type": "string", "format": "uri"},
+                "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+            },
+            "required": ["url"],
+        }
+        annotations = ToolAnnotations(read_only=True, idempotent=True)
+
+        def run(self, args, ctx):
+            return {"url": args["url"], "tags": len(args.get("tags", {}))}
+
+    return Fetch()
+
+
+tools = [make(i) for i in range(8)]
+"""
+
+
+def fresh(repeat: int) -> None:
+    """A machine whose cache is empty, as every CI job's, against one that kept it."""
+    print("13. a fresh machine: hypothesis's storage empty at each run, against one kept")
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        (folder / "format_tools.py").write_text(FORMAT_TOOLS)
+        command = _live_suite("format_tools:tools")
+        kept = folder / "kept"
+        env = _bench_env()
+        storage = "HYPOTHESIS_STORAGE_DIRECTORY"
+        subprocess.run(  # fills the kept storage
+            command, cwd=folder, env={**env, storage: str(kept)}, capture_output=True, timeout=900
+        )
+        walls: dict[str, list[float]] = {"kept": [], "fresh": []}
+        cpus: dict[str, list[float]] = {"kept": [], "fresh": []}
+        for _ in range(repeat):
+            for variant in walls:
+                where = kept if variant == "kept" else Path(tempfile.mkdtemp(dir=folder))
+                busy, started = _busy_cpu()[0], time.perf_counter()
+                subprocess.run(
+                    command,
+                    cwd=folder,
+                    env={**env, storage: str(where)},
+                    capture_output=True,
+                    timeout=900,
+                )
+                walls[variant].append(time.perf_counter() - started)
+                cpus[variant].append(_busy_cpu()[0] - busy)
+        base_wall, base_cpu = statistics.median(walls["kept"]), statistics.median(cpus["kept"])
+        for variant in walls:
+            wall, cpu = statistics.median(walls[variant]), statistics.median(cpus[variant])
+            print(
+                f"    {variant:6} {wall:6.2f} s  {cpu:6.2f} s CPU"
+                f"  ratio {wall / base_wall:4.2f}x wall, {cpu / base_cpu:4.2f}x CPU"
+            )
+
+
 SECTIONS = (
     "calls",
     "hangs",
@@ -704,6 +777,7 @@ SECTIONS = (
     "remote",
     "tls",
     "speeds",
+    "fresh",
 )
 
 
@@ -960,6 +1034,8 @@ def main() -> None:
         tls_contexts(args.repeat)
     if "speeds" in wanted:
         speeds(max(1, args.repeat // 2))
+    if "fresh" in wanted:
+        fresh(args.repeat)
 
 
 if __name__ == "__main__":
