@@ -2,8 +2,10 @@
 
 ``npx -y @modelcontextprotocol/server-memory`` in the kit's sandbox cannot download the
 server (no network, an empty HOME for npm's cache); excel-mcp-server (PyPI) opens a log
-file in its own installation at import, which the sandbox shows read-only. Neither
-starts, and that is the run's doing, not the server's. The start-up is then not judged,
+file in its own installation at import, which the sandbox shows read-only;
+``mcp-server-sqlite --db-path /tmp/test.db`` creates its database at start, where the
+sandbox lets it create nothing. None starts, and that is the run's doing, not the
+server's. The start-up is then not judged,
 and the reason says how to run it; a server that fails for any other reason still fails
 TN851.
 """
