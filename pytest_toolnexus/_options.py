@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,7 @@ __all__ = [
     "BASELINE",
     "ENV",
     "LIMITS",
+    "WRITABLE_COPY",
     "SANDBOX",
     "CONCURRENCY",
     "CONFORMANCE",
@@ -66,6 +68,7 @@ SANDBOX = "--toolnexus-sandbox"
 ALLOW_NETWORK = "--toolnexus-allow-network"
 ENV = "--toolnexus-env"
 LIMITS = "--toolnexus-limits"
+WRITABLE_COPY = "--toolnexus-writable-copy"
 BASELINE = "--toolnexus-baseline"
 UPDATE_BASELINE = "--toolnexus-update-baseline"
 SETTINGS = "--toolnexus-settings"
@@ -314,6 +317,16 @@ def add_options(parser: pytest.Parser) -> None:
         "nproc=none (default as=16G, fsize=1G, cpu=900, nproc=4096).",
     )
     group.addoption(
+        WRITABLE_COPY,
+        action="append",
+        default=[],
+        dest="toolnexus_writable_copy",
+        metavar="PATH",
+        help="a folder (or a file's folder) sandboxed processes may change, each sandbox in a"
+        " copy of its own whose writes end with it: PATH itself is never changed"
+        " (repeatable; needs the sandbox).",
+    )
+    group.addoption(
         REPORT,
         default=None,
         dest="toolnexus_report",
@@ -376,6 +389,11 @@ def add_options(parser: pytest.Parser) -> None:
     )
     parser.addini("toolnexus_env", "variables passed to started processes", type="args")
     parser.addini("toolnexus_limits", "resource limits of started processes", default="")
+    parser.addini(
+        "toolnexus_writable_copy",
+        "folders sandboxed processes may change in a copy of their own",
+        type="linelist",
+    )
 
 
 @dataclass(frozen=True)
@@ -417,6 +435,8 @@ class Settings:
     baseline: Path | None = None
     #: Rewrite ``baseline`` from this run.
     update_baseline: bool = False
+    #: Files and folders sandboxed processes may change in a copy of their own, resolved.
+    writable_copies: tuple[Path, ...] = ()
 
 
 def _codes(values: list[str]) -> tuple[str, ...]:
@@ -573,7 +593,21 @@ def read_settings(config: pytest.Config) -> Settings:
         tool_settings=_path(config, "toolnexus_settings"),
         baseline=baseline,
         update_baseline=update_baseline,
+        writable_copies=_writable_copies(config),
     )
+
+
+def _writable_copies(config: pytest.Config) -> tuple[Path, ...]:
+    """The paths to copy, resolved: the command line's from where pytest was run, the
+    ini key's from rootdir (as ``_path``); links followed, since the copy is mounted
+    where the path really lies."""
+    here, root = str(config.invocation_params.dir), str(config.rootpath)
+    given = [(here, p) for p in config.getoption("toolnexus_writable_copy")]
+    given += [(root, p) for p in config.getini("toolnexus_writable_copy")]
+    found = [
+        (Path(base) / os.path.expanduser(p.strip())).resolve() for base, p in given if p.strip()
+    ]
+    return tuple(dict.fromkeys(found))
 
 
 def _arguments_file(config: pytest.Config) -> Path | None:

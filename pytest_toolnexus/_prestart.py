@@ -225,6 +225,7 @@ def make_sandbox(config: pytest.Config, settings: Settings) -> Sandbox:
         limits=parse_limits(settings.limits),
         readable=(Path(str(config.rootpath)), Path(str(config.invocation_params.dir))),
         writable=_kit_storage(database or None),
+        copies=settings.writable_copies,
     )
     try:
         sandbox.check()

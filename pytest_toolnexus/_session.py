@@ -36,6 +36,7 @@ from toolnexus_conformance.process._early import sdk_installed
 from toolnexus_conformance.process._forkserver import ForkServer
 from toolnexus_conformance.process._isolation import IsolatedExplorations, TargetWorker, WorkerError
 from toolnexus_conformance.process._pool import WorkerPool
+from toolnexus_conformance.process._sandbox import copy_folder
 from toolnexus_conformance.targets import (
     SPEC_FORMS,
     LoadedTarget,
@@ -145,6 +146,7 @@ class ConformanceSession:
         self._contained: set[str] = set()
         self.options = RunOptions(
             contained=self._contained,
+            writable_copies=tuple(copy_folder(p) for p in settings.writable_copies),
             strict=settings.strict,
             execute=ExecuteMode(settings.execute),
             allow=settings.allow,

@@ -151,6 +151,9 @@ class RunOptions:
     #: writable outside their scratch): ``auto`` may call their tools that are not
     #: marked read-only, since what they can change is their own scratch.
     contained: Collection[str] = field(default_factory=frozenset)
+    #: Folders the sandbox gives its processes as writable copies
+    #: (``--toolnexus-writable-copy``): there a server may create and change files.
+    writable_copies: Collection[Path] = ()
     #: The user's settings per tool, keyed as ``arguments`` is; a tool gets every
     #: matching key's, in order, exact keys last (``settings_for``).
     tools: Mapping[str, ToolSettings] = field(default_factory=dict)

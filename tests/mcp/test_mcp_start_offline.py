@@ -7,7 +7,8 @@ file in its own installation at import, which the sandbox shows read-only;
 sandbox lets it create nothing. None starts, and that is the run's doing, not the
 server's. The start-up is then not judged,
 and the reason says how to run it; a server that fails for any other reason still fails
-TN851.
+TN851, and so does one given a writable copy of the folder it writes
+(``--toolnexus-writable-copy``), where the sandbox let it write.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from toolnexus_conformance._model import Finding, Skip
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._subject import TargetSubject
 from toolnexus_conformance.checks.mcp import mcp_server_starts
-from toolnexus_conformance.process._sandbox import probe
+from toolnexus_conformance.process._sandbox import overlay_refused, probe
 
 from toolnexus_ref._mcp_config import ServerConfig
 from toolnexus_ref.mcp._connection import ServerStatus
@@ -97,10 +98,14 @@ def test_a_write_the_sandbox_refused_at_start_is_not_the_servers_failure(
         _judge(subject, RunOptions(contained=frozenset({TARGET})))
     reason = str(skipped.value)
     assert f"excel did not start: it writes to {path}, which the sandbox keeps read-only" in reason
+    assert f"--toolnexus-writable-copy {Path(path).parent}" in reason
     assert "--toolnexus-sandbox off" in reason
     # Outside a sandbox, the write was refused by the machine itself: the server's failure.
     found = _judge(subject, RunOptions())
     assert [f.path for f in found] == ["servers.excel"]
+    # In a writable copy the sandbox let it write: what failed is the server's.
+    copied = RunOptions(contained=frozenset({TARGET}), writable_copies=(Path(path).parent,))
+    assert [f.path for f in _judge(subject, copied)] == ["servers.excel"]
 
 
 def test_any_other_refusal_at_start_still_fails() -> None:
@@ -132,9 +137,34 @@ def test_a_server_the_sandbox_keeps_from_writing_at_start_is_not_judged(
     result.stdout.fnmatch_lines(
         [
             "SKIPPED * writes_at_start did not start: it writes to writes_at_start.log, which"
-            " the sandbox keeps read-only * or judge it with --toolnexus-sandbox off"
+            " the sandbox keeps read-only * give it a copy to write with"
+            f" --toolnexus-writable-copy {pytester.path}, or judge it with --toolnexus-sandbox off"
         ]
     )
+    assert not (pytester.path / "writes_at_start.log").exists()
+
+
+@pytest.mark.skipif(
+    not probe().available or overlay_refused() is not None, reason=str(overlay_refused())
+)
+def test_a_server_given_a_copy_of_its_folder_starts_and_leaves_the_folder_as_it_was(
+    pytester: pytest.Pytester,
+) -> None:
+    """``--toolnexus-writable-copy .``: the log is written in the server's copy of its
+    working directory, so it starts and is judged, and no log is left here."""
+    result = pytester.runpytest_subprocess(
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        f"stdio:{sys.executable} {WRITES_AT_START}",
+        "--toolnexus-select",
+        "TN851,TN502",
+        "--toolnexus-writable-copy",
+        ".",
+        "-p",
+        "no:cacheprovider",
+    )
+    result.assert_outcomes(passed=2)
     assert not (pytester.path / "writes_at_start.log").exists()
 
 
@@ -150,7 +180,10 @@ def test_a_path_to_create_that_the_sandbox_keeps_it_from_creating_is_not_its_fai
     with pytest.raises(Skip) as skipped:
         _judge(subject, RunOptions(contained=frozenset({TARGET})))
     assert f"its command names {database}, which does not exist" in str(skipped.value)
+    assert f"--toolnexus-writable-copy {tmp_path}," in str(skipped.value)
     assert [f.path for f in _judge(subject, RunOptions())] == ["servers.sqlite"]
+    copied = RunOptions(contained=frozenset({TARGET}), writable_copies=(tmp_path,))
+    assert [f.path for f in _judge(subject, copied)] == ["servers.sqlite"]
 
 
 def test_a_missing_script_or_folder_is_still_the_commands_failure(tmp_path: Path) -> None:

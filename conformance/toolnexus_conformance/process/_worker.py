@@ -508,8 +508,9 @@ def _watch_escapes(worker: _Worker) -> None:
     from .. import _escapes
     from ._sandbox import kit_storage
 
-    # The kit's own: hypothesis keeps failing examples and its tables there.
-    allowed = [worker.scratch, *kit_storage()]
+    # The kit's own: hypothesis keeps failing examples and its tables there. And the
+    # folders the user gave as writable copies: writes there are asked for.
+    allowed = [worker.scratch, *kit_storage(), *getattr(worker.options, "writable_copies", ())]
     database = getattr(worker.options, "example_database", None)
     if database:
         allowed.append(database)
