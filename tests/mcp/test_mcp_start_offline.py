@@ -116,23 +116,26 @@ def test_any_other_refusal_at_start_still_fails() -> None:
     assert "Permission denied" in found[0].message
 
 
+def _writes_at_start(pytester: pytest.Pytester, *options: str) -> pytest.RunResult:
+    """A session on the server that writes a log in its working directory as it starts."""
+    return pytester.runpytest_subprocess(
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        f"stdio:{sys.executable} {WRITES_AT_START}",
+        "-p",
+        "no:cacheprovider",
+        *options,
+    )
+
+
 @pytest.mark.skipif(not probe().available, reason=probe().why or "no sandbox here")
 def test_a_server_the_sandbox_keeps_from_writing_at_start_is_not_judged(
     pytester: pytest.Pytester,
 ) -> None:
     """Its working directory is read-only in the sandbox: the session says why it was
     not judged and how to judge it (outside the sandbox it starts and serves)."""
-    result = pytester.runpytest_subprocess(
-        "--toolnexus-conformance",
-        "--toolnexus-only",
-        "--toolnexus-target",
-        f"stdio:{sys.executable} {WRITES_AT_START}",
-        "--toolnexus-select",
-        "TN851",
-        "-p",
-        "no:cacheprovider",
-        "-rs",
-    )
+    result = _writes_at_start(pytester, "--toolnexus-select", "TN851", "-rs")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(
         [
@@ -152,17 +155,8 @@ def test_a_server_given_a_copy_of_its_folder_starts_and_leaves_the_folder_as_it_
 ) -> None:
     """``--toolnexus-writable-copy .``: the log is written in the server's copy of its
     working directory, so it starts and is judged, and no log is left here."""
-    result = pytester.runpytest_subprocess(
-        "--toolnexus-conformance",
-        "--toolnexus-only",
-        "--toolnexus-target",
-        f"stdio:{sys.executable} {WRITES_AT_START}",
-        "--toolnexus-select",
-        "TN851,TN502",
-        "--toolnexus-writable-copy",
-        ".",
-        "-p",
-        "no:cacheprovider",
+    result = _writes_at_start(
+        pytester, "--toolnexus-select", "TN851,TN502", "--toolnexus-writable-copy", "."
     )
     result.assert_outcomes(passed=2)
     assert not (pytester.path / "writes_at_start.log").exists()
