@@ -26,7 +26,9 @@ Run:  .venv/bin/python benchmarks/bench_live.py [--repeat 5] [--skip-xdist] [--o
 7. The sandbox: the plugin's live suite on the example toolkit and on the 200-tool
    target with ``--toolnexus-sandbox auto`` (bubblewrap) and ``off``, interleaved;
    and an MCP stdio server (``toolnexus-mcp-serve`` of the example toolkit) started,
-   listed and closed through the sandbox's launcher, its limits alone, and bare.
+   listed and closed through the sandbox's launcher, through it with a writable copy
+   of a folder holding a 256 MiB file (``--toolnexus-writable-copy``), its limits
+   alone, and bare.
 8. Scale: serial, ``-n 1`` and ``-n 2`` on the 200-tool target, on 20 one-tool
    targets (0.6 s per call: ``SCALE_PAUSE``), on an mcp.json of five copies of the corpus's stdio
    server (``conformance/corpus/servers/seeded_bugs.py``; no network) and on the
@@ -661,18 +663,28 @@ async def _server_starts(repeat: int) -> dict[str, float]:
         "toolnexus_ref.mcp.serve_cli",
         "toolnexus_ref.examples:toolkit",
     ]
-    boxes = {"bare": None, "limits only": Sandbox(mode="off"), "sandboxed": Sandbox(mode="auto")}
-    walls: dict[str, list[float]] = {name: [] for name in boxes}
-    for _ in range(repeat):
-        for name, box in boxes.items():
-            started = time.perf_counter()
-            source = await open_stdio(command, launcher=box.launcher() if box else None)
-            assert source.tools, source.statuses
-            await source.close()
-            walls[name].append(time.perf_counter() - started)
-    for box in boxes.values():
-        if box is not None:
-            box.close()
+    with tempfile.TemporaryDirectory() as data:
+        # A writable copy's folder, holding a database of 256 MiB: an overlay, nothing
+        # of it is copied at the start.
+        with open(Path(data) / "app.db", "wb") as database:
+            database.truncate(256 << 20)
+        boxes = {
+            "bare": None,
+            "limits only": Sandbox(mode="off"),
+            "sandboxed": Sandbox(mode="auto"),
+            "with a copy": Sandbox(mode="auto", copies=(Path(data),)),
+        }
+        walls: dict[str, list[float]] = {name: [] for name in boxes}
+        for _ in range(repeat):
+            for name, box in boxes.items():
+                started = time.perf_counter()
+                source = await open_stdio(command, launcher=box.launcher() if box else None)
+                assert source.tools, source.statuses
+                await source.close()
+                walls[name].append(time.perf_counter() - started)
+        for box in boxes.values():
+            if box is not None:
+                box.close()
     return {name: statistics.median(values) for name, values in walls.items()}
 
 
