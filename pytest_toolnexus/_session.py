@@ -147,6 +147,7 @@ class ConformanceSession:
         self.options = RunOptions(
             contained=self._contained,
             writable_copies=tuple(copy_folder(p) for p in settings.writable_copies),
+            passed_variables=settings.env,
             strict=settings.strict,
             execute=ExecuteMode(settings.execute),
             allow=settings.allow,

@@ -154,6 +154,9 @@ class RunOptions:
     #: Folders the sandbox gives its processes as writable copies
     #: (``--toolnexus-writable-copy``): there a server may create and change files.
     writable_copies: Collection[Path] = ()
+    #: Variables the user passes to the processes the kit starts (``--toolnexus-env``),
+    #: beside the allowlist: a server that fails for want of another was not given it.
+    passed_variables: Collection[str] = ()
     #: The user's settings per tool, keyed as ``arguments`` is; a tool gets every
     #: matching key's, in order, exact keys last (``settings_for``).
     tools: Mapping[str, ToolSettings] = field(default_factory=dict)

@@ -29,6 +29,7 @@ from toolnexus_ref.mcp._connection import ServerStatus
 
 TARGET = "mcp.json"
 WRITES_AT_START = Path(__file__).resolve().parent / "servers" / "writes_at_start.py"
+NEEDS_VARIABLE = Path(__file__).resolve().parent / "servers" / "needs_variable.py"
 TIMED_OUT = "timed out after 30s during handshake"
 
 
@@ -190,3 +191,65 @@ def test_a_missing_script_or_folder_is_still_the_commands_failure(tmp_path: Path
         subject = _subject({"own": command}, stderr)
         found = _judge(subject, RunOptions(contained=frozenset({TARGET})))
         assert [f.path for f in found] == ["servers.own"], command
+
+
+def test_a_variable_set_here_that_the_kit_did_not_pass_is_not_the_servers_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The environment is cut to an allowlist, sandbox or not: a server that needs an
+    API key from the user's shell did not get it."""
+    stderr = "Error: BRAVE_API_KEY environment variable is required"
+    subject = _subject({"brave": ("node", "/opt/brave/dist/index.js")}, stderr)
+    monkeypatch.setenv("BRAVE_API_KEY", "k-1")
+    for options in (RunOptions(), RunOptions(contained=frozenset({TARGET}))):
+        with pytest.raises(Skip) as skipped:
+            _judge(subject, options)
+        reason = str(skipped.value)
+        assert "brave did not start (" in reason
+        assert "it names BRAVE_API_KEY, which is set here but not passed" in reason
+        assert "--toolnexus-env BRAVE_API_KEY" in reason
+        assert "k-1" not in reason
+    # Passed, and still refused: the server's failure. So is one not set here at all.
+    named = RunOptions(passed_variables=("BRAVE_API_KEY",))
+    assert [f.path for f in _judge(subject, named)] == ["servers.brave"]
+    monkeypatch.delenv("BRAVE_API_KEY")
+    assert [f.path for f in _judge(subject, RunOptions())] == ["servers.brave"]
+
+
+def test_a_variable_in_the_servers_own_env_block_was_passed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BRAVE_API_KEY", "k-1")
+    subject = _subject({"brave": ("node", "index.js")}, "BRAVE_API_KEY is invalid")
+    config = subject.extra["mcp_source"].connections["brave"].config
+    subject.extra["mcp_source"].connections["brave"].config = ServerConfig(
+        config.name, "stdio", command=config.command, env={"BRAVE_API_KEY": "other"}
+    )
+    assert [f.path for f in _judge(subject, RunOptions())] == ["servers.brave"]
+
+
+def test_a_server_that_needs_a_token_from_the_shell_is_told_how_to_get_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """End to end, both ways: not passed, the start is not judged and the reason names
+    the option; passed with it, the server starts and is judged."""
+    monkeypatch.setenv("NEEDS_VARIABLE_TOKEN", "t-1")
+    target = f"stdio:{sys.executable} {NEEDS_VARIABLE}"
+    run = ("--toolnexus-conformance", "--toolnexus-only", "--toolnexus-target", target)
+    cut = pytester.runpytest_subprocess(
+        *run, "--toolnexus-select", "TN851", "-p", "no:cacheprovider", "-rs"
+    )
+    cut.assert_outcomes(skipped=1)
+    cut.stdout.fnmatch_lines(
+        ["SKIPPED * it names NEEDS_VARIABLE_TOKEN, * --toolnexus-env NEEDS_VARIABLE_TOKEN, *"]
+    )
+    given = pytester.runpytest_subprocess(
+        *run,
+        "--toolnexus-select",
+        "TN851,TN502",
+        "--toolnexus-env",
+        "NEEDS_VARIABLE_TOKEN",
+        "-p",
+        "no:cacheprovider",
+    )
+    given.assert_outcomes(passed=2)

@@ -140,7 +140,8 @@ def mcp_prefixed_length(subject: ToolSubject, options: RunOptions) -> Iterable[F
     " the working directory: read-only there), or one whose command names a path that does"
     " not exist (a database it would create: the sandbox lets it create nothing outside its"
     " scratch). --toolnexus-writable-copy FOLDER lets it write there, in a copy that ends with"
-    " its sandbox; then it is judged.",
+    " its sandbox; then it is judged. Nor is one that names a variable set in your shell that"
+    " the kit did not pass (an API key): pass it with --toolnexus-env NAME.",
     scope=Scope.TARGET,
     sources=("mcp",),
 )
@@ -149,37 +150,47 @@ def mcp_server_starts(subject: Any, options: RunOptions) -> Iterable[Finding]:
     if not isinstance(statuses, Mapping) or not statuses:
         raise Skip("not an MCP target")
     failed = {n: s for n, s in statuses.items() if getattr(s, "state", None) == "failed"}
-    # In a sandbox that holds (no network; the machine read-only but for the server's
-    # scratch), a start the sandbox itself prevented is the run's doing, not the server's.
+    # A start the run itself prevented is the run's doing, not the server's: a variable
+    # it needs that the kit did not pass (anywhere), and, in a sandbox that holds (no
+    # network; the machine read-only but for the server's scratch), what the sandbox kept.
     excused: dict[str, str] = {}
-    if subject.target in options.contained:
-        for name, status in failed.items():
-            runner = _runner_of(subject, name)
-            if runner is not None:
-                excused[name] = (
-                    f"{name} did not start ({status.reason or 'failed'}): its command, {runner},"
-                    " fetches the server when it starts, and the sandbox has no network. Install"
-                    " the server and name its own command (node .../dist/index.js, the package's"
-                    " script), or pass --toolnexus-allow-network"
-                )
-            elif (written := _read_only_write(subject, name, status, options)) is not None:
-                excused[name] = (
-                    f"{name} did not start: it writes to {written}, which the sandbox keeps"
-                    " read-only (only the server's scratch folder, its HOME and TMPDIR, is"
-                    " writable). Point what it writes there (a log file, a cache), give it a"
-                    " copy to write with --toolnexus-writable-copy"
-                    f" {_folder_of(subject, name, written)}, or judge it with"
-                    " --toolnexus-sandbox off"
-                )
-            elif (missing := _missing_path_of(subject, name, status, options)) is not None:
-                excused[name] = (
-                    f"{name} did not start ({status.reason or 'failed'}): its command names"
-                    f" {missing}, which does not exist, and the sandbox lets it create nothing"
-                    " outside its scratch folder (its HOME and TMPDIR). Give it a copy of the"
-                    f" folder to write with --toolnexus-writable-copy {os.path.dirname(missing)},"
-                    " create it first (the sandbox shows it, read-only), or judge the server"
-                    " with --toolnexus-sandbox off"
-                )
+    for name, status in failed.items():
+        if (variable := _withheld(subject, name, status, options)) is not None:
+            excused[name] = (
+                f"{name} did not start ({status.reason or 'failed'}): it names {variable},"
+                " which is set here but not passed to the processes the kit starts (only a"
+                f" short allowlist is). Pass it with --toolnexus-env {variable}, or in the"
+                " server's env block (mcp.json)"
+            )
+            continue
+        if subject.target not in options.contained:
+            continue
+        runner = _runner_of(subject, name)
+        if runner is not None:
+            excused[name] = (
+                f"{name} did not start ({status.reason or 'failed'}): its command, {runner},"
+                " fetches the server when it starts, and the sandbox has no network. Install"
+                " the server and name its own command (node .../dist/index.js, the package's"
+                " script), or pass --toolnexus-allow-network"
+            )
+        elif (written := _read_only_write(subject, name, status, options)) is not None:
+            excused[name] = (
+                f"{name} did not start: it writes to {written}, which the sandbox keeps"
+                " read-only (only the server's scratch folder, its HOME and TMPDIR, is"
+                " writable). Point what it writes there (a log file, a cache), give it a"
+                " copy to write with --toolnexus-writable-copy"
+                f" {_folder_of(subject, name, written)}, or judge it with"
+                " --toolnexus-sandbox off"
+            )
+        elif (missing := _missing_path_of(subject, name, status, options)) is not None:
+            excused[name] = (
+                f"{name} did not start ({status.reason or 'failed'}): its command names"
+                f" {missing}, which does not exist, and the sandbox lets it create nothing"
+                " outside its scratch folder (its HOME and TMPDIR). Give it a copy of the"
+                f" folder to write with --toolnexus-writable-copy {os.path.dirname(missing)},"
+                " create it first (the sandbox shows it, read-only), or judge the server"
+                " with --toolnexus-sandbox off"
+            )
     if failed and excused.keys() == failed.keys():
         raise Skip("; ".join(excused.values()))
     return [
@@ -195,6 +206,26 @@ _READ_ONLY = re.compile(
     r"(?:\[Errno 30\] Read-only file system|EROFS: read-only file system)[^'\"\n]*['\"]"
     r"([^'\"\n]+)['\"]"
 )
+
+
+#: A variable's name as programs print it (``GITHUB_TOKEN``, ``BRAVE_API_KEY``).
+_VARIABLE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")
+
+
+def _withheld(subject: Any, name: str, status: Any, options: RunOptions) -> str | None:
+    """A variable the failed server's stderr names that is set in this process but did
+    not reach the server: not allowlisted, not passed by the user, not in its ``env``."""
+    from ..process._sandbox import passes
+
+    said = str(getattr(status, "stderr_tail", "") or "")
+    given = getattr(_config_of(subject, name), "env", None) or {}
+    variable: str
+    for variable in dict.fromkeys(_VARIABLE.findall(said)):
+        if not os.environ.get(variable) or variable in given:
+            continue
+        if not passes(variable, options.passed_variables):
+            return variable
+    return None
 
 
 def _missing_path_of(subject: Any, name: str, status: Any, options: RunOptions) -> str | None:

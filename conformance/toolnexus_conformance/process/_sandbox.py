@@ -56,6 +56,7 @@ __all__ = [
     "overlay_refused",
     "package_folders",
     "parse_limits",
+    "passes",
     "probe",
     "refused_copy",
 ]
@@ -200,6 +201,12 @@ def clean_environment(
     }
     kept.update(extra or {})
     return kept
+
+
+def passes(name: str, names: Iterable[str] = ()) -> bool:
+    """Whether the variable ``name`` reaches the processes the kit starts: allowlisted,
+    or named by the user (``clean_environment``)."""
+    return name in ALLOWED_ENV or name.startswith(ALLOWED_PREFIXES) or name in set(names)
 
 
 # -- whether bubblewrap works here ----------------------------------------------------------
