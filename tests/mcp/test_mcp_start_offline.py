@@ -21,6 +21,7 @@ import pytest
 from toolnexus_conformance._model import Finding, Skip
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._subject import TargetSubject
+from toolnexus_conformance.checks.mcp import _ABOUT_ENVIRONMENT as _ABOUT
 from toolnexus_conformance.checks.mcp import mcp_server_starts
 from toolnexus_conformance.process._sandbox import overlay_refused, probe
 
@@ -200,6 +201,8 @@ def test_a_variable_set_here_that_the_kit_did_not_pass_is_not_the_servers_failur
     API key from the user's shell did not get it."""
     stderr = "Error: BRAVE_API_KEY environment variable is required"
     subject = _subject({"brave": ("node", "/opt/brave/dist/index.js")}, stderr)
+    assert _ABOUT.search('KeyError: os.environ["BRAVE_API_KEY"]')
+    assert _ABOUT.search("const key = process.env.BRAVE_API_KEY;")
     monkeypatch.setenv("BRAVE_API_KEY", "k-1")
     for options in (RunOptions(), RunOptions(contained=frozenset({TARGET}))):
         with pytest.raises(Skip) as skipped:
@@ -209,11 +212,31 @@ def test_a_variable_set_here_that_the_kit_did_not_pass_is_not_the_servers_failur
         assert "it names BRAVE_API_KEY, which is set here but not passed" in reason
         assert "--toolnexus-env BRAVE_API_KEY" in reason
         assert "k-1" not in reason
-    # Passed, and still refused: the server's failure. So is one not set here at all.
+    # Passed, and still refused: the server's failure.
     named = RunOptions(passed_variables=("BRAVE_API_KEY",))
     assert [f.path for f in _judge(subject, named)] == ["servers.brave"]
+    # Not set at all: the server asks for its configuration, which it was not given.
     monkeypatch.delenv("BRAVE_API_KEY")
-    assert [f.path for f in _judge(subject, RunOptions())] == ["servers.brave"]
+    with pytest.raises(Skip) as skipped:
+        _judge(subject, RunOptions())
+    assert "it names BRAVE_API_KEY, which is not set here: it needs it" in str(skipped.value)
+
+
+@pytest.mark.parametrize(
+    "stderr",
+    [
+        "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'zod' imported from /srv/index.js",
+        "ValueError: MAX_RESULTS must be positive",
+        'File "/srv/venv/lib/python3.11/site-packages/app.py", line 3: DEFAULT_PORT is taken',
+    ],
+)
+def test_a_name_in_capitals_that_is_no_missing_setting_is_still_the_servers_failure(
+    stderr: str,
+) -> None:
+    """Unset, a name counts only on a line about the environment: an error code or a
+    constant in a traceback is the server's own failure."""
+    subject = _subject({"own": ("node", "/srv/index.js")}, stderr)
+    assert [f.path for f in _judge(subject, RunOptions())] == ["servers.own"]
 
 
 def test_a_variable_in_the_servers_own_env_block_was_passed(

@@ -140,8 +140,8 @@ def mcp_prefixed_length(subject: ToolSubject, options: RunOptions) -> Iterable[F
     " the working directory: read-only there), or one whose command names a path that does"
     " not exist (a database it would create: the sandbox lets it create nothing outside its"
     " scratch). --toolnexus-writable-copy FOLDER lets it write there, in a copy that ends with"
-    " its sandbox; then it is judged. Nor is one that names a variable set in your shell that"
-    " the kit did not pass (an API key): pass it with --toolnexus-env NAME.",
+    " its sandbox; then it is judged. Nor is one that names a variable it did not get (an API"
+    " key): set in your shell, the kit did not pass it; pass it with --toolnexus-env NAME.",
     scope=Scope.TARGET,
     sources=("mcp",),
 )
@@ -155,12 +155,18 @@ def mcp_server_starts(subject: Any, options: RunOptions) -> Iterable[Finding]:
     # network; the machine read-only but for the server's scratch), what the sandbox kept.
     excused: dict[str, str] = {}
     for name, status in failed.items():
-        if (variable := _withheld(subject, name, status, options)) is not None:
+        if (withheld := _withheld(subject, name, status, options)) is not None:
+            variable, set_here = withheld
+            how = (
+                "which is set here but not passed to the processes the kit starts (only a"
+                f" short allowlist is). Pass it with --toolnexus-env {variable}"
+                if set_here
+                else "which is not set here: it needs it (a key, a setting) to start. Set it"
+                f" and pass it with --toolnexus-env {variable}"
+            )
             excused[name] = (
                 f"{name} did not start ({status.reason or 'failed'}): it names {variable},"
-                " which is set here but not passed to the processes the kit starts (only a"
-                f" short allowlist is). Pass it with --toolnexus-env {variable}, or in the"
-                " server's env block (mcp.json)"
+                f" {how}, or give it in the server's env block (mcp.json)"
             )
             continue
         if subject.target not in options.contained:
@@ -210,21 +216,32 @@ _READ_ONLY = re.compile(
 
 #: A variable's name as programs print it (``GITHUB_TOKEN``, ``BRAVE_API_KEY``).
 _VARIABLE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")
+#: A line about the environment: "environment variable", ``process.env.X``,
+#: ``os.environ["X"]``, ``getenv`` (not a path through a ``venv``).
+_ABOUT_ENVIRONMENT = re.compile(r"\b(?:env|environ|environment|getenv)\b", re.IGNORECASE)
 
 
-def _withheld(subject: Any, name: str, status: Any, options: RunOptions) -> str | None:
-    """A variable the failed server's stderr names that is set in this process but did
-    not reach the server: not allowlisted, not passed by the user, not in its ``env``."""
+def _withheld(subject: Any, name: str, status: Any, options: RunOptions) -> tuple[str, bool] | None:
+    """A variable the failed server's stderr names that did not reach it, and whether it
+    is set in this process (then the kit cut it: not allowlisted, not passed by the
+    user); one not set anywhere counts only on a line about the environment
+    (``BRAVE_API_KEY environment variable is required``, ``os.environ["X"]``), where
+    the server asks for its configuration, not on any line that names a constant.
+    Never one the server's ``env`` block gives or the user passed: its failure is real.
+    """
     from ..process._sandbox import passes
 
     said = str(getattr(status, "stderr_tail", "") or "")
     given = getattr(_config_of(subject, name), "env", None) or {}
-    variable: str
-    for variable in dict.fromkeys(_VARIABLE.findall(said)):
-        if not os.environ.get(variable) or variable in given:
-            continue
-        if not passes(variable, options.passed_variables):
-            return variable
+    for line in said.splitlines():
+        variable: str
+        for variable in _VARIABLE.findall(line):
+            if variable in given or passes(variable, options.passed_variables):
+                continue
+            if os.environ.get(variable):
+                return variable, True
+            if _ABOUT_ENVIRONMENT.search(line):
+                return variable, False
     return None
 
 
