@@ -31,6 +31,7 @@ from toolnexus_ref.mcp._connection import ServerStatus
 TARGET = "mcp.json"
 WRITES_AT_START = Path(__file__).resolve().parent / "servers" / "writes_at_start.py"
 NEEDS_VARIABLE = Path(__file__).resolve().parent / "servers" / "needs_variable.py"
+NEEDS_HOME = Path(__file__).resolve().parent / "servers" / "needs_home.py"
 TIMED_OUT = "timed out after 30s during handshake"
 
 
@@ -276,3 +277,44 @@ def test_a_server_that_needs_a_token_from_the_shell_is_told_how_to_get_it(
         "no:cacheprovider",
     )
     given.assert_outcomes(passed=2)
+
+
+def test_a_file_not_found_in_the_home_the_sandbox_gave_is_not_the_servers_failure() -> None:
+    stderr = (
+        "FileNotFoundError: [Errno 2] No such file or directory:"
+        " '/tmp/toolnexus-scratch/.home/.config/app/settings.json'"
+    )
+    subject = _subject({"app": ("/opt/venv/bin/app-server",)}, stderr)
+    with pytest.raises(Skip) as skipped:
+        _judge(subject, RunOptions(contained=frozenset({TARGET})))
+    assert "it looks for ~/.config/app/settings.json in its home folder" in str(skipped.value)
+    # Outside a sandbox that home was no sandbox's; and a file it read fine is no excuse.
+    assert [f.path for f in _judge(subject, RunOptions())] == ["servers.app"]
+    read = _subject({"app": ("app",)}, "ValueError: bad value in /tmp/toolnexus-scratch/.home/x")
+    assert [f.path for f in _judge(read, RunOptions(contained=frozenset({TARGET})))] == [
+        "servers.app"
+    ]
+
+
+@pytest.mark.skipif(not probe().available, reason=probe().why or "no sandbox here")
+def test_a_server_that_reads_its_settings_from_home_is_judged_outside_the_sandbox(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = pytester.mkdir("home")
+    (home / ".needs_home.toml").write_text("answer = 42\n")
+    monkeypatch.setenv("HOME", str(home))
+    run = (
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        f"stdio:{sys.executable} {NEEDS_HOME}",
+        "--toolnexus-select",
+        "TN851",
+        "-p",
+        "no:cacheprovider",
+        "-rs",
+    )
+    contained = pytester.runpytest_subprocess(*run)
+    contained.assert_outcomes(skipped=1)
+    contained.stdout.fnmatch_lines(["SKIPPED * it looks for ~/.needs_home.toml in its home*"])
+    pytester.runpytest_subprocess(*run, "--toolnexus-sandbox", "off").assert_outcomes(passed=1)

@@ -139,7 +139,8 @@ def mcp_prefixed_length(subject: ToolSubject, options: RunOptions) -> Iterable[F
     " name its own command. Nor is one the sandbox refused a write at start (its own folder,"
     " the working directory: read-only there), or one whose command names a path that does"
     " not exist (a database it would create: the sandbox lets it create nothing outside its"
-    " scratch). --toolnexus-writable-copy FOLDER lets it write there, in a copy that ends with"
+    " scratch), or one that does not find a file in its home folder (the sandbox gives it an"
+    " empty one). --toolnexus-writable-copy FOLDER lets it write there, in a copy that ends with"
     " its sandbox; then it is judged. Nor is one that names a variable it did not get (an API"
     " key): set in your shell, the kit did not pass it; pass it with --toolnexus-env NAME.",
     scope=Scope.TARGET,
@@ -186,6 +187,14 @@ def mcp_server_starts(subject: Any, options: RunOptions) -> Iterable[Finding]:
                 " writable). Point what it writes there (a log file, a cache), give it a"
                 " copy to write with --toolnexus-writable-copy"
                 f" {_folder_of(subject, name, written)}, or judge it with"
+                " --toolnexus-sandbox off"
+            )
+        elif (home := _missing_in_home(status)) is not None:
+            excused[name] = (
+                f"{name} did not start ({status.reason or 'failed'}): it looks for {home} in"
+                " its home folder, which the sandbox replaces with an empty one (yours is"
+                " hidden: ~/.ssh, ~/.aws). Name the file in its command or its env block"
+                " (a path its command names is shown, read-only), or judge it with"
                 " --toolnexus-sandbox off"
             )
         elif (missing := _missing_path_of(subject, name, status, options)) is not None:
@@ -242,6 +251,25 @@ def _withheld(subject: Any, name: str, status: Any, options: RunOptions) -> tupl
                 return variable, True
             if _ABOUT_ENVIRONMENT.search(line):
                 return variable, False
+    return None
+
+
+#: A file a server did not find in the home folder the sandbox gave it (``HOME`` is
+#: ``.home`` in the server's scratch: ``_sandbox.Sandbox.wrap``).
+_IN_SCRATCH_HOME = re.compile(
+    r"/(?:toolnexus-scratch|toolnexus-server-[^/\s'\"]+)/\.home(/[^\s'\"]+)"
+)
+_NOT_FOUND = ("No such file", "ENOENT", "not found", "does not exist", "FileNotFoundError")
+
+
+def _missing_in_home(status: Any) -> str | None:
+    """The file, as ``~/...``, that the failed server's stderr says it did not find in
+    the home folder the sandbox gave it, if it says so."""
+    said = str(getattr(status, "stderr_tail", "") or "")
+    for line in said.splitlines():
+        found = _IN_SCRATCH_HOME.search(line)
+        if found and any(words in line for words in _NOT_FOUND):
+            return f"~{found.group(1)}"
     return None
 
 
