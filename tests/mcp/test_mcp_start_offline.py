@@ -21,7 +21,7 @@ import pytest
 from toolnexus_conformance._model import Finding, Skip
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._subject import TargetSubject
-from toolnexus_conformance.checks.mcp import _ABOUT_ENVIRONMENT as _ABOUT
+from toolnexus_conformance.checks._start_excuses import _ABOUT_ENVIRONMENT as _ABOUT
 from toolnexus_conformance.checks.mcp import mcp_server_starts
 from toolnexus_conformance.process._sandbox import overlay_refused, probe
 

@@ -1,0 +1,224 @@
+"""Why an MCP server's failed start was the run's doing, not the server's (TN851).
+
+The kit starts a server with its environment cut to an allowlist, and, in a sandbox
+that holds, with no network, the machine read-only but for its scratch, and an empty
+home folder. A server that does not start for one of those reasons is not broken: the
+check then skips, saying what the run kept from it and how to judge it. Each excuse
+reads the server's command, its configuration and its stderr; a failure none of them
+explains is the server's.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .._options import RunOptions
+
+__all__ = ["excuse"]
+
+
+def excuse(subject: Any, name: str, status: Any, options: RunOptions) -> str | None:
+    """Why the server ``name`` did not start for the run's own reason, or ``None``."""
+    if (withheld := _withheld(subject, name, status, options)) is not None:
+        variable, set_here = withheld
+        how = (
+            "which is set here but not passed to the processes the kit starts (only a"
+            f" short allowlist is). Pass it with --toolnexus-env {variable}"
+            if set_here
+            else "which is not set here: it needs it (a key, a setting) to start. Set it"
+            f" and pass it with --toolnexus-env {variable}"
+        )
+        return (
+            f"{name} did not start ({status.reason or 'failed'}): it names {variable},"
+            f" {how}, or give it in the server's env block (mcp.json)"
+        )
+    if subject.target not in options.contained:
+        return None  # outside a sandbox that holds, the machine refused it: the server's
+    runner = _runner_of(subject, name)
+    if runner is not None:
+        return (
+            f"{name} did not start ({status.reason or 'failed'}): its command, {runner},"
+            " fetches the server when it starts, and the sandbox has no network. Install"
+            " the server and name its own command (node .../dist/index.js, the package's"
+            " script), or pass --toolnexus-allow-network"
+        )
+    if (written := _read_only_write(subject, name, status, options)) is not None:
+        return (
+            f"{name} did not start: it writes to {written}, which the sandbox keeps"
+            " read-only (only the server's scratch folder, its HOME and TMPDIR, is"
+            " writable). Point what it writes there (a log file, a cache), give it a"
+            " copy to write with --toolnexus-writable-copy"
+            f" {_folder_of(subject, name, written)}, or judge it with"
+            " --toolnexus-sandbox off"
+        )
+    if (home := _missing_in_home(status)) is not None:
+        return (
+            f"{name} did not start ({status.reason or 'failed'}): it looks for {home} in"
+            " its home folder, which the sandbox replaces with an empty one (yours is"
+            " hidden: ~/.ssh, ~/.aws). Name the file in its command or its env block"
+            " (a path its command names is shown, read-only), or judge it with"
+            " --toolnexus-sandbox off"
+        )
+    if (missing := _missing_path_of(subject, name, status, options)) is not None:
+        return (
+            f"{name} did not start ({status.reason or 'failed'}): its command names"
+            f" {missing}, which does not exist, and the sandbox lets it create nothing"
+            " outside its scratch folder (its HOME and TMPDIR). Give it a copy of the"
+            f" folder to write with --toolnexus-writable-copy {os.path.dirname(missing)},"
+            " create it first (the sandbox shows it, read-only), or judge the server"
+            " with --toolnexus-sandbox off"
+        )
+    return None
+
+
+#: A write the sandbox refused, as a server's stderr says it (Python's OSError, Node's
+#: EROFS), with the path it named.
+_READ_ONLY = re.compile(
+    r"(?:\[Errno 30\] Read-only file system|EROFS: read-only file system)[^'\"\n]*['\"]"
+    r"([^'\"\n]+)['\"]"
+)
+
+
+#: A variable's name as programs print it (``GITHUB_TOKEN``, ``BRAVE_API_KEY``).
+_VARIABLE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")
+#: A line about the environment: "environment variable", ``process.env.X``,
+#: ``os.environ["X"]``, ``getenv`` (not a path through a ``venv``).
+_ABOUT_ENVIRONMENT = re.compile(r"\b(?:env|environ|environment|getenv)\b", re.IGNORECASE)
+
+
+def _withheld(subject: Any, name: str, status: Any, options: RunOptions) -> tuple[str, bool] | None:
+    """A variable the failed server's stderr names that did not reach it, and whether it
+    is set in this process (then the kit cut it: not allowlisted, not passed by the
+    user); one not set anywhere counts only on a line about the environment
+    (``BRAVE_API_KEY environment variable is required``, ``os.environ["X"]``), where
+    the server asks for its configuration, not on any line that names a constant.
+    Never one the server's ``env`` block gives or the user passed: its failure is real.
+    """
+    from ..process._sandbox import passes
+
+    said = str(getattr(status, "stderr_tail", "") or "")
+    given = getattr(_config_of(subject, name), "env", None) or {}
+    for line in said.splitlines():
+        variable: str
+        for variable in _VARIABLE.findall(line):
+            if variable in given or passes(variable, options.passed_variables):
+                continue
+            if os.environ.get(variable):
+                return variable, True
+            if _ABOUT_ENVIRONMENT.search(line):
+                return variable, False
+    return None
+
+
+#: A file a server did not find in the home folder the sandbox gave it (``HOME`` is
+#: ``.home`` in the server's scratch: ``_sandbox.Sandbox.wrap``).
+_IN_SCRATCH_HOME = re.compile(
+    r"/(?:toolnexus-scratch|toolnexus-server-[^/\s'\"]+)/\.home(/[^\s'\"]+)"
+)
+_NOT_FOUND = ("No such file", "ENOENT", "not found", "does not exist", "FileNotFoundError")
+
+
+def _missing_in_home(status: Any) -> str | None:
+    """The file, as ``~/...``, that the failed server's stderr says it did not find in
+    the home folder the sandbox gave it, if it says so."""
+    said = str(getattr(status, "stderr_tail", "") or "")
+    for line in said.splitlines():
+        found = _IN_SCRATCH_HOME.search(line)
+        if found and any(words in line for words in _NOT_FOUND):
+            return f"~{found.group(1)}"
+    return None
+
+
+def _missing_path_of(subject: Any, name: str, status: Any, options: RunOptions) -> str | None:
+    """A path the server ``name``'s command names (``/x`` or ``--opt=/x``) that does not
+    exist, in a folder that does: a database or a file it would create as it starts.
+
+    Not one it says it could not find (``No such file``, ``Cannot find module``): a
+    mistyped script or a file it only reads, which fails outside the sandbox too. Nor
+    one in a writable copy, where the sandbox let it create the file.
+    """
+    said = getattr(status, "stderr_tail", "") or ""
+    for word in _command_of(subject, name)[1:]:
+        if not isinstance(word, str):
+            continue
+        path = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if not os.path.isabs(path) or os.path.lexists(path):
+            continue
+        if not os.path.isdir(os.path.dirname(path)) or _in_copy(path, options):
+            continue
+        if path in said and any(n in said for n in ("No such file", "Cannot find module")):
+            continue
+        return path
+    return None
+
+
+def _read_only_write(subject: Any, name: str, status: Any, options: RunOptions) -> str | None:
+    """The path a server that failed to start was refused writing to, if its stderr says
+    so; not one in a writable copy, which the sandbox did not refuse."""
+    found = _READ_ONLY.search(getattr(status, "stderr_tail", "") or "")
+    if found is None:
+        return None
+    written = _absolute(subject, name, found.group(1))
+    return None if written and _in_copy(written, options) else found.group(1)
+
+
+def _in_copy(path: str, options: RunOptions) -> bool:
+    """Whether the absolute ``path`` lies in a folder the sandbox gave as a writable copy."""
+    where = Path(os.path.normpath(path))
+    return any(where == f or f in where.parents for f in map(Path, options.writable_copies))
+
+
+def _absolute(subject: Any, name: str, path: str) -> str | None:
+    """``path`` as the server ``name`` named it, made absolute from its working directory
+    (``None``: relative, and the server's folder is not known here)."""
+    if os.path.isabs(path):
+        return path
+    config = _config_of(subject, name)
+    folder = getattr(config, "cwd", None)
+    return os.path.join(str(folder), path) if folder else None
+
+
+def _folder_of(subject: Any, name: str, path: str) -> str:
+    """The folder to give as a writable copy, for a write to ``path``."""
+    written = _absolute(subject, name, path)
+    return os.path.dirname(written) if written else "FOLDER"
+
+
+#: Commands that download the package they run when it is not cached: in a sandbox
+#: without network (and whose HOME, where their cache lives, is empty) they cannot start.
+_RUNNERS = {"npx", "pnpx", "bunx", "uvx"}
+_RUNNER_VERBS = {"npm": "exec", "pnpm": "dlx", "yarn": "dlx", "bun": "x", "pipx": "run"}
+
+
+def _config_of(subject: Any, name: str) -> Any:
+    """The server ``name``'s configuration (``None`` where the subject does not carry it)."""
+    source = subject.extra.get("mcp_source")
+    connections = getattr(source, "connections", None)
+    connection = connections.get(name) if isinstance(connections, Mapping) else None
+    return getattr(connection, "config", None)
+
+
+def _command_of(subject: Any, name: str) -> tuple[Any, ...]:
+    """The command line the server ``name`` is started with (empty if none: over HTTP)."""
+    command = getattr(_config_of(subject, name), "command", ())
+    return command if isinstance(command, tuple) else ()
+
+
+def _runner_of(subject: Any, name: str) -> str | None:
+    """``npx`` (or another package runner) when it is how the server ``name`` starts."""
+    command = _command_of(subject, name)
+    if not command or not isinstance(command[0], str):
+        return None
+    program = re.split(r"[/\\]", command[0])[-1].removesuffix(".cmd").removesuffix(".exe")
+    if program in _RUNNERS:
+        return program
+    verb = _RUNNER_VERBS.get(program)
+    if verb is not None and verb in command[1:3]:
+        return f"{program} {verb}"
+    if program == "uv" and command[1:3] == ("tool", "run"):
+        return "uv tool run"
+    return None
