@@ -1,14 +1,16 @@
-"""TN851 and a server the sandbox itself keeps from starting.
+"""TN851 and a server the run itself keeps from starting.
 
 ``npx -y @modelcontextprotocol/server-memory`` in the kit's sandbox cannot download the
 server (no network, an empty HOME for npm's cache); excel-mcp-server (PyPI) opens a log
 file in its own installation at import, which the sandbox shows read-only;
 ``mcp-server-sqlite --db-path /tmp/test.db`` creates its database at start, where the
-sandbox lets it create nothing. None starts, and that is the run's doing, not the
-server's. The start-up is then not judged,
-and the reason says how to run it; a server that fails for any other reason still fails
-TN851, and so does one given a writable copy of the folder it writes
-(``--toolnexus-writable-copy``), where the sandbox let it write.
+sandbox lets it create nothing; a server that reads its settings from ``~`` finds the
+empty home the sandbox gives it; server-brave-search exits without ``BRAVE_API_KEY``,
+which the kit passes only when named (sandbox or not). None starts, and that is the
+run's doing, not the server's. The start-up is then not judged, and the reason says
+how to run it; a server that fails for any other reason still fails TN851, and so does
+one given what it lacked: a writable copy of the folder it writes
+(``--toolnexus-writable-copy``), or the variable (``--toolnexus-env``).
 """
 
 from __future__ import annotations
