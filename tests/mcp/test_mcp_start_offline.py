@@ -15,6 +15,7 @@ one given what it lacked: a writable copy of the folder it writes
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -34,6 +35,7 @@ TARGET = "mcp.json"
 WRITES_AT_START = Path(__file__).resolve().parent / "servers" / "writes_at_start.py"
 NEEDS_VARIABLE = Path(__file__).resolve().parent / "servers" / "needs_variable.py"
 NEEDS_HOME = Path(__file__).resolve().parent / "servers" / "needs_home.py"
+NEEDS_NETWORK = Path(__file__).resolve().parent / "servers" / "needs_network.py"
 TIMED_OUT = "timed out after 30s during handshake"
 
 
@@ -320,3 +322,55 @@ def test_a_server_that_reads_its_settings_from_home_is_judged_outside_the_sandbo
     contained.assert_outcomes(skipped=1)
     contained.stdout.fnmatch_lines(["SKIPPED * it looks for ~/.needs_home.toml in its home*"])
     pytester.runpytest_subprocess(*run, "--toolnexus-sandbox", "off").assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    "stderr",
+    [
+        "Error: getaddrinfo ENOTFOUND api.search.brave.com",
+        'psycopg.OperationalError: connection failed: connect to "localhost" port 5432'
+        " failed: Connection refused",
+    ],
+)
+def test_a_start_that_needs_the_network_the_sandbox_has_not_is_not_the_servers_failure(
+    stderr: str,
+) -> None:
+    subject = _subject({"api": ("/opt/venv/bin/api-server",)}, stderr)
+    with pytest.raises(Skip) as skipped:
+        _judge(subject, RunOptions(contained=frozenset({TARGET})))
+    assert "api did not start (" in str(skipped.value)
+    assert "it reaches the network as it starts" in str(skipped.value)
+    assert "--toolnexus-allow-network" in str(skipped.value)
+    # With the network (or no sandbox) the lookup or the service failed by itself.
+    assert [f.path for f in _judge(subject, RunOptions())] == ["servers.api"]
+
+
+@pytest.mark.skipif(not probe().available, reason=probe().why or "no sandbox here")
+def test_a_server_that_connects_to_a_service_as_it_starts_is_judged_with_the_network(
+    pytester: pytest.Pytester,
+) -> None:
+    """Inside the sandbox its own loopback has no service: not judged, and told how;
+    with the host's network it reaches the test's listener, starts and is judged."""
+    with socket.create_server(("127.0.0.1", 0)) as service:
+        service.listen(8)
+        port = service.getsockname()[1]
+        run = (
+            "--toolnexus-conformance",
+            "--toolnexus-only",
+            "--toolnexus-target",
+            f"stdio:{sys.executable} {NEEDS_NETWORK} {port}",
+            "--toolnexus-select",
+            "TN851",
+            "-p",
+            "no:cacheprovider",
+            "-rs",
+        )
+        contained = pytester.runpytest_subprocess(*run)
+        contained.assert_outcomes(skipped=1)
+        contained.stdout.fnmatch_lines(
+            [
+                "SKIPPED * it reaches the network as it starts (*Connection refused*--toolnexus-allow-network"
+            ]
+        )
+        networked = pytester.runpytest_subprocess(*run, "--toolnexus-allow-network")
+        networked.assert_outcomes(passed=1)

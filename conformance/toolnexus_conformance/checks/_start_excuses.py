@@ -1,8 +1,8 @@
 """Why an MCP server's failed start was the run's doing, not the server's (TN851).
 
 The kit starts a server with its environment cut to an allowlist, and, in a sandbox
-that holds, with no network, the machine read-only but for its scratch, and an empty
-home folder. A server that does not start for one of those reasons is not broken: the
+that holds, with no network (a loopback of its own), the machine read-only but for
+its scratch, and an empty home folder. A server that does not start for one of those reasons is not broken: the
 check then skips, saying what the run kept from it and how to judge it. Each excuse
 reads the server's command, its configuration and its stderr; a failure none of them
 explains is the server's.
@@ -45,6 +45,12 @@ def excuse(subject: Any, name: str, status: Any, options: RunOptions) -> str | N
             " fetches the server when it starts, and the sandbox has no network. Install"
             " the server and name its own command (node .../dist/index.js, the package's"
             " script), or pass --toolnexus-allow-network"
+        )
+    if (reached := _network_refused(status)) is not None:
+        return (
+            f"{name} did not start ({status.reason or 'failed'}): it reaches the network as"
+            f" it starts ({reached}), and the sandbox has none, not even your loopback's"
+            " services (a database on localhost). Judge it with --toolnexus-allow-network"
         )
     if (written := _read_only_write(subject, name, status, options)) is not None:
         return (
@@ -111,6 +117,33 @@ def _withheld(subject: Any, name: str, status: Any, options: RunOptions) -> tupl
                 return variable, True
             if _ABOUT_ENVIRONMENT.search(line):
                 return variable, False
+    return None
+
+
+#: What a name lookup or a connection refused for want of a network says (Python,
+#: Node, libpq): in a sandbox without one, every lookup fails and nothing listens on
+#: its own loopback.
+_NO_NETWORK = (
+    "getaddrinfo",
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "Network is unreachable",
+    "ENETUNREACH",
+    "ECONNREFUSED",
+    "Connection refused",
+)
+
+
+def _network_refused(status: Any) -> str | None:
+    """The line of the failed server's stderr that says a lookup or a connection was
+    refused, shortened, if one does."""
+    said = str(getattr(status, "stderr_tail", "") or "")
+    for line in said.splitlines():
+        if any(words in line for words in _NO_NETWORK):
+            shown = " ".join(line.split())
+            return shown if len(shown) <= 160 else f"{shown[:157]}..."
     return None
 
 

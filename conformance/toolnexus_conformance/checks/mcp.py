@@ -138,8 +138,9 @@ def mcp_prefixed_length(subject: ToolSubject, options: RunOptions) -> Iterable[F
     " name its own command. Nor is one the sandbox refused a write at start (its own folder,"
     " the working directory: read-only there), or one whose command names a path that does"
     " not exist (a database it would create: the sandbox lets it create nothing outside its"
-    " scratch), or one that does not find a file in its home folder (the sandbox gives it an"
-    " empty one). --toolnexus-writable-copy FOLDER lets it write there, in a copy that ends with"
+    " scratch), one that reaches the network as it starts (a lookup, a service on localhost),"
+    " or one that does not find a file in its home folder (the sandbox gives it an empty"
+    " one). --toolnexus-writable-copy FOLDER lets it write there, in a copy that ends with"
     " its sandbox; then it is judged. Nor is one that names a variable it did not get (an API"
     " key): set in your shell, the kit did not pass it; pass it with --toolnexus-env NAME.",
     scope=Scope.TARGET,
