@@ -79,3 +79,22 @@ def test_a_copy_that_cannot_be_had_is_a_usage_error(
     result = pytester.runpytest_subprocess(*RUN, *given, "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {WRITABLE_COPY} *{said}*"])
+
+
+@pytest.mark.skipif(
+    not probe().available or overlay_refused() is not None, reason=str(overlay_refused())
+)
+def test_the_ini_keys_paths_are_from_rootdir_the_command_lines_from_where_pytest_runs(
+    pytester: pytest.Pytester,
+) -> None:
+    data = _project(pytester)
+    pytester.makepyprojecttoml('[tool.pytest.ini_options]\ntoolnexus_writable_copy = ["data"]\n')
+    (pytester.path / "sub" / "more").mkdir(parents=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(pytester.path / "sub")
+        result = pytester.runpytest_subprocess(
+            *RUN, WRITABLE_COPY, "more", REPORT, "report.json", "-p", "no:cacheprovider"
+        )
+    result.assert_outcomes(passed=2)
+    report = json.loads((pytester.path / "sub" / "report.json").read_text())
+    assert report["sandbox"]["writable_copies"] == [str(pytester.path / "sub" / "more"), str(data)]
