@@ -817,8 +817,13 @@ class ConformanceSession:
             seen_labels[label] = count + 1
             if count:
                 label = f"{label}#{count + 1}"
+            kind = getattr(target, "kind", None)
+            in_worker = self.isolated is not None and kind is TargetKind.PYTHON
             with paused():  # its nodes all live on (``_heap``)
-                new.extend(self._target_nodes(session, t_index, label, loaded, load_error, worker))
+                nodes = self._target_nodes(
+                    session, t_index, label, loaded, load_error, worker, in_worker
+                )
+                new.extend(nodes)
         new.extend(self._give_arguments(session))
         # -- settings per tool and the baseline: both judged against what was collected
         problems = self.tool_tables.problems(self._collected, self._unloaded)
@@ -867,6 +872,7 @@ class ConformanceSession:
         loaded: LoadedTarget | None,
         load_error: str | None,
         worker: TargetWorker | None = None,
+        in_worker: bool = False,
     ) -> list[pytest.Item]:
         settings = self.settings
         name = f"toolnexus:{label}"
@@ -888,6 +894,7 @@ class ConformanceSession:
             self._unconnected[label] = source
         target_extra: dict[str, Any] = dict(loaded.info) if loaded is not None else {}
         target_extra["load_error"] = load_error
+        target_extra["loaded_in_worker"] = in_worker  # its environment cut, maybe sandboxed
         target_subject = TargetSubject(label, subjects, target_extra)
         items: list[pytest.Item] = []
         providers = self.options.providers

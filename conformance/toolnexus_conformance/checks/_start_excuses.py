@@ -18,40 +18,28 @@ from typing import Any
 
 from .._options import RunOptions
 
-__all__ = ["excuse"]
+__all__ = ["excuse", "import_excuse"]
 
 
 def excuse(subject: Any, name: str, status: Any, options: RunOptions) -> str | None:
     """Why the server ``name`` did not start for the run's own reason, or ``None``."""
-    if (withheld := _withheld(subject, name, status, options)) is not None:
-        variable, set_here = withheld
-        how = (
-            "which is set here but not passed to the processes the kit starts (only a"
-            f" short allowlist is). Pass it with --toolnexus-env {variable}"
-            if set_here
-            else "which is not set here: it needs it (a key, a setting) to start. Set it"
-            f" and pass it with --toolnexus-env {variable}"
-        )
-        return (
-            f"{name} did not start ({status.reason or 'failed'}): it names {variable},"
-            f" {how}, or give it in the server's env block (mcp.json)"
-        )
+    said = str(getattr(status, "stderr_tail", "") or "")
+    began = f"{name} did not start ({status.reason or 'failed'})"
+    given = getattr(_config_of(subject, name), "env", None) or {}
+    if (withheld := _withheld(said, given, options)) is not None:
+        advice = _variable_advice(*withheld)
+        return f"{began}: {advice}, or give it in the server's env block (mcp.json)"
     if subject.target not in options.contained:
         return None  # outside a sandbox that holds, the machine refused it: the server's
     runner = _runner_of(subject, name)
     if runner is not None:
         return (
-            f"{name} did not start ({status.reason or 'failed'}): its command, {runner},"
-            " fetches the server when it starts, and the sandbox has no network. Install"
-            " the server and name its own command (node .../dist/index.js, the package's"
-            " script), or pass --toolnexus-allow-network"
+            f"{began}: its command, {runner}, fetches the server when it starts, and the"
+            " sandbox has no network. Install the server and name its own command (node"
+            " .../dist/index.js, the package's script), or pass --toolnexus-allow-network"
         )
-    if (reached := _network_refused(status)) is not None:
-        return (
-            f"{name} did not start ({status.reason or 'failed'}): it reaches the network as"
-            f" it starts ({reached}), and the sandbox has none, not even your loopback's"
-            " services (a database on localhost). Judge it with --toolnexus-allow-network"
-        )
+    if (kept := _kept_by_the_sandbox(said)) is not None:
+        return f"{began}: {kept}"
     if (written := _read_only_write(subject, name, status, options)) is not None:
         return (
             f"{name} did not start: it writes to {written}, which the sandbox keeps"
@@ -61,21 +49,59 @@ def excuse(subject: Any, name: str, status: Any, options: RunOptions) -> str | N
             f" {_folder_of(subject, name, written)}, or judge it with"
             " --toolnexus-sandbox off"
         )
-    if (home := _missing_in_home(status)) is not None:
-        return (
-            f"{name} did not start ({status.reason or 'failed'}): it looks for {home} in"
-            " its home folder, which the sandbox replaces with an empty one (yours is"
-            " hidden: ~/.ssh, ~/.aws). Name the file in its command or its env block"
-            " (a path its command names is shown, read-only), or judge it with"
-            " --toolnexus-sandbox off"
-        )
     if (missing := _missing_path_of(subject, name, status, options)) is not None:
         return (
-            f"{name} did not start ({status.reason or 'failed'}): its command names"
-            f" {missing}, which does not exist, and the sandbox lets it create nothing"
-            " outside its scratch folder (its HOME and TMPDIR). Give it a copy of the"
-            f" folder to write with --toolnexus-writable-copy {os.path.dirname(missing)},"
-            " create it first (the sandbox shows it, read-only), or judge the server"
+            f"{began}: its command names {missing}, which does not exist, and the sandbox"
+            " lets it create nothing outside its scratch folder (its HOME and TMPDIR). Give"
+            " it a copy of the folder to write with --toolnexus-writable-copy"
+            f" {os.path.dirname(missing)}, create it first (the sandbox shows it,"
+            " read-only), or judge the server with --toolnexus-sandbox off"
+        )
+    return None
+
+
+def import_excuse(subject: Any, options: RunOptions) -> str | None:
+    """Why a Python target did not load in its worker process for the run's own reason
+    (TN001), or ``None``: the worker's environment is cut as a server's is, and in a
+    sandbox that holds it has no network, an empty home and nothing writable but its
+    scratch. Loaded in pytest's own process (``--toolnexus-isolation none``), nothing
+    was kept from it.
+    """
+    if not subject.extra.get("loaded_in_worker"):
+        return None
+    said = str(subject.extra.get("load_error") or "")
+    began = "the target did not load in its worker process"
+    if (withheld := _withheld(said, {}, options)) is not None:
+        return f"{began}: {_variable_advice(*withheld)}"
+    if subject.target not in options.contained:
+        return None
+    if (kept := _kept_by_the_sandbox(said)) is not None:
+        return f"{began}: {kept}"
+    written = _READ_ONLY.search(said)
+    if written is not None and not _in_copy(written.group(1), options):
+        return (
+            f"{began}: it writes to {written.group(1)} as it is imported, which the sandbox"
+            " keeps read-only (only the worker's scratch folder, its HOME and TMPDIR, is"
+            " writable). Give it a copy to write with --toolnexus-writable-copy"
+            f" {os.path.dirname(written.group(1))}, or judge it with --toolnexus-sandbox off"
+        )
+    return None
+
+
+def _kept_by_the_sandbox(said: str) -> str | None:
+    """What a failure's output says the sandbox kept from the process (the network, a
+    file in the home folder), and how to judge it; ``None`` if it says neither."""
+    if (reached := _network_refused(said)) is not None:
+        return (
+            f"it reaches the network as it starts ({reached}), and the sandbox has none,"
+            " not even your loopback's services (a database on localhost). Judge it with"
+            " --toolnexus-allow-network"
+        )
+    if (home := _missing_in_home(said)) is not None:
+        return (
+            f"it looks for {home} in its home folder, which the sandbox replaces with an"
+            " empty one (yours is hidden: ~/.ssh, ~/.aws). Name the file in its command or"
+            " its env block (a path its command names is shown, read-only), or judge it"
             " with --toolnexus-sandbox off"
         )
     return None
@@ -96,18 +122,16 @@ _VARIABLE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")
 _ABOUT_ENVIRONMENT = re.compile(r"\b(?:env|environ|environment|getenv)\b", re.IGNORECASE)
 
 
-def _withheld(subject: Any, name: str, status: Any, options: RunOptions) -> tuple[str, bool] | None:
-    """A variable the failed server's stderr names that did not reach it, and whether it
-    is set in this process (then the kit cut it: not allowlisted, not passed by the
-    user); one not set anywhere counts only on a line about the environment
-    (``BRAVE_API_KEY environment variable is required``, ``os.environ["X"]``), where
-    the server asks for its configuration, not on any line that names a constant.
-    Never one the server's ``env`` block gives or the user passed: its failure is real.
+def _withheld(said: str, given: Mapping[str, Any], options: RunOptions) -> tuple[str, bool] | None:
+    """A variable the failure ``said`` names that did not reach the process, and whether
+    it is set in this one (then the kit cut it: not allowlisted, not passed by the user);
+    one not set anywhere counts only on a line about the environment (``BRAVE_API_KEY
+    environment variable is required``, ``os.environ["X"]``), where the program asks
+    for its configuration, not on any line that names a constant. Never one ``given``
+    (a server's ``env`` block) holds or the user passed: that failure is real.
     """
     from ..process._sandbox import passes
 
-    said = str(getattr(status, "stderr_tail", "") or "")
-    given = getattr(_config_of(subject, name), "env", None) or {}
     for line in said.splitlines():
         variable: str
         for variable in _VARIABLE.findall(line):
@@ -118,6 +142,19 @@ def _withheld(subject: Any, name: str, status: Any, options: RunOptions) -> tupl
             if _ABOUT_ENVIRONMENT.search(line):
                 return variable, False
     return None
+
+
+def _variable_advice(variable: str, set_here: bool) -> str:
+    """What to say of a variable ``_withheld`` found, and how to pass it."""
+    if set_here:
+        return (
+            f"it names {variable}, which is set here but not passed to the processes the kit"
+            f" starts (only a short allowlist is). Pass it with --toolnexus-env {variable}"
+        )
+    return (
+        f"it names {variable}, which is not set here: it needs it (a key, a setting) to"
+        f" start. Set it and pass it with --toolnexus-env {variable}"
+    )
 
 
 #: What a name lookup or a connection refused for want of a network says (Python,
@@ -136,10 +173,9 @@ _NO_NETWORK = (
 )
 
 
-def _network_refused(status: Any) -> str | None:
-    """The line of the failed server's stderr that says a lookup or a connection was
-    refused, shortened, if one does."""
-    said = str(getattr(status, "stderr_tail", "") or "")
+def _network_refused(said: str) -> str | None:
+    """The line of a failure's output that says a lookup or a connection was refused,
+    shortened, if one does."""
     for line in said.splitlines():
         if any(words in line for words in _NO_NETWORK):
             shown = " ".join(line.split())
@@ -147,18 +183,17 @@ def _network_refused(status: Any) -> str | None:
     return None
 
 
-#: A file a server did not find in the home folder the sandbox gave it (``HOME`` is
-#: ``.home`` in the server's scratch: ``_sandbox.Sandbox.wrap``).
+#: A file not found in the home folder the sandbox gave a server or a worker (``HOME``
+#: is ``.home`` in its scratch: ``_sandbox.Sandbox.wrap``).
 _IN_SCRATCH_HOME = re.compile(
-    r"/(?:toolnexus-scratch|toolnexus-server-[^/\s'\"]+)/\.home(/[^\s'\"]+)"
+    r"/(?:toolnexus-scratch|toolnexus-(?:server|worker)-[^/\s'\"]+)/\.home(/[^\s'\"]+)"
 )
 _NOT_FOUND = ("No such file", "ENOENT", "not found", "does not exist", "FileNotFoundError")
 
 
-def _missing_in_home(status: Any) -> str | None:
-    """The file, as ``~/...``, that the failed server's stderr says it did not find in
-    the home folder the sandbox gave it, if it says so."""
-    said = str(getattr(status, "stderr_tail", "") or "")
+def _missing_in_home(said: str) -> str | None:
+    """The file, as ``~/...``, that a failure's output says was not found in the home
+    folder the sandbox gave the process, if it says so."""
     for line in said.splitlines():
         found = _IN_SCRATCH_HOME.search(line)
         if found and any(words in line for words in _NOT_FOUND):
