@@ -1,7 +1,7 @@
 """TN001 and a Python target the run itself keeps from loading in its worker process.
 
-A module that builds its API client as it is imported (``OpenAI()`` raising "The
-api_key client option must be set ... OPENAI_API_KEY environment variable") loads in
+A module that builds its API client as it is imported (``openai.OpenAI()`` raising
+"Missing credentials. ... or set the `OPENAI_API_KEY` ... environment variable") loads in
 pytest's process, where the user's shell set the key, but not in its worker, whose
 environment the kit cuts to an allowlist. That is the run's doing: the target is not
 judged on it, and the reason says how to pass the key. A target that fails for any
