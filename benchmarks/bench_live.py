@@ -628,9 +628,9 @@ def sandbox(repeat: int, count: int = 200) -> None:
 
     status = probe()
     if not status.available:
-        print(f"6. sandbox: not available here ({status.why})")
+        print(f"7. sandbox: not available here ({status.why})")
         return
-    print("6. sandbox: the live suite with the processes it starts in bubblewrap, and without")
+    print("7. sandbox: the live suite with the processes it starts in bubblewrap, and without")
     with tempfile.TemporaryDirectory() as folder:
         _write_tools(folder, count)
         for label, target in (
