@@ -123,15 +123,19 @@ def test_any_other_refusal_at_start_still_fails() -> None:
     assert "Permission denied" in found[0].message
 
 
-def _writes_at_start(pytester: pytest.Pytester, *options: str) -> pytest.RunResult:
-    """A session on the server that writes a log in its working directory as it starts."""
+def _serve(pytester: pytest.Pytester, server: str, *options: str) -> pytest.RunResult:
+    """A session on one of ``servers/``, started by this Python (``server``: the script
+    and its arguments), that judges its start (TN851) and whatever ``options`` add."""
     return pytester.runpytest_subprocess(
         "--toolnexus-conformance",
         "--toolnexus-only",
         "--toolnexus-target",
-        f"stdio:{sys.executable} {WRITES_AT_START}",
+        f"stdio:{sys.executable} {server}",
+        "--toolnexus-select",
+        "TN851",
         "-p",
         "no:cacheprovider",
+        "-rs",
         *options,
     )
 
@@ -142,7 +146,7 @@ def test_a_server_the_sandbox_keeps_from_writing_at_start_is_not_judged(
 ) -> None:
     """Its working directory is read-only in the sandbox: the session says why it was
     not judged and how to judge it (outside the sandbox it starts and serves)."""
-    result = _writes_at_start(pytester, "--toolnexus-select", "TN851", "-rs")
+    result = _serve(pytester, str(WRITES_AT_START))
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(
         [
@@ -162,8 +166,13 @@ def test_a_server_given_a_copy_of_its_folder_starts_and_leaves_the_folder_as_it_
 ) -> None:
     """``--toolnexus-writable-copy .``: the log is written in the server's copy of its
     working directory, so it starts and is judged, and no log is left here."""
-    result = _writes_at_start(
-        pytester, "--toolnexus-select", "TN851,TN502", "--toolnexus-writable-copy", "."
+    result = _serve(
+        pytester,
+        str(WRITES_AT_START),
+        "--toolnexus-select",
+        "TN851,TN502",
+        "--toolnexus-writable-copy",
+        ".",
     )
     result.assert_outcomes(passed=2)
     assert not (pytester.path / "writes_at_start.log").exists()
@@ -262,23 +271,18 @@ def test_a_server_that_needs_a_token_from_the_shell_is_told_how_to_get_it(
     """End to end, both ways: not passed, the start is not judged and the reason names
     the option; passed with it, the server starts and is judged."""
     monkeypatch.setenv("NEEDS_VARIABLE_TOKEN", "t-1")
-    target = f"stdio:{sys.executable} {NEEDS_VARIABLE}"
-    run = ("--toolnexus-conformance", "--toolnexus-only", "--toolnexus-target", target)
-    cut = pytester.runpytest_subprocess(
-        *run, "--toolnexus-select", "TN851", "-p", "no:cacheprovider", "-rs"
-    )
+    cut = _serve(pytester, str(NEEDS_VARIABLE))
     cut.assert_outcomes(skipped=1)
     cut.stdout.fnmatch_lines(
         ["SKIPPED * it names NEEDS_VARIABLE_TOKEN, * --toolnexus-env NEEDS_VARIABLE_TOKEN, *"]
     )
-    given = pytester.runpytest_subprocess(
-        *run,
+    given = _serve(
+        pytester,
+        str(NEEDS_VARIABLE),
         "--toolnexus-select",
         "TN851,TN502",
         "--toolnexus-env",
         "NEEDS_VARIABLE_TOKEN",
-        "-p",
-        "no:cacheprovider",
     )
     given.assert_outcomes(passed=2)
 
@@ -307,21 +311,10 @@ def test_a_server_that_reads_its_settings_from_home_is_judged_outside_the_sandbo
     home = pytester.mkdir("home")
     (home / ".needs_home.toml").write_text("answer = 42\n")
     monkeypatch.setenv("HOME", str(home))
-    run = (
-        "--toolnexus-conformance",
-        "--toolnexus-only",
-        "--toolnexus-target",
-        f"stdio:{sys.executable} {NEEDS_HOME}",
-        "--toolnexus-select",
-        "TN851",
-        "-p",
-        "no:cacheprovider",
-        "-rs",
-    )
-    contained = pytester.runpytest_subprocess(*run)
+    contained = _serve(pytester, str(NEEDS_HOME))
     contained.assert_outcomes(skipped=1)
     contained.stdout.fnmatch_lines(["SKIPPED * it looks for ~/.needs_home.toml in its home*"])
-    pytester.runpytest_subprocess(*run, "--toolnexus-sandbox", "off").assert_outcomes(passed=1)
+    _serve(pytester, str(NEEDS_HOME), "--toolnexus-sandbox", "off").assert_outcomes(passed=1)
 
 
 @pytest.mark.parametrize(
@@ -354,23 +347,13 @@ def test_a_server_that_connects_to_a_service_as_it_starts_is_judged_with_the_net
     with socket.create_server(("127.0.0.1", 0)) as service:
         service.listen(8)
         port = service.getsockname()[1]
-        run = (
-            "--toolnexus-conformance",
-            "--toolnexus-only",
-            "--toolnexus-target",
-            f"stdio:{sys.executable} {NEEDS_NETWORK} {port}",
-            "--toolnexus-select",
-            "TN851",
-            "-p",
-            "no:cacheprovider",
-            "-rs",
-        )
-        contained = pytester.runpytest_subprocess(*run)
+        server = f"{NEEDS_NETWORK} {port}"
+        contained = _serve(pytester, server)
         contained.assert_outcomes(skipped=1)
         contained.stdout.fnmatch_lines(
             [
                 "SKIPPED * it reaches the network as it starts (*Connection refused*--toolnexus-allow-network"
             ]
         )
-        networked = pytester.runpytest_subprocess(*run, "--toolnexus-allow-network")
+        networked = _serve(pytester, server, "--toolnexus-allow-network")
         networked.assert_outcomes(passed=1)
