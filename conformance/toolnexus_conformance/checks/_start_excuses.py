@@ -1,11 +1,12 @@
-"""Why an MCP server's failed start was the run's doing, not the server's (TN851).
+"""Why an MCP server's failed start (TN851), or a Python target's failed import in its
+worker (TN001), was the run's doing, not the server's or the target's.
 
-The kit starts a server with its environment cut to an allowlist, and, in a sandbox
-that holds, with no network (a loopback of its own), the machine read-only but for
-its scratch, and an empty home folder. A server that does not start for one of those reasons is not broken: the
-check then skips, saying what the run kept from it and how to judge it. Each excuse
-reads the server's command, its configuration and its stderr; a failure none of them
-explains is the server's.
+The kit starts those processes with their environment cut to an allowlist, and, in a
+sandbox that holds, with no network (a loopback of their own), the machine read-only
+but for their scratch, and an empty home folder. One that fails for one of those
+reasons is not broken: the check then skips, saying what the run kept from it and how
+to judge it. Each excuse reads the failure's output, and for a server its command and
+configuration; a failure none of them explains is the server's or the target's.
 """
 
 from __future__ import annotations
@@ -25,14 +26,14 @@ def excuse(subject: Any, name: str, status: Any, options: RunOptions) -> str | N
     """Why the server ``name`` did not start for the run's own reason, or ``None``."""
     said = str(getattr(status, "stderr_tail", "") or "")
     began = f"{name} did not start ({status.reason or 'failed'})"
-    given = getattr(_config_of(subject, name), "env", None) or {}
-    if (withheld := _withheld(said, given, options)) is not None:
+    config = _config_of(subject, name)
+    if (withheld := _withheld(said, getattr(config, "env", None) or {}, options)) is not None:
         advice = _variable_advice(*withheld)
         return f"{began}: {advice}, or give it in the server's env block (mcp.json)"
     if subject.target not in options.contained:
         return None  # outside a sandbox that holds, the machine refused it: the server's
-    runner = _runner_of(subject, name)
-    if runner is not None:
+    command = _command_of(config)
+    if (runner := _runner_of(command)) is not None:
         return (
             f"{began}: its command, {runner}, fetches the server when it starts, and the"
             " sandbox has no network. Install the server and name its own command (node"
@@ -40,16 +41,16 @@ def excuse(subject: Any, name: str, status: Any, options: RunOptions) -> str | N
         )
     if (kept := _kept_by_the_sandbox(said)) is not None:
         return f"{began}: {kept}"
-    if (written := _read_only_write(subject, name, status, options)) is not None:
+    if (refused := _read_only_write(said, getattr(config, "cwd", None), options)) is not None:
+        written, folder = refused
         return (
             f"{name} did not start: it writes to {written}, which the sandbox keeps"
             " read-only (only the server's scratch folder, its HOME and TMPDIR, is"
             " writable). Point what it writes there (a log file, a cache), give it a"
-            " copy to write with --toolnexus-writable-copy"
-            f" {_folder_of(subject, name, written)}, or judge it with"
+            f" copy to write with --toolnexus-writable-copy {folder}, or judge it with"
             " --toolnexus-sandbox off"
         )
-    if (missing := _missing_path_of(subject, name, status, options)) is not None:
+    if (missing := _missing_path_of(command, said, options)) is not None:
         return (
             f"{began}: its command names {missing}, which does not exist, and the sandbox"
             " lets it create nothing outside its scratch folder (its HOME and TMPDIR). Give"
@@ -77,13 +78,13 @@ def import_excuse(subject: Any, options: RunOptions) -> str | None:
         return None
     if (kept := _kept_by_the_sandbox(said)) is not None:
         return f"{began}: {kept}"
-    written = _READ_ONLY.search(said)
-    if written is not None and not _in_copy(written.group(1), options):
+    if (refused := _read_only_write(said, None, options)) is not None:
+        written, folder = refused
         return (
-            f"{began}: it writes to {written.group(1)} as it is imported, which the sandbox"
-            " keeps read-only (only the worker's scratch folder, its HOME and TMPDIR, is"
-            " writable). Give it a copy to write with --toolnexus-writable-copy"
-            f" {os.path.dirname(written.group(1))}, or judge it with --toolnexus-sandbox off"
+            f"{began}: it writes to {written} as it is imported, which the sandbox keeps"
+            " read-only (only the worker's scratch folder, its HOME and TMPDIR, is"
+            f" writable). Give it a copy to write with --toolnexus-writable-copy {folder},"
+            " or judge it with --toolnexus-sandbox off"
         )
     return None
 
@@ -201,16 +202,15 @@ def _missing_in_home(said: str) -> str | None:
     return None
 
 
-def _missing_path_of(subject: Any, name: str, status: Any, options: RunOptions) -> str | None:
-    """A path the server ``name``'s command names (``/x`` or ``--opt=/x``) that does not
-    exist, in a folder that does: a database or a file it would create as it starts.
+def _missing_path_of(command: tuple[Any, ...], said: str, options: RunOptions) -> str | None:
+    """A path a server's ``command`` names (``/x`` or ``--opt=/x``) that does not exist,
+    in a folder that does: a database or a file it would create as it starts.
 
     Not one it says it could not find (``No such file``, ``Cannot find module``): a
     mistyped script or a file it only reads, which fails outside the sandbox too. Nor
     one in a writable copy, where the sandbox let it create the file.
     """
-    said = getattr(status, "stderr_tail", "") or ""
-    for word in _command_of(subject, name)[1:]:
+    for word in command[1:]:
         if not isinstance(word, str):
             continue
         path = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
@@ -224,36 +224,28 @@ def _missing_path_of(subject: Any, name: str, status: Any, options: RunOptions) 
     return None
 
 
-def _read_only_write(subject: Any, name: str, status: Any, options: RunOptions) -> str | None:
-    """The path a server that failed to start was refused writing to, if its stderr says
-    so; not one in a writable copy, which the sandbox did not refuse."""
-    found = _READ_ONLY.search(getattr(status, "stderr_tail", "") or "")
+def _read_only_write(said: str, cwd: object, options: RunOptions) -> tuple[str, str] | None:
+    """The path a failure's output says a write was refused to (as it says it), and the
+    folder to give as a writable copy (``FOLDER`` for a relative path where the working
+    directory ``cwd`` is not known); ``None`` if it says none, or the path lies in a
+    writable copy, where the sandbox did not refuse it."""
+    found = _READ_ONLY.search(said)
     if found is None:
         return None
-    written = _absolute(subject, name, found.group(1))
-    return None if written and _in_copy(written, options) else found.group(1)
+    path = found.group(1)
+    written = path if os.path.isabs(path) else os.path.join(str(cwd), path) if cwd else None
+    if written is None:
+        return path, "FOLDER"
+    if _in_copy(written, options):
+        return None
+    return path, os.path.dirname(written)
 
 
 def _in_copy(path: str, options: RunOptions) -> bool:
     """Whether the absolute ``path`` lies in a folder the sandbox gave as a writable copy."""
-    where = Path(os.path.normpath(path))
-    return any(where == f or f in where.parents for f in map(Path, options.writable_copies))
+    from ..process._command_roots import within
 
-
-def _absolute(subject: Any, name: str, path: str) -> str | None:
-    """``path`` as the server ``name`` named it, made absolute from its working directory
-    (``None``: relative, and the server's folder is not known here)."""
-    if os.path.isabs(path):
-        return path
-    config = _config_of(subject, name)
-    folder = getattr(config, "cwd", None)
-    return os.path.join(str(folder), path) if folder else None
-
-
-def _folder_of(subject: Any, name: str, path: str) -> str:
-    """The folder to give as a writable copy, for a write to ``path``."""
-    written = _absolute(subject, name, path)
-    return os.path.dirname(written) if written else "FOLDER"
+    return within(Path(os.path.normpath(path)), map(Path, options.writable_copies))
 
 
 #: Commands that download the package they run when it is not cached: in a sandbox
@@ -270,15 +262,14 @@ def _config_of(subject: Any, name: str) -> Any:
     return getattr(connection, "config", None)
 
 
-def _command_of(subject: Any, name: str) -> tuple[Any, ...]:
-    """The command line the server ``name`` is started with (empty if none: over HTTP)."""
-    command = getattr(_config_of(subject, name), "command", ())
+def _command_of(config: Any) -> tuple[Any, ...]:
+    """The command line a server is started with (empty if none: over HTTP)."""
+    command = getattr(config, "command", ())
     return command if isinstance(command, tuple) else ()
 
 
-def _runner_of(subject: Any, name: str) -> str | None:
-    """``npx`` (or another package runner) when it is how the server ``name`` starts."""
-    command = _command_of(subject, name)
+def _runner_of(command: tuple[Any, ...]) -> str | None:
+    """``npx`` (or another package runner) when it is how the server starts."""
     if not command or not isinstance(command[0], str):
         return None
     program = re.split(r"[/\\]", command[0])[-1].removesuffix(".cmd").removesuffix(".exe")

@@ -22,7 +22,7 @@ import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["command_roots", "program_inside"]
+__all__ = ["command_roots", "program_inside", "within"]
 
 #: What marks the top folder of a source checkout.
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "package.json", ".git")
@@ -90,13 +90,13 @@ def program_inside(
     if program is None:
         return list(argv)
     kept = [Path(p).resolve() for p in private]
-    if not _within(program, kept):
+    if not within(program, kept):
         return list(argv)
     roots = list(shown) if shown is not None else command_roots(argv, env, cwd, private=kept)
     for hop in _hops(program):
         if not hop.is_symlink():
             break
-        if _within(hop, roots) and any((p / "pyvenv.cfg").is_file() for p in hop.parents):
+        if within(hop, roots) and any((p / "pyvenv.cfg").is_file() for p in hop.parents):
             return [str(hop), *argv[1:]]
     return [str(program.resolve()), *argv[1:]]
 
@@ -114,7 +114,8 @@ def _hops(path: Path) -> list[Path]:
     return [path, *hops] if path != hops[0] else hops
 
 
-def _within(path: Path, folders: Iterable[Path]) -> bool:
+def within(path: Path, folders: Iterable[Path]) -> bool:
+    """Whether ``path`` is one of ``folders`` or lies inside one (no link followed)."""
     return any(path == folder or folder in path.parents for folder in folders)
 
 

@@ -36,11 +36,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._command_roots import command_roots, program_inside
+from ._command_roots import command_roots, program_inside, within
 
 __all__ = [
     "ALLOWED_ENV",
@@ -194,19 +194,15 @@ def clean_environment(
 ) -> dict[str, str]:
     """The allowlisted variables of ``environ``, those the user ``names``, then ``extra``."""
     chosen = set(names)
-    kept = {
-        k: v
-        for k, v in environ.items()
-        if k in ALLOWED_ENV or k in chosen or k.startswith(ALLOWED_PREFIXES)
-    }
+    kept = {k: v for k, v in environ.items() if passes(k, chosen)}
     kept.update(extra or {})
     return kept
 
 
-def passes(name: str, names: Iterable[str] = ()) -> bool:
+def passes(name: str, names: Collection[str] = ()) -> bool:
     """Whether the variable ``name`` reaches the processes the kit starts: allowlisted,
-    or named by the user (``clean_environment``)."""
-    return name in ALLOWED_ENV or name.startswith(ALLOWED_PREFIXES) or name in set(names)
+    or among the ``names`` the user passes (``clean_environment``)."""
+    return name in ALLOWED_ENV or name.startswith(ALLOWED_PREFIXES) or name in names
 
 
 # -- whether bubblewrap works here ----------------------------------------------------------
@@ -327,7 +323,7 @@ def refused_copy(path: Path) -> str | None:
     if not folder.is_dir():
         return f"{path}: neither it nor its folder exists"
     for hidden in _hidden_folders():
-        if folder == hidden or folder in hidden.parents:
+        if within(hidden, [folder]):
             shown = "is" if folder == hidden else "holds"
             return (
                 f"{path}: its copy would be of {folder}, which {shown} {hidden}, a folder the"
@@ -348,7 +344,7 @@ def _hidden_folders() -> list[Path]:
     """What the sandbox shows empty: ``HIDDEN`` and the user's home folder."""
     hidden = [Path(h) for h in HIDDEN if os.path.isdir(h) and not os.path.islink(h)]
     home = _home()
-    if home is not None and not _under(home, hidden):
+    if home is not None and not within(home, hidden):
         hidden.append(home)
     return hidden
 
@@ -372,10 +368,6 @@ def package_folders() -> list[Path]:
             if isinstance(entry, str) and entry:
                 folders.append(Path(entry))
     return folders
-
-
-def _under(path: Path, folders: Iterable[Path]) -> bool:
-    return any(path == f or f in path.parents for f in folders)
 
 
 def copy_folder(path: Path) -> Path:
@@ -426,7 +418,7 @@ def _arguments(
     if network:  # name resolution may live under /run (systemd-resolved)
         back.add(Path("/etc/resolv.conf").resolve())
     for path in sorted(back):
-        if _under(path, hidden) and path.exists():
+        if within(path, hidden) and path.exists():
             argv += ["--ro-bind", str(path), str(path)]
     for folder in sorted({copy_folder(Path(p).resolve()) for p in copies}):
         argv += ["--overlay-src", str(folder), "--tmp-overlay", str(folder)]
