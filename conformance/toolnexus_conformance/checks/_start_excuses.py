@@ -19,7 +19,7 @@ from typing import Any
 
 from .._options import RunOptions
 
-__all__ = ["excuse", "import_excuse"]
+__all__ = ["excuse", "import_excuse", "network_refused"]
 
 
 def excuse(subject: Any, name: str, status: Any, options: RunOptions) -> str | None:
@@ -92,7 +92,7 @@ def import_excuse(subject: Any, options: RunOptions) -> str | None:
 def _kept_by_the_sandbox(said: str) -> str | None:
     """What a failure's output says the sandbox kept from the process (the network, a
     file in the home folder), and how to judge it; ``None`` if it says neither."""
-    if (reached := _network_refused(said)) is not None:
+    if (reached := network_refused(said)) is not None:
         return (
             f"it reaches the network as it starts ({reached}), and the sandbox has none,"
             " not even your loopback's services (a database on localhost). Judge it with"
@@ -159,8 +159,8 @@ def _variable_advice(variable: str, set_here: bool) -> str:
 
 
 #: What a name lookup or a connection refused for want of a network says (Python,
-#: Node, libpq): in a sandbox without one, every lookup fails and nothing listens on
-#: its own loopback.
+#: asyncio, Node, libpq): in a sandbox without one, every lookup fails and nothing
+#: listens on its own loopback.
 _NO_NETWORK = (
     "getaddrinfo",
     "ENOTFOUND",
@@ -171,10 +171,12 @@ _NO_NETWORK = (
     "ENETUNREACH",
     "ECONNREFUSED",
     "Connection refused",
+    "Connect call failed",
+    "[Errno 111]",
 )
 
 
-def _network_refused(said: str) -> str | None:
+def network_refused(said: str) -> str | None:
     """The line of a failure's output that says a lookup or a connection was refused,
     shortened, if one does."""
     for line in said.splitlines():

@@ -19,6 +19,8 @@ from toolnexus_conformance.live._explorer import parts
 from toolnexus_conformance.live._observation import Observation, Phase
 from toolnexus_conformance.live._search import Call
 
+from ._start_excuses import network_refused
+
 __all__ = [
     "call_answers",
     "cancel_before",
@@ -268,12 +270,31 @@ def call_answers(observation: Observation, options: RunOptions) -> Iterable[Find
     what = f"arguments {describe(hung.args)}"
     if hung.mutation:
         what += f" (invalid: {hung.mutation})"
-    return [
-        Finding(
-            f"the call did not return within {observation.call_timeout:g}s, for {what}",
-            sent=hung.args,
-        )
-    ]
+    message = f"the call did not return within {observation.call_timeout:g}s, for {what}"
+    said = _last_lines(hung.outcome.said)
+    if said:
+        message += f". While it waited, the server wrote on stderr:\n{said}"
+        contained = observation.subject.target in options.contained
+        if contained and network_refused(said) is not None:
+            message += (
+                "\nIt was reaching for the network, and the sandbox gives the server none,"
+                " not even your loopback's services (a database on localhost)."
+                " If the tool needs a service, judge it with --toolnexus-allow-network"
+            )
+    return [Finding(message, sent=hung.args)]
+
+
+#: The most lines, and characters a line, of a server's stderr a TN803 finding quotes.
+SAID_LINES = 6
+SAID_WIDTH = 240
+
+
+def _last_lines(said: str) -> str:
+    """The last lines of what a server wrote, blank ones dropped, each one shortened."""
+    lines = [line.rstrip() for line in said.splitlines() if line.strip()][-SAID_LINES:]
+    return "\n".join(
+        line if len(line) <= SAID_WIDTH else f"{line[: SAID_WIDTH - 3]}..." for line in lines
+    )
 
 
 @check(

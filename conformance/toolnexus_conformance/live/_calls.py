@@ -65,6 +65,10 @@ class CallOutcome:
     elapsed: float = 0.0
     #: ``time.monotonic()`` when execute returned or raised (``None`` if it never did).
     ended: float | None = None
+    #: What the tool's MCP server wrote on stderr while a call that timed out waited
+    #: (``_probes.Env.call``): a driver retrying a connection says so there, and the
+    #: call's own answer never came.
+    said: str = ""
 
     @property
     def returned(self) -> bool:

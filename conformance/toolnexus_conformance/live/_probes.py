@@ -13,7 +13,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from toolnexus_ref import ToolContext
@@ -23,7 +23,7 @@ from .._options import RunOptions, ToolArguments
 from .._subject import ToolSubject
 from ._calls import CallOutcome, blocked_before, call_once, capture, describe, describe_error
 from ._contention import Contention
-from ._crashes import exit_check
+from ._crashes import connection_of, exit_check
 from ._observation import CancelDuring, Observation, Phase, TaskCancel
 from ._search import Call, Gone, stretch
 from ._workers import SearchWorkers
@@ -88,7 +88,14 @@ class Env:
         if gone is not None and (why := gone()) is not None:
             raise Gone(why)
         self.observation.calls += 1
-        return await call_once(self.subject.tool, args, ctx, timeout=timeout, scratch=False)
+        connection = connection_of(self.subject)
+        mark = connection.stderr_mark() if hasattr(connection, "stderr_mark") else None
+        outcome = await call_once(self.subject.tool, args, ctx, timeout=timeout, scratch=False)
+        if outcome.timed_out and mark is not None:
+            said = await connection.stderr_since(mark)
+            if said.strip():
+                outcome = replace(outcome, said=said)
+        return outcome
 
 
 def _late(call: Call | None, limit: float) -> bool:
