@@ -23,7 +23,7 @@ from typing import Any
 from ._options import ExecuteMode, RunOptions
 from ._subject import MISSING, ToolSubject, hints_of
 
-__all__ = ["called_for_the_sandbox", "may_execute"]
+__all__ = ["called_for_the_sandbox", "in_sandbox", "may_execute"]
 
 _HOW = (
     "allow it with --toolnexus-execute all, or name it in the ini list toolnexus_allow"
@@ -71,7 +71,7 @@ def _unsafe_reason(subject: ToolSubject) -> str | None:
     return None
 
 
-def _contained(subject: ToolSubject, options: RunOptions) -> bool:
+def in_sandbox(subject: ToolSubject, options: RunOptions) -> bool:
     """The tool runs in a process the kit started in a sandbox that holds."""
     if subject.target not in options.contained:
         return False
@@ -99,7 +99,7 @@ def may_execute(subject: ToolSubject, options: RunOptions) -> str | None:
     reason = _unsafe_reason(subject)
     if reason is None:
         return None
-    if _contained(subject, options) and hints_of(subject).readable:
+    if in_sandbox(subject, options) and hints_of(subject).readable:
         return None  # a declaration that cannot even be read is not called, sandbox or not
     return f"not called under --toolnexus-execute auto: {reason}; " + _HOW.format(
         name=name, qualified=qualified
@@ -113,6 +113,6 @@ def called_for_the_sandbox(subject: ToolSubject, options: RunOptions) -> str | N
     scratch, its connections out), so an error from every call may be that refusal and
     says nothing of the tool. ``None`` for a tool called for its own hints.
     """
-    if not _contained(subject, options):
+    if not in_sandbox(subject, options):
         return None
     return _unsafe_reason(subject)

@@ -28,7 +28,7 @@ def stream_check(
     streams: tuple[Stream, ...],
     blocked_loop_fails: bool = False,
     preamble: Callable[[Observation], None] | None = None,
-    context: Callable[[Observation, RunOptions], str | None] | None = None,
+    context: Callable[[Observation, RunOptions, Finding], str | None] | None = None,
     **info: Any,
 ) -> Callable[[Judge], Judge]:
     """Register the decorated per-call rule, and a check whose verdict is its smallest failure.
@@ -39,7 +39,7 @@ def stream_check(
     (it never returned a result); every other check skips, naming this one.
     ``preamble`` may end the check first (an MCP server that is gone fails it).
     ``context`` may add what the call alone cannot show to the failure's message
-    (why the tool was called at all, say).
+    (why the tool was called at all, what the sandbox kept from it), given the finding.
     """
 
     def register(judge: Judge) -> Judge:
@@ -57,7 +57,7 @@ def stream_check(
                 failure = result.failures.get(code)
                 if failure is not None:
                     finding = failure.finding()
-                    aside = context(observation, options) if context is not None else None
+                    aside = context(observation, options, finding) if context is not None else None
                     if aside:
                         finding = replace(finding, message=f"{finding.message}; {aside}")
                     return [finding]

@@ -23,6 +23,7 @@ from toolnexus_conformance.live._observation import Observation, Phase, Stream
 from toolnexus_conformance.live._search import Call
 
 from ._per_call import stream_check
+from ._start_excuses import network_refused
 from .mcp import MCP
 
 __all__ = [
@@ -81,24 +82,34 @@ def _live(observation: Observation) -> None:
         raise Fail(Finding(str(status.describe())))
 
 
-def _called_for_the_sandbox(observation: Observation, options: RunOptions) -> str | None:
-    """Why the call was made at all, for a tool ``auto`` calls only inside its sandbox.
+def _called_for_the_sandbox(
+    observation: Observation, options: RunOptions, finding: Finding
+) -> str | None:
+    """What the sandbox kept from a tool whose failure the server answered with a
+    protocol error: a tool ``auto`` calls only inside its sandbox, or one whose failure
+    says its connection or name lookup was refused there.
 
-    There the sandbox refuses what such a tool is for (a write outside its scratch, a
+    The sandbox refuses what such a tool is for (a write outside its scratch, a
     connection out), so its failures may be that refusal, and a reader of the finding
     should know it: the answer's form is still the server's, whatever failed.
     """
-    from toolnexus_conformance._safety import called_for_the_sandbox
+    from toolnexus_conformance._safety import called_for_the_sandbox, in_sandbox
 
     reason = called_for_the_sandbox(observation.subject, options)
-    if reason is None:
-        return None
-    return (
-        f"the tool was called only because its sandbox holds ({reason}), where nothing"
-        " outside its scratch is writable and no other system is reachable: that refusal"
-        " may be what failed, but the server answered the failure with a protocol error,"
-        " as it would any other"
-    )
+    if reason is not None:
+        return (
+            f"the tool was called only because its sandbox holds ({reason}), where nothing"
+            " outside its scratch is writable and no other system is reachable: that"
+            " refusal may be what failed, but the server answered the failure with a"
+            " protocol error, as it would any other"
+        )
+    if in_sandbox(observation.subject, options) and network_refused(finding.message):
+        return (
+            "the sandbox gives the server no network, so that may be what failed, but the"
+            " server answered the failure with a protocol error, as it would an outage;"
+            " --toolnexus-allow-network judges the tool with the network"
+        )
+    return None
 
 
 # -- live: how the server answers ---------------------------------------------------------
@@ -113,8 +124,9 @@ def _called_for_the_sandbox(observation: Observation, options: RunOptions) -> st
     why="The MCP specification puts tool failures in the result (isError: true) so the model"
     " reads them and can correct itself; a JSON-RPC error is for unknown tools and malformed"
     " requests, and many hosts surface it as a crash or drop it. A tool called only because"
-    " its sandbox holds may fail on the sandbox's refusal: the finding then says so, since"
-    " how the failure is answered is the server's all the same.",
+    " its sandbox holds, or one whose failure says the sandbox refused its connection, may"
+    " fail on the sandbox's refusal: the finding then says so, since how the failure is"
+    " answered is the server's all the same (an outage fails the same way).",
     fix="Catch exceptions in the tool handler and return CallToolResult(isError=True) with a"
     " message; validate arguments and report problems the same way.",
     reference="MCP 2025-11-25 server/tools#error-handling",

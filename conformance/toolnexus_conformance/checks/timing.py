@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from toolnexus_conformance._model import Category, Finding, Severity, Skip
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._registry import check
+from toolnexus_conformance._safety import in_sandbox
 from toolnexus_conformance.live._calls import CallOutcome, describe, show
 from toolnexus_conformance.live._explorer import parts
 from toolnexus_conformance.live._observation import Observation, Phase
@@ -274,8 +275,7 @@ def call_answers(observation: Observation, options: RunOptions) -> Iterable[Find
     said = _last_lines(hung.outcome.said)
     if said:
         message += f". While it waited, the server wrote on stderr:\n{said}"
-        contained = observation.subject.target in options.contained
-        if contained and network_refused(said) is not None:
+        if in_sandbox(observation.subject, options) and network_refused(said) is not None:
             message += (
                 "\nIt was reaching for the network, and the sandbox gives the server none,"
                 " not even your loopback's services (a database on localhost)."
