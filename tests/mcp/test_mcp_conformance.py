@@ -235,6 +235,29 @@ def test_a_server_that_exits_mid_run_is_its_culprits_finding_alone(loop: Backgro
         loop.run(source.close(), timeout=30)
 
 
+def test_a_tool_that_ends_its_server_just_after_answering_is_its_culprit(
+    loop: BackgroundLoop,
+) -> None:
+    """No call is in flight when the server exits: the call it had just answered is
+    replayed, ends a fresh server once a probe follows it, and is named; the healthy
+    tool is judged on the restarted server."""
+    command = server_command("exits_after_answering.py")
+    source = loop.run(open_stdio(command, timeout=START), timeout=60)
+    try:
+        verdicts = run_checks(loop, source, ["TN606", "TN601"])
+    finally:
+        loop.run(source.close(), timeout=30)
+    by_tool = {(v.tool, v.check.code): v for v in verdicts}
+    culprit = by_tool["exits_after_answering_shutdown", "TN606"]
+    assert culprit.outcome is Outcome.FAILED, culprit.message
+    assert (
+        "calling 'shutdown' with {} ended the server 'exits_after_answering' (exit status 4)"
+        in culprit.message
+    )
+    fine = [v for v in verdicts if v.tool == "exits_after_answering_fine"]
+    assert {v.outcome for v in fine} == {Outcome.PASSED}, [v.message for v in fine]
+
+
 def test_a_server_that_does_not_start_fails_the_target_check(loop: BackgroundLoop) -> None:
     configs = [
         ServerConfig("hang", "stdio", command=tuple(server_command("hang_start.py")), timeout=1),

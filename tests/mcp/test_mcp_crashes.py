@@ -22,6 +22,7 @@ from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.live._crashes import exit_check, exited, find_culprit
 from toolnexus_conformance.live._loop import BackgroundLoop
 from toolnexus_conformance.live._search import PREFETCH
+from toolnexus_conformance.process._sandbox import probe
 
 from toolnexus_ref._mcp_config import ServerConfig
 from toolnexus_ref.mcp import open_stdio
@@ -577,3 +578,29 @@ def test_replays_start_two_at_once_until_a_server_is_left_alone() -> None:
     assert (blame.crash.tool, blame.crash.args) == ("echo", {"text": "four"})
     # Two replays, then two in turn, then the bare call and {"text": ""} together.
     assert at_once == [1, 2, 1, 1, 1, 2]
+
+
+@pytest.mark.skipif(not probe().available, reason=probe().why or "no sandbox here")
+def test_the_replays_that_find_the_culprit_run_in_the_sandbox_too(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    """The tool that ends its server writes a file of the user's first: in the sandbox
+    the first process cannot, and neither can the fresh ones that replay its call (they
+    once started outside it, and wrote it)."""
+    users = tmp_path / "users-files"
+    users.mkdir()
+    result = pytester.runpytest_subprocess(
+        "--toolnexus-conformance",
+        "--toolnexus-only",
+        "--toolnexus-target",
+        f"stdio:{PYTHON} {SERVERS / 'writes_then_crashes.py'} {users}",
+        "--toolnexus-select",
+        "TN606",
+        "-p",
+        "no:cacheprovider",
+    )
+    result.stdout.fnmatch_lines(
+        ["*calling 'crash' with {} ended the server 'writes_then_crashes' (exit status 3)*"]
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    assert list(users.iterdir()) == []

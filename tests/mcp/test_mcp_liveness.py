@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import time
+from types import SimpleNamespace
 from typing import Any
 
 import mcp_types
@@ -157,3 +160,44 @@ async def test_an_error_the_sdk_raises_itself_is_no_answer(code: int) -> None:
     connection._client = client  # type: ignore[assignment]
     with pytest.raises(MCPError):
         await connection._answer()
+
+
+class _Exited:
+    """A server process that has exited on a signal, as ``_mark_exited`` reads one."""
+
+    closing = False
+    fault = None
+    noise = SimpleNamespace(lines=0)  # nothing but JSON-RPC on its stdout
+    returncode = -15
+    exited_at = None
+
+    async def wait_exit(self, timeout: float) -> int:
+        return self.returncode
+
+    async def stderr_read(self) -> None:
+        return None
+
+    def stderr_tail(self, lines: int = 20, *, since: int = 0) -> str:
+        return ""
+
+
+async def test_a_probe_that_finds_the_connection_closed_marks_the_server_exited() -> None:
+    """A handler that ends its process just after answering (desktop-commander's
+    ``kill_process`` given 0) is found by the probe that follows: the server's status
+    then says it exited, as a call's would, and the call it had just answered is kept."""
+    connection = ServerConnection(ServerConfig(name="dc", type="stdio", command=("x",)))
+    client = _RefusingClient()
+
+    async def closed() -> None:
+        raise MCPError(CONNECTION_CLOSED, "Connection closed")
+
+    client.session.send_ping = closed  # type: ignore[method-assign]
+    connection._client = client  # type: ignore[assignment]
+    connection._process = _Exited()  # type: ignore[assignment]
+    connection._ready_at = time.monotonic() - 1.0
+    connection._answered.append((time.monotonic(), "kill_process", {"pid": 0}))
+    connection.status = dataclasses.replace(connection.status, state="connected")
+    assert await connection.probe(1.0) == "ping failed: MCP error -32000: Connection closed"
+    assert connection.status.state == "failed"
+    assert connection.status.reason == "server exited (code -15)"
+    assert connection.answered_before_exit == (("kill_process", {"pid": 0}),)

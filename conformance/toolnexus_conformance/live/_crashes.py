@@ -3,8 +3,9 @@
 Tools of one stdio server share its process, so one tool that ends it (``os._exit``,
 a segfault, an unhandled error in a handler that takes the process down) leaves
 every other tool's calls failing with the same exit. The calls that were in flight
-when it exited are replayed in turn, each on a fresh process of the server, until
-one ends it too: that call's tool is the culprit, with the exact arguments and what
+when it exited, then the last calls it answered just before (a handler may end its
+process right after answering), are replayed in turn, each on a fresh process of
+the server, until one ends it too: that call's tool is the culprit, with the exact arguments and what
 the server wrote on stderr during that replayed call alone. Until a fresh server has
 survived its call (and is left alone, below), the next replay starts beside the one
 under way: a server start is most of a replay's time, and there is no exit yet to
@@ -47,10 +48,22 @@ from ._calls import describe
 
 T = TypeVar("T")
 
-__all__ = ["Blame", "ServerCrash", "connection_of", "exit_check", "exited", "find_culprit"]
+__all__ = [
+    "Blame",
+    "ServerCrash",
+    "connection_of",
+    "exit_check",
+    "exited",
+    "find_culprit",
+    "suspects_of",
+]
 
 #: The most in-flight calls replayed to find the one that ends the server.
 MAX_REPLAYS = 8
+#: More calls in flight than ``MAX_REPLAYS`` are first swept, up to this many, on one
+#: fresh server (``_Replays._sweep``), for at most ``SWEEP_SPAN`` call bounds.
+MAX_SWEPT = 64
+SWEEP_SPAN = 2
 #: The most simplifications tried on the culprit's arguments (one fresh server each).
 MAX_SHRINKS = 3
 #: Slack added to the control's wait: a server that exits on its own does so by then;
@@ -133,6 +146,17 @@ def exit_check(subject: Any) -> Callable[[], str | None] | None:
     return why
 
 
+def suspects_of(connection: Any) -> list[tuple[str, Any]]:
+    """The calls to replay after the server exited on its own: those in flight, then
+    those it answered just before it exited (a handler may end its process right after
+    answering: desktop-commander's ``kill_process`` given 0 signals its own process
+    group). The answered ones come last, so a call in flight that ends a fresh server
+    is found as soon as before."""
+    answered = _distinct(getattr(connection, "answered_before_exit", ()))
+    in_flight = [c for c in _distinct(connection.in_flight_at_exit) if c not in answered]
+    return [*in_flight, *answered]
+
+
 @dataclass(frozen=True, slots=True)
 class Blame:
     """What replaying the calls in flight showed: the call that ends the server, or why
@@ -181,7 +205,13 @@ class _Replays:
         self.alone: tuple[Any, float] | None = None
 
     async def search(self, suspects: Iterable[tuple[str, Any]]) -> Blame:
-        calls = _distinct(suspects)[:MAX_REPLAYS]
+        calls = _distinct(suspects)
+        if len(calls) > MAX_REPLAYS:
+            first = await self._sweep(calls[:MAX_SWEPT])
+            if first is not None:
+                calls.remove(first)
+                calls.insert(0, first)
+        calls = calls[:MAX_REPLAYS]
         ahead: asyncio.Task[ServerCrash | Blame | None] | None = None
         try:
             for index, call in enumerate(calls):
@@ -207,6 +237,35 @@ class _Replays:
         finally:
             if ahead is not None:
                 await _cancelled(ahead)
+
+    async def _sweep(self, calls: list[tuple[str, Any]]) -> tuple[str, Any] | None:
+        """The first of ``calls`` after which a fresh server, sent them one at a time
+        (each followed by a probe), has exited; ``None`` if it outlived them all.
+
+        More calls were in flight than a server start each can replay (twenty tools of
+        one server explored at once): one server takes them all, and the call it ends
+        on is replayed alone first, where the search proves it or moves on. The sweep
+        stops at a call that does not answer, and within ``SWEEP_SPAN`` call bounds.
+        """
+        fresh = self.connection.fresh()
+        try:
+            with anyio.move_on_after(self.timeout * SWEEP_SPAN):
+                if not (await fresh.start()).ok:
+                    return None
+                declared = {tool.name: tool for tool in fresh.tools}
+                for tool, args in calls:
+                    if tool not in declared:
+                        continue
+                    result = await fresh.call(declared[tool], args, None, timeout=self.timeout)
+                    if not exited(fresh) and result.metadata.get("error_type") == "TimeoutError":
+                        return None
+                    if not exited(fresh):
+                        await fresh.probe(min(self.timeout, 2.0))
+                    if exited(fresh):
+                        return tool, args
+            return None
+        finally:
+            await fresh.close()
 
     async def _settled(self) -> Blame | None:
         """At the search's end, no replayed call having ended its server: whether the
@@ -427,7 +486,7 @@ def _simplified(args: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _distinct(suspects: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    """The calls in flight, each once (the same tool and arguments replay alike)."""
+    """The calls, each once (the same tool and arguments replay alike)."""
     seen: dict[str, tuple[str, Any]] = {}
     for tool, args in suspects:
         seen.setdefault(tool + "\0" + json.dumps(args, sort_keys=True, default=repr), (tool, args))

@@ -26,7 +26,7 @@ from .._model import exhaustion
 from .._options import RunOptions
 from .._subject import ToolSubject
 from ._calls import call_once, scratch_cwd
-from ._crashes import Blame, connection_of, exited, find_culprit
+from ._crashes import Blame, connection_of, exited, find_culprit, suspects_of
 from ._explorer import explore_tool, runs_on_loop
 from ._loop import BackgroundLoop, LoopBlocked
 from ._observation import Observation, Phase
@@ -366,7 +366,7 @@ class Explorations:
         than a fresh server left alone exited then is that again: nothing is replayed.
         """
         exit_status = connection.status.describe()
-        suspects, lived = connection.in_flight_at_exit, connection.lived
+        suspects, lived = suspects_of(connection), connection.lived
         before = self._unexplained.get(id(connection))
         status = None
         if before is None:
@@ -411,7 +411,8 @@ class Explorations:
             if before is not None:
                 why = (
                     blame.unblamed
-                    or "no call in flight then ends a fresh server when replayed alone"
+                    or "no call in flight then, nor one it had just answered, ends a fresh"
+                    " server when replayed alone"
                 )
                 reason = (
                     f"not judged: the server exited twice during the exploration, and {why}"

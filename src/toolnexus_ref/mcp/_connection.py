@@ -9,6 +9,7 @@ Client(...)`` open until ``close()``; requests are sent from the caller's own ta
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import itertools
@@ -47,6 +48,12 @@ MAX_PAGES = 100
 MAX_TOOLS = 10_000
 #: How long ``close()`` waits for the owner task before cancelling it outright.
 CLOSE_LIMIT = 8.0
+#: A call answered at most this many seconds before the server exited on its own is
+#: kept as a suspect (``answered_before_exit``), the last ``ANSWERED_KEPT`` of them: a
+#: handler may end its own process just after it answers (desktop-commander's
+#: ``kill_process`` given the server's own pid, or 0, its process group).
+ANSWERED_WINDOW = 0.5
+ANSWERED_KEPT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +131,13 @@ class ServerConnection:
         #: The calls that were in flight when the server exited on its own, oldest first:
         #: one of them is likely what ended it (a checker replays them to find which).
         self.in_flight_at_exit: tuple[tuple[str, dict[str, Any]], ...] = ()
+        #: The calls answered last, newest last: when, which tool, which arguments.
+        self._answered: collections.deque[tuple[float, str, dict[str, Any]]] = collections.deque(
+            maxlen=ANSWERED_KEPT
+        )
+        #: The calls the server answered just before it exited on its own (within
+        #: ``ANSWERED_WINDOW``), oldest first: suspects too, if none in flight ended it.
+        self.answered_before_exit: tuple[tuple[str, dict[str, Any]], ...] = ()
         #: Seconds the server answered before it exited on its own (``None`` while it runs).
         self.lived: float | None = None
         self._ready_at: float | None = None
@@ -330,8 +344,11 @@ class ServerConnection:
                 )
 
     def fresh(self) -> ServerConnection:
-        """A new, unstarted connection to another process of the same server."""
-        return ServerConnection(self.config, client_factory=self._client_factory)
+        """A new, unstarted connection to another process of the same server, started
+        the same way (its launcher: a sandbox's, where the first one ran in one)."""
+        return ServerConnection(
+            self.config, client_factory=self._client_factory, launcher=self._launcher
+        )
 
     async def restart(self) -> ServerStatus:
         """Close this server (whatever its state) and start a new process of it.
@@ -349,9 +366,11 @@ class ServerConnection:
         self._phase = "start"
         self._call_marks.clear()
         self._in_flight.clear()
+        self._answered.clear()
         self._last_mark = 0
         self._listing_problems.clear()
         self.in_flight_at_exit = ()
+        self.answered_before_exit = ()
         self.lived = None
         self._ready_at = None
         self._status = ServerStatus(self.config.name, "failed", "not started")
@@ -419,6 +438,9 @@ class ServerConnection:
             ended = min(time.monotonic(), process.exited_at or math.inf)
             self.lived = max(0.0, ended - self._ready_at)
             self.in_flight_at_exit = tuple(self._in_flight[k] for k in sorted(self._in_flight))
+            self.answered_before_exit = tuple(
+                (tool, args) for at, tool, args in self._answered if ended - at <= ANSWERED_WINDOW
+            )
         code = await process.wait_exit(1.0)
         await process.stderr_read()
         shown = "unknown" if code is None else str(code)
@@ -523,6 +545,7 @@ class ServerConnection:
                 raw.is_error,
                 {**raw.metadata, "mcp_server": self.config.name, "mcp_tool": tool.name},
             )
+        self._answered.append((time.monotonic(), tool.name, dict(sent)))
         result = from_call_result(raw, server=self.config.name, tool=tool.name)
         if tool.output_schema is not None and not raw.is_error:
             problems = output_schema_errors(tool.output_schema, raw.structured_content)
@@ -587,7 +610,12 @@ class ServerConnection:
                 await client.session.send_ping()
         except MCPError as exc:
             # The SDK raises these two itself, with no answer from the server.
-            if exc.code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
+            if exc.code == CONNECTION_CLOSED:
+                # The server exited, as a call would find it: say so in its status
+                # (a handler that ends its process just after answering shows here).
+                await self._mark_exited()
+                raise
+            if exc.code == REQUEST_TIMEOUT:
                 raise
             # Any other error is the server's own response: it answered.
 
