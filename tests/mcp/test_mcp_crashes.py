@@ -19,7 +19,7 @@ from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance._runner import check_subjects
 from toolnexus_conformance._subject import read_subjects
-from toolnexus_conformance.live._crashes import exit_check, exited, find_culprit
+from toolnexus_conformance.live._crashes import MAX_REPLAYS, exit_check, exited, find_culprit
 from toolnexus_conformance.live._loop import BackgroundLoop
 from toolnexus_conformance.live._search import PREFETCH
 from toolnexus_conformance.process._sandbox import probe
@@ -447,6 +447,24 @@ def test_a_tool_that_ends_its_server_whatever_it_is_given_is_reported_with_no_ar
     assert blame.crash.exit_code == 3
     # The replay, then one with no arguments and, beside it, one with the first key made
     # simpler; the server had lived long: no control.
+    assert len(starts) == 3, [s.status.describe() for s in starts]
+
+
+def test_more_calls_in_flight_than_replays_are_swept_on_one_server_first(
+    loop: BackgroundLoop, starts: list[ServerConnection]
+) -> None:
+    """Twenty tools of one server explored at once leave more calls in flight than a
+    server start each can replay: one fresh server takes them one at a time, and the
+    call it ends on, the last here, is replayed alone and blamed."""
+    command = (PYTHON, str(SERVERS / "crashy.py"))
+    connection = ServerConnection(ServerConfig("crashy", "stdio", command=command, timeout=20))
+    innocent = [("fine", {"n": n}) for n in range(2 * MAX_REPLAYS)]
+    blame = loop.run(find_culprit(connection, [*innocent, ("crash", {})], 10.0, lived=30.0))
+    assert blame.crash is not None, blame
+    assert (blame.crash.tool, blame.crash.args) == ("crash", {})
+    # The sweep, then the crash's replay alone, and beside it the next suspect's, begun
+    # before any server was left alone (cancelled once the crash is known); without the
+    # sweep, the first eight innocent calls would each take a server of their own.
     assert len(starts) == 3, [s.status.describe() for s in starts]
 
 
