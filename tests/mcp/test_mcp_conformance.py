@@ -258,6 +258,29 @@ def test_a_tool_that_ends_its_server_just_after_answering_is_its_culprit(
     assert {v.outcome for v in fine} == {Outcome.PASSED}, [v.message for v in fine]
 
 
+def test_a_tool_whose_cancel_ends_its_server_is_its_culprit(loop: BackgroundLoop) -> None:
+    """The server exits a moment after a call of ``stubborn`` is cancelled, with no call
+    in flight and none just answered: the cancelled call is replayed with its cancel,
+    ends a fresh server, and is named; the healthy tool is judged on the restarted one."""
+    command = server_command("cancel_ends_server.py")
+    source = loop.run(open_stdio(command, timeout=START), timeout=60)
+    try:
+        options = RunOptions(call_timeout=5.0)
+        verdicts = run_checks(loop, source, ["TN606", "TN601", "TN702"], options)
+    finally:
+        loop.run(source.close(), timeout=30)
+    by_tool = {(v.tool, v.check.code): v for v in verdicts}
+    culprit = by_tool["cancel_ends_server_stubborn", "TN606"]
+    assert culprit.outcome is Outcome.FAILED, culprit.message
+    assert "calling 'stubborn' with {} and cancelling it " in culprit.message
+    assert "ended the server 'cancel_ends_server' (exit status 5) after the cancel" in (
+        culprit.message
+    )
+    fine = [v for v in verdicts if v.tool == "cancel_ends_server_fine"]
+    assert all(v.outcome is not Outcome.FAILED for v in fine), [v.message for v in fine]
+    assert any(v.outcome is Outcome.PASSED for v in fine), [v.message for v in fine]
+
+
 def test_a_server_that_does_not_start_fails_the_target_check(loop: BackgroundLoop) -> None:
     configs = [
         ServerConfig("hang", "stdio", command=tuple(server_command("hang_start.py")), timeout=1),

@@ -5,7 +5,9 @@ a segfault, an unhandled error in a handler that takes the process down) leaves
 every other tool's calls failing with the same exit. The calls that were in flight
 when it exited, then the last calls it answered just before (a handler may end its
 process right after answering), are replayed in turn, each on a fresh process of
-the server, until one ends it too: that call's tool is the culprit, with the exact arguments and what
+the server started as the first was (in its sandbox), until one ends it too (more
+than ``MAX_REPLAYS`` are first swept on one fresh server; and when none ends one,
+the calls cancelled shortly before the exit are replayed with their cancel): that call's tool is the culprit, with the exact arguments and what
 the server wrote on stderr during that replayed call alone. Until a fresh server has
 survived its call (and is left alone, below), the next replay starts beside the one
 under way: a server start is most of a replay's time, and there is no exit yet to
@@ -38,7 +40,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -60,6 +62,8 @@ __all__ = [
 
 #: The most in-flight calls replayed to find the one that ends the server.
 MAX_REPLAYS = 8
+#: The most calls replayed with their cancel (``find_culprit``'s ``cancelled``).
+MAX_CANCELLED = 2
 #: More calls in flight than ``MAX_REPLAYS`` are first swept, up to this many, on one
 #: fresh server (``_Replays._sweep``), for at most ``SWEEP_SPAN`` call bounds.
 MAX_SWEPT = 64
@@ -95,10 +99,20 @@ class ServerCrash:
     stderr: str
     #: Seconds from the fresh server being ready to its exit.
     after: float
+    #: Seconds after the call was sent that the client cancelled it, when the exit
+    #: followed a cancel (``None``: the call itself ended the server).
+    cancelled_after: float | None = None
 
     def describe(self) -> str:
         said = self.stderr.strip()
         words = f"its stderr:\n{said}" if said else "it wrote nothing on stderr"
+        if self.cancelled_after is not None:
+            return (
+                f"calling {self.tool!r} with {describe(self.args)} and cancelling it"
+                f" {self.cancelled_after:.2g}s in ended the server {self.server!r}"
+                f" ({_exit_status(self.exit_code)}) after the cancel; replayed alone on a"
+                f" fresh server with the same cancel, it ends it again; {words}"
+            )
         return (
             f"calling {self.tool!r} with {describe(self.args)} ended the server"
             f" {self.server!r} ({_exit_status(self.exit_code)}); replayed alone on a fresh"
@@ -107,6 +121,8 @@ class ServerCrash:
 
     def short(self) -> str:
         status = _exit_status(self.exit_code)
+        if self.cancelled_after is not None:
+            return f"cancelling a call with {describe(self.args)} ends its server ({status})"
         return f"calling it with {describe(self.args)} ends its server ({status})"
 
 
@@ -182,14 +198,18 @@ async def find_culprit(
     timeout: float,
     *,
     lived: float | None = None,
+    cancelled: Sequence[tuple[str, Any, float, float]] = (),
 ) -> Blame:
     """The first in-flight call that ends a fresh server too, or why none is blamed.
 
     ``lived``: how long the server that exited had been answering, if known.
+    ``cancelled``: calls the client cancelled shortly before the exit (the tool, its
+    arguments, when the cancel came and how long after it the server exited), each
+    replayed with its cancel once no call ends a fresh server by itself.
     """
     replays = _Replays(connection, timeout, lived)
     try:
-        return await replays.search(suspects)
+        return await replays.search(suspects, cancelled)
     finally:
         await replays.close()
 
@@ -204,7 +224,29 @@ class _Replays:
         #: A fresh server with no call of ours in flight, and when it was ready.
         self.alone: tuple[Any, float] | None = None
 
-    async def search(self, suspects: Iterable[tuple[str, Any]]) -> Blame:
+    async def search(
+        self,
+        suspects: Iterable[tuple[str, Any]],
+        cancelled: Sequence[tuple[str, Any, float, float]] = (),
+    ) -> Blame:
+        blame = await self._calls(suspects)
+        if blame.crash is not None or blame.unblamed:
+            return blame
+        for tool, args, after, lag in cancelled[-MAX_CANCELLED:]:
+            found = await self._replay(tool, args, searching=False, cancel=(after, lag))
+            if isinstance(found, ServerCrash):
+                return await self._blamed(found, shrink=False)
+        return blame
+
+    async def _blamed(self, found: ServerCrash, *, shrink: bool = True) -> Blame:
+        """``found`` blamed, unless a fresh server left alone exits as soon: then the
+        server exits on its own."""
+        margin = slack()
+        outlived = self.lived is not None and self.lived > found.after + margin
+        alone = None if outlived else await self._control(found.after + margin)
+        return alone or Blame(await self._shrink(found) if shrink else found)
+
+    async def _calls(self, suspects: Iterable[tuple[str, Any]]) -> Blame:
         calls = _distinct(suspects)
         if len(calls) > MAX_REPLAYS:
             first = await self._sweep(calls[:MAX_SWEPT])
@@ -229,10 +271,7 @@ class _Replays:
                     if ahead is not None:
                         await _cancelled(ahead)
                         ahead = None
-                    margin = slack()
-                    outlived = self.lived is not None and self.lived > found.after + margin
-                    alone = None if outlived else await self._control(found.after + margin)
-                    return alone or Blame(await self._shrink(found))
+                    return await self._blamed(found)
             return await self._settled() or Blame()
         finally:
             if ahead is not None:
@@ -320,12 +359,21 @@ class _Replays:
         """The search's replay of ``call``, started now."""
         return asyncio.ensure_future(self._replay(*call, searching=True))
 
-    async def _replay(self, tool: str, args: Any, *, searching: bool) -> ServerCrash | Blame | None:
+    async def _replay(
+        self,
+        tool: str,
+        args: Any,
+        *,
+        searching: bool,
+        cancel: tuple[float, float] | None = None,
+    ) -> ServerCrash | Blame | None:
         """The call's crash on a fresh server, or ``None`` when the call did not end it.
 
         ``searching``: a fresh server that shows the server exits on its own (or that
         does not start) ends the search, and the first that survives its call is left
         running, alone, to show whether it does and to serve as the control.
+        ``cancel``: the call is cancelled as many seconds in as the first, and the
+        server watched for as long after the cancel as the first lived past its own.
         """
         fresh = self.connection.fresh()
         kept = False
@@ -344,7 +392,10 @@ class _Replays:
                 if left is not None:
                     return left
             mark = fresh.stderr_mark()
-            await fresh.call(declared, args, None, timeout=self.timeout)
+            if cancel is None:
+                await fresh.call(declared, args, None, timeout=self.timeout)
+            else:
+                await _call_and_cancel(fresh, declared, args, cancel, self.timeout)
             if not exited(fresh):
                 # An exit right after the answer is still this call's doing.
                 await fresh.probe(min(self.timeout, 2.0))
@@ -354,7 +405,13 @@ class _Replays:
             after = time.monotonic() - ready
             stderr = await fresh.stderr_since(mark)
             return ServerCrash(
-                self.connection.config.name, tool, args, fresh.status.exit_code, stderr, after
+                self.connection.config.name,
+                tool,
+                args,
+                fresh.status.exit_code,
+                stderr,
+                after,
+                None if cancel is None else cancel[0],
             )
         finally:
             if not kept:
@@ -429,6 +486,26 @@ class _Replays:
     async def close(self) -> None:
         if self.alone is not None:
             await self.alone[0].close()
+
+
+async def _call_and_cancel(
+    fresh: Any, declared: Any, args: Any, cancel: tuple[float, float], timeout: float
+) -> None:
+    """``args`` sent to a fresh server and cancelled ``cancel[0]`` seconds in, as the
+    first server's call was; then the server watched for ``cancel[1]`` seconds more
+    (how long the first lived past its cancel, and some slack), until it exits."""
+    from toolnexus_ref import ToolContext
+
+    after, lag = cancel
+    ctx = ToolContext()
+    timer = asyncio.get_running_loop().call_later(after, ctx.cancel, "replaying a cancel")
+    try:
+        await fresh.call(declared, args, ctx, timeout=timeout)
+    finally:
+        timer.cancel()
+    deadline = time.monotonic() + min(timeout, lag + slack())
+    while not exited(fresh) and time.monotonic() < deadline:
+        await anyio.sleep(min(WATCH_STEP, max(0.0, deadline - time.monotonic())))
 
 
 def _not_started(status: Any) -> Blame:

@@ -367,6 +367,7 @@ class Explorations:
         """
         exit_status = connection.status.describe()
         suspects, lived = suspects_of(connection), connection.lived
+        cancelled = getattr(connection, "cancelled_before_exit", ())
         before = self._unexplained.get(id(connection))
         status = None
         if before is None:
@@ -375,7 +376,13 @@ class Explorations:
             # past a failed search would start a server that nobody closes.
             blame, status = _both(
                 await asyncio.gather(
-                    find_culprit(connection, suspects, self.options.call_timeout, lived=lived),
+                    find_culprit(
+                        connection,
+                        suspects,
+                        self.options.call_timeout,
+                        lived=lived,
+                        cancelled=cancelled,
+                    ),
                     connection.restart(),
                     return_exceptions=True,
                 )
@@ -383,7 +390,9 @@ class Explorations:
         elif before.explains(lived):
             blame = before
         else:
-            blame = await find_culprit(connection, suspects, self.options.call_timeout, lived=lived)
+            blame = await find_culprit(
+                connection, suspects, self.options.call_timeout, lived=lived, cancelled=cancelled
+            )
             if blame.crash is not None:
                 status = await connection.restart()
         culprit = blame.crash

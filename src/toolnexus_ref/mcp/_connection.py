@@ -54,6 +54,13 @@ CLOSE_LIMIT = 8.0
 #: ``kill_process`` given the server's own pid, or 0, its process group).
 ANSWERED_WINDOW = 0.5
 ANSWERED_KEPT = 2
+#: A call cancelled (or timed out) at most this many seconds before the server exited
+#: on its own is kept as a suspect with its cancel (``cancelled_before_exit``), the
+#: last ``CANCELLED_KEPT`` of them: a handler that goes on past its cancel and answers
+#: after all can take the server down (the mcp SDK 1.x asserts that a request is
+#: answered once; arxiv-mcp-server exits so, seconds after the cancel).
+CANCELLED_WINDOW = 30.0
+CANCELLED_KEPT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +145,15 @@ class ServerConnection:
         #: The calls the server answered just before it exited on its own (within
         #: ``ANSWERED_WINDOW``), oldest first: suspects too, if none in flight ended it.
         self.answered_before_exit: tuple[tuple[str, dict[str, Any]], ...] = ()
+        #: The calls cancelled last, newest last: when, which tool, which arguments, and
+        #: how long after it was sent its cancel came.
+        self._cancelled: collections.deque[tuple[float, str, dict[str, Any], float]] = (
+            collections.deque(maxlen=CANCELLED_KEPT)
+        )
+        #: The calls cancelled within ``CANCELLED_WINDOW`` before the server exited on its
+        #: own, oldest first: the tool, its arguments, how long after it was sent the
+        #: cancel came, and how long after the cancel the server exited.
+        self.cancelled_before_exit: tuple[tuple[str, dict[str, Any], float, float], ...] = ()
         #: Seconds the server answered before it exited on its own (``None`` while it runs).
         self.lived: float | None = None
         self._ready_at: float | None = None
@@ -367,6 +383,8 @@ class ServerConnection:
         self._call_marks.clear()
         self._in_flight.clear()
         self._answered.clear()
+        self._cancelled.clear()
+        self.cancelled_before_exit = ()
         self._last_mark = 0
         self._listing_problems.clear()
         self.in_flight_at_exit = ()
@@ -441,6 +459,11 @@ class ServerConnection:
             self.answered_before_exit = tuple(
                 (tool, args) for at, tool, args in self._answered if ended - at <= ANSWERED_WINDOW
             )
+            self.cancelled_before_exit = tuple(
+                (tool, args, after, max(0.0, ended - at))
+                for at, tool, args, after in self._cancelled
+                if ended - at <= CANCELLED_WINDOW
+            )
         code = await process.wait_exit(1.0)
         await process.stderr_read()
         shown = "unknown" if code is None else str(code)
@@ -505,6 +528,7 @@ class ServerConnection:
         mark = self._process.stderr_size() if self._process is not None else 0
         self._call_marks[key] = self._last_mark = mark
         self._in_flight[key] = (tool.name, dict(sent))
+        began = time.monotonic()
         try:
             raw = await guard(lambda _c: self._request(tool, args, progress), ctx, timeout=timeout)
         except ValidationError as exc:
@@ -540,6 +564,8 @@ class ServerConnection:
             self._call_marks.pop(key, None)
             self._in_flight.pop(key, None)
         if isinstance(raw, ToolResult):  # cancelled or timed out by guard
+            now = time.monotonic()
+            self._cancelled.append((now, tool.name, dict(sent), now - began))
             return ToolResult(
                 raw.output,
                 raw.is_error,
