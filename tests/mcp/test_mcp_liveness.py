@@ -180,6 +180,9 @@ class _Exited:
     def stderr_tail(self, lines: int = 20, *, since: int = 0) -> str:
         return ""
 
+    def stderr_size(self) -> int:
+        return 0
+
 
 async def test_a_probe_that_finds_the_connection_closed_marks_the_server_exited() -> None:
     """A handler that ends its process just after answering (desktop-commander's
@@ -201,3 +204,30 @@ async def test_a_probe_that_finds_the_connection_closed_marks_the_server_exited(
     assert connection.status.state == "failed"
     assert connection.status.reason == "server exited (code -15)"
     assert connection.answered_before_exit == (("kill_process", {"pid": 0}),)
+
+
+async def test_calls_cancelled_by_their_caller_are_kept_for_the_exit_that_follows() -> None:
+    """A search that lets a call go cancels its task (the client then tells the server);
+    a server that exits within ``CANCELLED_WINDOW`` of it has that call, with when it
+    was cancelled, among its suspects."""
+    connection = ServerConnection(ServerConfig(name="ax", type="stdio", command=("x",)))
+    connection._client = _RefusingClient()  # type: ignore[assignment]
+    connection._process = _Exited()  # type: ignore[assignment]
+    connection._ready_at = time.monotonic() - 1.0
+    connection.status = dataclasses.replace(connection.status, state="connected")
+
+    async def unanswered(*_: Any) -> None:
+        await asyncio.sleep(3600)
+
+    connection._request = unanswered  # type: ignore[method-assign]
+    tool = mcp_types.Tool(name="get_paper_outline", input_schema={"type": "object"})
+    call = asyncio.ensure_future(connection.call(tool, {"paper_id": ""}, None))
+    await asyncio.sleep(0.2)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    await connection._mark_exited()
+    [(name, args, after, lag)] = connection.cancelled_before_exit
+    assert (name, args) == ("get_paper_outline", {"paper_id": ""})
+    assert 0.2 <= after < 5.0
+    assert 0.0 <= lag < 5.0

@@ -549,7 +549,10 @@ class ServerConnection:
                 if self.status.state == "failed":
                     return self._dead_result(tool.name)
             return from_mcp_error(exc, server=self.config.name, tool=tool.name)
-        except (asyncio.CancelledError, KeyboardInterrupt):
+        except asyncio.CancelledError:
+            self._note_cancelled(tool.name, sent, began)  # the caller's task, cancelled
+            raise
+        except KeyboardInterrupt:
             raise
         except Exception as exc:
             return ToolResult.error(
@@ -564,8 +567,7 @@ class ServerConnection:
             self._call_marks.pop(key, None)
             self._in_flight.pop(key, None)
         if isinstance(raw, ToolResult):  # cancelled or timed out by guard
-            now = time.monotonic()
-            self._cancelled.append((now, tool.name, dict(sent), now - began))
+            self._note_cancelled(tool.name, sent, began)
             return ToolResult(
                 raw.output,
                 raw.is_error,
@@ -644,6 +646,12 @@ class ServerConnection:
             if exc.code == REQUEST_TIMEOUT:
                 raise
             # Any other error is the server's own response: it answered.
+
+    def _note_cancelled(self, tool: str, sent: Mapping[str, Any], began: float) -> None:
+        """A call ended by its context, its bound or its caller's cancel (the client then
+        tells the server so): kept for ``cancelled_before_exit``."""
+        now = time.monotonic()
+        self._cancelled.append((now, tool, dict(sent), now - began))
 
     def _dead_result(self, tool: str) -> ToolResult:
         status = self.status
