@@ -152,7 +152,8 @@ def test_timeout_is_one_budget_and_a_retryable_error() -> None:
     release.set()
     assert time.monotonic() - started < 10  # the budget, not the tool's 30 s
     assert budgets[0] is not None  # the budget is visible to the tool
-    assert 0 < budgets[0] <= 0.05
+    # What is left of it, which on a loaded machine the thread may start too late to see.
+    assert 0 <= budgets[0] <= 0.05
     assert result.is_error
     assert result.retryable is True
     assert result.metadata["timeout"] == 0.05
