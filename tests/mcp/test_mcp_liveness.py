@@ -184,22 +184,29 @@ class _Exited:
         return 0
 
 
+def _ready_but_exited(name: str) -> tuple[ServerConnection, _RefusingClient]:
+    """A connection that answered for a second and whose process has since exited, as
+    nothing of the session has noticed yet."""
+    connection = ServerConnection(ServerConfig(name=name, type="stdio", command=("x",)))
+    client = _RefusingClient()
+    connection._client = client  # type: ignore[assignment]
+    connection._process = _Exited()  # type: ignore[assignment]
+    connection._ready_at = time.monotonic() - 1.0
+    connection.status = dataclasses.replace(connection.status, state="connected")
+    return connection, client
+
+
 async def test_a_probe_that_finds_the_connection_closed_marks_the_server_exited() -> None:
     """A handler that ends its process just after answering (desktop-commander's
     ``kill_process`` given 0) is found by the probe that follows: the server's status
     then says it exited, as a call's would, and the call it had just answered is kept."""
-    connection = ServerConnection(ServerConfig(name="dc", type="stdio", command=("x",)))
-    client = _RefusingClient()
+    connection, client = _ready_but_exited("dc")
 
     async def closed() -> None:
         raise MCPError(CONNECTION_CLOSED, "Connection closed")
 
     client.session.send_ping = closed  # type: ignore[method-assign]
-    connection._client = client  # type: ignore[assignment]
-    connection._process = _Exited()  # type: ignore[assignment]
-    connection._ready_at = time.monotonic() - 1.0
     connection._answered.append((time.monotonic(), "kill_process", {"pid": 0}))
-    connection.status = dataclasses.replace(connection.status, state="connected")
     assert await connection.probe(1.0) == "ping failed: MCP error -32000: Connection closed"
     assert connection.status.state == "failed"
     assert connection.status.reason == "server exited (code -15)"
@@ -210,11 +217,7 @@ async def test_calls_cancelled_by_their_caller_are_kept_for_the_exit_that_follow
     """A search that lets a call go cancels its task (the client then tells the server);
     a server that exits within ``CANCELLED_WINDOW`` of it has that call, with when it
     was cancelled, among its suspects."""
-    connection = ServerConnection(ServerConfig(name="ax", type="stdio", command=("x",)))
-    connection._client = _RefusingClient()  # type: ignore[assignment]
-    connection._process = _Exited()  # type: ignore[assignment]
-    connection._ready_at = time.monotonic() - 1.0
-    connection.status = dataclasses.replace(connection.status, state="connected")
+    connection, _client = _ready_but_exited("ax")
 
     async def unanswered(*_: Any) -> None:
         await asyncio.sleep(3600)

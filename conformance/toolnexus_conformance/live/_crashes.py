@@ -5,10 +5,11 @@ a segfault, an unhandled error in a handler that takes the process down) leaves
 every other tool's calls failing with the same exit. The calls that were in flight
 when it exited, then the last calls it answered just before (a handler may end its
 process right after answering), are replayed in turn, each on a fresh process of
-the server started as the first was (in its sandbox), until one ends it too (more
-than ``MAX_REPLAYS`` are first swept on one fresh server; and when none ends one,
-the calls cancelled shortly before the exit are replayed with their cancel): that call's tool is the culprit, with the exact arguments and what
-the server wrote on stderr during that replayed call alone. Until a fresh server has
+the server started as the first was (in its sandbox), until one ends it too; more
+than ``MAX_REPLAYS`` are first swept on one fresh server, and when none ends one,
+the calls cancelled shortly before the exit are replayed with their cancel. That
+call's tool is the culprit, with the exact arguments and what the server wrote on
+stderr during that replayed call alone. Until a fresh server has
 survived its call (and is left alone, below), the next replay starts beside the one
 under way: a server start is most of a replay's time, and there is no exit yet to
 wait for; after that they go one at a time, so that a server seen exiting on its own
