@@ -9,11 +9,11 @@ the server started as the first was (in its sandbox), until one ends it too; mor
 than ``MAX_REPLAYS`` are first swept on one fresh server, and when none ends one,
 the calls cancelled shortly before the exit are replayed with their cancel. That
 call's tool is the culprit, with the exact arguments and what the server wrote on
-stderr during that replayed call alone. Until a fresh server has
-survived its call (and is left alone, below), the next replay starts beside the one
-under way: a server start is most of a replay's time, and there is no exit yet to
-wait for; after that they go one at a time, so that a server seen exiting on its own
-costs at most one start more than it shows.
+stderr during that replayed call alone. Until a fresh server has survived its call
+(and is left alone, below), the next replay starts beside the one under way: a
+server start is most of a replay's time, and there is no exit yet to wait for; after
+that they go one at a time, so that a server seen exiting on its own costs at most
+one start more than it shows.
 
 An exit counts as the replayed call's doing from the moment the call is sent until
 the server has answered a ping after it (a handler may end its process just after
