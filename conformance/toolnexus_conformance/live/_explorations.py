@@ -420,8 +420,8 @@ class Explorations:
             if before is not None:
                 why = (
                     blame.unblamed
-                    or "no call in flight then, nor one it had just answered, ends a fresh"
-                    " server when replayed alone"
+                    or "no call in flight then, nor one it had just answered or cancelled"
+                    " (replayed with its cancel), ends a fresh server when replayed alone"
                 )
                 reason = (
                     f"not judged: the server exited twice during the exploration, and {why}"
