@@ -281,6 +281,33 @@ def test_a_tool_whose_cancel_ends_its_server_is_its_culprit(loop: BackgroundLoop
     assert any(v.outcome is Outcome.PASSED for v in fine), [v.message for v in fine]
 
 
+def test_a_server_whose_exits_no_replay_shows_has_its_tools_explored_one_at_a_time(
+    loop: BackgroundLoop,
+) -> None:
+    """Its exits depend on what earlier calls left in it: twice no replayed call ends a
+    fresh server, so its tools are explored one at a time, each on a fresh server. The
+    one whose exploration alone ends it is not judged and says so; the pair that ends
+    it only together, and the healthy tool, are judged."""
+    source = loop.run(open_stdio(server_command("state_crash.py"), timeout=START), timeout=60)
+    try:
+        # A short call bound: a fresh server left alone is then not watched up to the
+        # age the first one exited at (seconds), which would say nothing here.
+        verdicts = run_checks(loop, source, ["TN601", "TN606"], RunOptions(call_timeout=2.0))
+    finally:
+        loop.run(source.close(), timeout=30)
+    by_tool = {(v.tool, v.check.code): v for v in verdicts}
+    for tool in ("fine", "arm", "fire"):
+        for code in ("TN601", "TN606"):
+            verdict = by_tool[f"state_crash_{tool}", code]
+            assert verdict.outcome is Outcome.PASSED, (tool, code, verdict.message)
+    count = by_tool["state_crash_count", "TN601"]
+    assert count.outcome is Outcome.SKIPPED, count.message
+    assert count.message.startswith(
+        "not judged: the server exited (state_crash: failed: server exited (code 6)"
+    ), count.message
+    assert "while only this tool was explored, and no call of it, replayed alone" in (count.message)
+
+
 def test_a_server_that_does_not_start_fails_the_target_check(loop: BackgroundLoop) -> None:
     configs = [
         ServerConfig("hang", "stdio", command=tuple(server_command("hang_start.py")), timeout=1),

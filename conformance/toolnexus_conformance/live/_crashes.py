@@ -69,6 +69,8 @@ MAX_CANCELLED = 2
 #: fresh server (``_Replays._sweep``), for at most ``SWEEP_SPAN`` call bounds.
 MAX_SWEPT = 64
 SWEEP_SPAN = 2
+#: What a sweep says when its server answered every call and lives.
+_SURVIVED = object()
 #: The most simplifications tried on the culprit's arguments (one fresh server each).
 MAX_SHRINKS = 3
 #: Slack added to the control's wait: a server that exits on its own does so by then;
@@ -250,8 +252,13 @@ class _Replays:
     async def _calls(self, suspects: Iterable[tuple[str, Any]]) -> Blame:
         calls = _distinct(suspects)
         if len(calls) > MAX_REPLAYS:
-            first = await self._sweep(calls[:MAX_SWEPT])
-            if first is not None:
+            swept = calls[:MAX_SWEPT]
+            first = await self._sweep(swept)
+            if first is _SURVIVED:
+                # One server took every one of them and lived: none is replayed again,
+                # each on a server of its own, to show the same.
+                calls = calls[len(swept) :]
+            elif isinstance(first, tuple):
                 calls.remove(first)
                 calls.insert(0, first)
         calls = calls[:MAX_REPLAYS]
@@ -278,9 +285,12 @@ class _Replays:
             if ahead is not None:
                 await _cancelled(ahead)
 
-    async def _sweep(self, calls: list[tuple[str, Any]]) -> tuple[str, Any] | None:
+    async def _sweep(self, calls: list[tuple[str, Any]]) -> tuple[str, Any] | object | None:
         """The first of ``calls`` after which a fresh server, sent them one at a time
-        (each followed by a probe), has exited; ``None`` if it outlived them all.
+        (each followed by a probe), has exited; ``_SURVIVED`` if it answered them all
+        and lives (it is then the server left alone); ``None`` if the sweep could not
+        tell (the server did not start, a call did not answer, the sweep ran out of
+        time).
 
         More calls were in flight than a server start each can replay (twenty tools of
         one server explored at once): one server takes them all, and the call it ends
@@ -288,10 +298,12 @@ class _Replays:
         stops at a call that does not answer, and within ``SWEEP_SPAN`` call bounds.
         """
         fresh = self.connection.fresh()
+        kept = False
         try:
             with anyio.move_on_after(self.timeout * SWEEP_SPAN):
                 if not (await fresh.start()).ok:
                     return None
+                ready = time.monotonic()
                 declared = {tool.name: tool for tool in fresh.tools}
                 for tool, args in calls:
                     if tool not in declared:
@@ -303,9 +315,14 @@ class _Replays:
                         await fresh.probe(min(self.timeout, 2.0))
                     if exited(fresh):
                         return tool, args
+                # Left alone now, it shows whether the server exits by itself, as a
+                # replay's server that survived its call would (``_settled``).
+                kept = await self._leave_alone(fresh, ready)
+                return _SURVIVED
             return None
         finally:
-            await fresh.close()
+            if not kept:
+                await fresh.close()
 
     async def _settled(self) -> Blame | None:
         """At the search's end, no replayed call having ended its server: whether the

@@ -149,6 +149,10 @@ class Explorations:
         self._unexplained: dict[int, Blame] = {}
         #: Servers (by ``id``) that exited and were not explored again.
         self._given_up: set[int] = set()
+        #: Servers (by ``id``) that exited twice with no call to blame and no sign of
+        #: exiting on their own: their tools are explored one at a time
+        #: (``_one_at_a_time``), and once done they are not looked at again.
+        self._one_by_one: set[int] = set()
         #: Tools (by ``id`` of the subject) whose server exited under them, until they
         #: are explored again: what they observed is the exit's, not theirs.
         self._to_remake: set[int] = set()
@@ -341,22 +345,111 @@ class Explorations:
                 if (
                     connection is not None
                     and id(connection) not in self._given_up
+                    and id(connection) not in self._one_by_one
                     and exited(connection)
                 ):
                     servers.setdefault(id(connection), (connection, []))[1].append(plan)
             again: list[_Plan] = []
+            alone: list[_Plan] = []
             for connection, plans in servers.values():
                 under = {id(plan.subject) for plan in plans}
                 self._to_remake |= under
                 made = await self._after_crash(connection, plans)
                 self._to_remake -= under - {id(plan.subject) for plan in made}
-                again += made
+                if id(connection) in self._one_by_one:
+                    alone += made
+                else:
+                    again += made
+            if alone:
+                await self._one_at_a_time(alone, one)
             if not again:
                 return
             for plan in again:
                 self._done.pop(id(plan.subject), None)
             await asyncio.gather(*(one(plan) for plan in again))
             self._to_remake.difference_update(id(plan.subject) for plan in again)
+
+    async def _one_at_a_time(
+        self, plans: list[_Plan], one: Callable[[_Plan], Awaitable[None]]
+    ) -> None:
+        """The tools of servers that exited twice with no call to blame, explored one at
+        a time per server (``_alone_on``); servers side by side."""
+        servers: dict[int, tuple[Any, list[_Plan]]] = {}
+        for plan in plans:
+            connection = connection_of(plan.subject)
+            servers.setdefault(id(connection), (connection, []))[1].append(plan)
+        await asyncio.gather(*(self._alone_on(c, group, one) for c, group in servers.values()))
+
+    async def _alone_on(
+        self, connection: Any, plans: list[_Plan], one: Callable[[_Plan], Awaitable[None]]
+    ) -> None:
+        """``plans``, the tools of ``connection``'s server, explored one at a time, each on
+        a server that no other tool has called since it started.
+
+        Replaying a call alone cannot show an exit that depends on what earlier calls
+        left in the server (arxiv-mcp-server's: papers one tool downloaded, cancels of
+        another's reads of them). Alone, a tool whose exploration ends the server is
+        found by its own calls, replayed as after any exit; one whose calls, replayed,
+        end no fresh server is not judged, and said to be where the server exited; every
+        other tool is judged. Two such unexplained exits in a row, or a fresh server
+        seen exiting by itself, show a server that exits whatever is called: the rest
+        are given up, as before.
+        """
+        unexplained = 0
+        for index, plan in enumerate(plans):
+            status = await connection.restart()
+            if not status.ok:
+                reason = f"not judged: the server did not start again: {status.describe()}"
+                self._give_up(connection, plans[index:], reason)
+                return
+            self._done.pop(id(plan.subject), None)
+            await one(plan)
+            self._to_remake.discard(id(plan.subject))
+            if not exited(connection):
+                unexplained = 0
+                continue
+            exit_status = connection.status.describe()
+            blame = await find_culprit(
+                connection,
+                suspects_of(connection),
+                self.options.call_timeout,
+                lived=connection.lived,
+                cancelled=getattr(connection, "cancelled_before_exit", ()),
+            )
+            if blame.crash is not None:
+                unexplained = 0
+                self._done[id(plan.subject)] = Observation(
+                    plan.subject, crashed=blame.crash, call_timeout=self.options.call_timeout
+                )
+                continue
+            unexplained += 1
+            why = blame.unblamed or "no call of it, replayed alone, ends a fresh server"
+            self._done[id(plan.subject)] = Observation(
+                plan.subject,
+                error=f"not judged: the server exited ({exit_status}) while only this tool"
+                f" was explored, and {why}: the exit may depend on what its earlier calls"
+                " left in the server",
+                call_timeout=self.options.call_timeout,
+            )
+            if unexplained >= 2 or blame.unblamed:
+                self._give_up(
+                    connection,
+                    plans[index + 1 :],
+                    "not judged: the server exited again while another tool was explored"
+                    f" alone, so it exits whatever is called ({exit_status})",
+                )
+                return
+        if exited(connection):
+            await connection.restart()  # the checks that follow the batch call it again
+
+    def _give_up(self, connection: Any, plans: list[_Plan], reason: str) -> None:
+        """``connection``'s server is not explored again; ``plans`` are not judged."""
+        self._given_up.add(id(connection))
+        for plan in plans:
+            self._to_remake.discard(id(plan.subject))
+            self._done[id(plan.subject)] = Observation(
+                plan.subject, error=reason, call_timeout=self.options.call_timeout
+            )
 
     async def _after_crash(self, connection: Any, plans: list[_Plan]) -> list[_Plan]:
         """Blame the call that ended the server, restart it; the plans to explore again.
@@ -417,6 +510,11 @@ class Explorations:
                 f" {status.describe()}"
             )
         elif culprit is None:
+            if before is not None and not (blame.unblamed or before.unblamed):
+                # No sign it exits on its own: its tools, explored one at a time, show
+                # which one's calls end it (``_one_at_a_time`` restarts it for each).
+                self._one_by_one.add(id(connection))
+                return rest
             if before is not None:
                 why = (
                     blame.unblamed
