@@ -305,7 +305,7 @@ def test_a_server_whose_exits_no_replay_shows_has_its_tools_explored_one_at_a_ti
     assert count.message.startswith(
         "not judged: the server exited (state_crash: failed: server exited (code 6)"
     ), count.message
-    assert "while only this tool was explored, and no call of it, replayed alone" in (count.message)
+    assert "while only this tool was explored, and no call of it, replayed" in count.message
 
 
 def test_a_server_that_does_not_start_fails_the_target_check(loop: BackgroundLoop) -> None:
