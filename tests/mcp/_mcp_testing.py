@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolnexus_conformance._model import Verdict
+    from toolnexus_conformance._options import RunOptions
+    from toolnexus_conformance.live._loop import BackgroundLoop
+
+    from toolnexus_ref.mcp import McpSource
 
 SERVERS = Path(__file__).parent / "servers"
 PYTHON = sys.executable
@@ -13,3 +21,21 @@ START = 20.0
 
 def server_command(script: str, *args: str) -> list[str]:
     return [PYTHON, str(SERVERS / script), *args]
+
+
+def run_checks(
+    loop: BackgroundLoop, source: McpSource, select: list[str], options: RunOptions | None = None
+) -> list[Verdict]:
+    """The selected checks on every tool of ``source``, as one target ``t``."""
+    from toolnexus_conformance._runner import check_subjects
+    from toolnexus_conformance._subject import read_subjects
+
+    subjects = read_subjects(source.tools, "t", [source.tool_extra(t) for t in source.tools])
+    return check_subjects(
+        subjects,
+        "t",
+        select=select,
+        loop=loop,
+        options=options,
+        target_extra=source.conformance_extra(),
+    )

@@ -9,17 +9,15 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from _mcp_testing import PYTHON, SERVERS, START, server_command
+from _mcp_testing import PYTHON, SERVERS, START, run_checks, server_command
 from _sessions import RunningSession, early, start_session
 from mcp.server.lowlevel import Server
 from toolnexus_conformance._model import Outcome, Verdict
 from toolnexus_conformance._options import ExecuteMode, RunOptions
-from toolnexus_conformance._runner import check_subjects
-from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.live._loop import BackgroundLoop
 
 from toolnexus_ref._mcp_config import ServerConfig
-from toolnexus_ref.mcp import McpSource, open_in_memory, open_servers, open_stdio
+from toolnexus_ref.mcp import open_in_memory, open_servers, open_stdio
 
 MCP_CODES = ["TN15", "TN55", "TN65", "TN75", "TN85"]
 
@@ -29,20 +27,6 @@ def loop() -> Iterator[BackgroundLoop]:
     owner = BackgroundLoop()
     yield owner
     owner.close()
-
-
-def run_checks(
-    loop: BackgroundLoop, source: McpSource, select: list[str], options: RunOptions | None = None
-) -> list[Verdict]:
-    subjects = read_subjects(source.tools, "t", [source.tool_extra(t) for t in source.tools])
-    return check_subjects(
-        subjects,
-        "t",
-        select=select,
-        loop=loop,
-        options=options,
-        target_extra=source.conformance_extra(),
-    )
 
 
 def failures(verdicts: list[Verdict]) -> dict[tuple[str, str], Verdict]:
@@ -233,79 +217,6 @@ def test_a_server_that_exits_mid_run_is_its_culprits_finding_alone(loop: Backgro
         assert source.statuses["crashy"].ok
     finally:
         loop.run(source.close(), timeout=30)
-
-
-def test_a_tool_that_ends_its_server_just_after_answering_is_its_culprit(
-    loop: BackgroundLoop,
-) -> None:
-    """No call is in flight when the server exits: the call it had just answered is
-    replayed, ends a fresh server once a probe follows it, and is named; the healthy
-    tool is judged on the restarted server."""
-    command = server_command("exits_after_answering.py")
-    source = loop.run(open_stdio(command, timeout=START), timeout=60)
-    try:
-        verdicts = run_checks(loop, source, ["TN606", "TN601"])
-    finally:
-        loop.run(source.close(), timeout=30)
-    by_tool = {(v.tool, v.check.code): v for v in verdicts}
-    culprit = by_tool["exits_after_answering_shutdown", "TN606"]
-    assert culprit.outcome is Outcome.FAILED, culprit.message
-    assert (
-        "calling 'shutdown' with {} ended the server 'exits_after_answering' (exit status 4)"
-        in culprit.message
-    )
-    fine = [v for v in verdicts if v.tool == "exits_after_answering_fine"]
-    assert {v.outcome for v in fine} == {Outcome.PASSED}, [v.message for v in fine]
-
-
-def test_a_tool_whose_cancel_ends_its_server_is_its_culprit(loop: BackgroundLoop) -> None:
-    """The server exits a moment after a call of ``stubborn`` is cancelled, with no call
-    in flight and none just answered: the cancelled call is replayed with its cancel,
-    ends a fresh server, and is named; the healthy tool is judged on the restarted one."""
-    command = server_command("cancel_ends_server.py")
-    source = loop.run(open_stdio(command, timeout=START), timeout=60)
-    try:
-        options = RunOptions(call_timeout=5.0)
-        verdicts = run_checks(loop, source, ["TN606", "TN601", "TN702"], options)
-    finally:
-        loop.run(source.close(), timeout=30)
-    by_tool = {(v.tool, v.check.code): v for v in verdicts}
-    culprit = by_tool["cancel_ends_server_stubborn", "TN606"]
-    assert culprit.outcome is Outcome.FAILED, culprit.message
-    assert "calling 'stubborn' with {} and cancelling it " in culprit.message
-    assert "ended the server 'cancel_ends_server' (exit status 5) after the cancel" in (
-        culprit.message
-    )
-    fine = [v for v in verdicts if v.tool == "cancel_ends_server_fine"]
-    assert all(v.outcome is not Outcome.FAILED for v in fine), [v.message for v in fine]
-    assert any(v.outcome is Outcome.PASSED for v in fine), [v.message for v in fine]
-
-
-def test_a_server_whose_exits_no_replay_shows_has_its_tools_explored_one_at_a_time(
-    loop: BackgroundLoop,
-) -> None:
-    """Its exits depend on what earlier calls left in it: twice no replayed call ends a
-    fresh server, so its tools are explored one at a time, each on a fresh server. The
-    one whose exploration alone ends it is not judged and says so; the pair that ends
-    it only together, and the healthy tool, are judged."""
-    source = loop.run(open_stdio(server_command("state_crash.py"), timeout=START), timeout=60)
-    try:
-        # A short call bound: a fresh server left alone is then not watched up to the
-        # age the first one exited at (seconds), which would say nothing here.
-        verdicts = run_checks(loop, source, ["TN601", "TN606"], RunOptions(call_timeout=2.0))
-    finally:
-        loop.run(source.close(), timeout=30)
-    by_tool = {(v.tool, v.check.code): v for v in verdicts}
-    for tool in ("fine", "arm", "fire"):
-        for code in ("TN601", "TN606"):
-            verdict = by_tool[f"state_crash_{tool}", code]
-            assert verdict.outcome is Outcome.PASSED, (tool, code, verdict.message)
-    count = by_tool["state_crash_count", "TN601"]
-    assert count.outcome is Outcome.SKIPPED, count.message
-    assert count.message.startswith(
-        "not judged: the server exited (state_crash: failed: server exited (code 6)"
-    ), count.message
-    assert "while only this tool was explored, and no call of it, replayed" in count.message
 
 
 def test_a_server_that_does_not_start_fails_the_target_check(loop: BackgroundLoop) -> None:

@@ -1,0 +1,102 @@
+"""Servers that end themselves in ways no call in flight shows: right after answering,
+after the client cancelled a call, or through what earlier calls left in them.
+
+desktop-commander's ``kill_process`` given 0 answers, then its process group's SIGTERM
+ends the server; arxiv-mcp-server (mcp SDK 1.x) exits seconds after a cancelled read
+of a paper another tool downloaded. Each test server here does one of these on
+purpose; the session names the tool, or, where no replayed call ends a fresh server,
+explores the tools one at a time and judges those that do not end it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from _mcp_testing import START, run_checks, server_command
+from toolnexus_conformance._model import Outcome
+from toolnexus_conformance._options import RunOptions
+from toolnexus_conformance.live._loop import BackgroundLoop
+
+from toolnexus_ref.mcp import open_stdio
+
+
+@pytest.fixture
+def loop() -> Iterator[BackgroundLoop]:
+    owner = BackgroundLoop()
+    yield owner
+    owner.close()
+
+
+def test_a_tool_that_ends_its_server_just_after_answering_is_its_culprit(
+    loop: BackgroundLoop,
+) -> None:
+    """No call is in flight when the server exits: the call it had just answered is
+    replayed, ends a fresh server once a probe follows it, and is named; the healthy
+    tool is judged on the restarted server."""
+    command = server_command("exits_after_answering.py")
+    source = loop.run(open_stdio(command, timeout=START), timeout=60)
+    try:
+        verdicts = run_checks(loop, source, ["TN606", "TN601"])
+    finally:
+        loop.run(source.close(), timeout=30)
+    by_tool = {(v.tool, v.check.code): v for v in verdicts}
+    culprit = by_tool["exits_after_answering_shutdown", "TN606"]
+    assert culprit.outcome is Outcome.FAILED, culprit.message
+    assert (
+        "calling 'shutdown' with {} ended the server 'exits_after_answering' (exit status 4)"
+        in culprit.message
+    )
+    fine = [v for v in verdicts if v.tool == "exits_after_answering_fine"]
+    assert {v.outcome for v in fine} == {Outcome.PASSED}, [v.message for v in fine]
+
+
+def test_a_tool_whose_cancel_ends_its_server_is_its_culprit(loop: BackgroundLoop) -> None:
+    """The server exits a moment after a call of ``stubborn`` is cancelled, with no call
+    in flight and none just answered: the cancelled call is replayed with its cancel,
+    ends a fresh server, and is named; the healthy tool is judged on the restarted one."""
+    command = server_command("cancel_ends_server.py")
+    source = loop.run(open_stdio(command, timeout=START), timeout=60)
+    try:
+        options = RunOptions(call_timeout=5.0)
+        verdicts = run_checks(loop, source, ["TN606", "TN601", "TN702"], options)
+    finally:
+        loop.run(source.close(), timeout=30)
+    by_tool = {(v.tool, v.check.code): v for v in verdicts}
+    culprit = by_tool["cancel_ends_server_stubborn", "TN606"]
+    assert culprit.outcome is Outcome.FAILED, culprit.message
+    assert "calling 'stubborn' with {} and cancelling it " in culprit.message
+    assert "ended the server 'cancel_ends_server' (exit status 5) after the cancel" in (
+        culprit.message
+    )
+    fine = [v for v in verdicts if v.tool == "cancel_ends_server_fine"]
+    assert all(v.outcome is not Outcome.FAILED for v in fine), [v.message for v in fine]
+    assert any(v.outcome is Outcome.PASSED for v in fine), [v.message for v in fine]
+
+
+def test_a_server_whose_exits_no_replay_shows_has_its_tools_explored_one_at_a_time(
+    loop: BackgroundLoop,
+) -> None:
+    """Its exits depend on what earlier calls left in it: twice no replayed call ends a
+    fresh server, so its tools are explored one at a time, each on a fresh server. The
+    one whose exploration alone ends it is not judged and says so; the pair that ends
+    it only together, and the healthy tool, are judged."""
+    source = loop.run(open_stdio(server_command("state_crash.py"), timeout=START), timeout=60)
+    try:
+        # A short call bound: a fresh server left alone is then not watched up to the
+        # age the first one exited at (seconds), which would say nothing here.
+        options = RunOptions(call_timeout=2.0, depth=0)
+        verdicts = run_checks(loop, source, ["TN601", "TN606"], options)
+    finally:
+        loop.run(source.close(), timeout=30)
+    by_tool = {(v.tool, v.check.code): v for v in verdicts}
+    for tool in ("fine", "arm", "fire"):
+        for code in ("TN601", "TN606"):
+            verdict = by_tool[f"state_crash_{tool}", code]
+            assert verdict.outcome is Outcome.PASSED, (tool, code, verdict.message)
+    count = by_tool["state_crash_count", "TN601"]
+    assert count.outcome is Outcome.SKIPPED, count.message
+    assert count.message.startswith(
+        "not judged: the server exited (state_crash: failed: server exited (code 6)"
+    ), count.message
+    assert "while only this tool was explored, and no call of it, replayed" in count.message
