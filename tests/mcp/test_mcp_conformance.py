@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +19,6 @@ from toolnexus_ref._mcp_config import ServerConfig
 from toolnexus_ref.mcp import open_in_memory, open_servers, open_stdio
 
 MCP_CODES = ["TN15", "TN55", "TN65", "TN75", "TN85"]
-
-
-@pytest.fixture
-def loop() -> Iterator[BackgroundLoop]:
-    owner = BackgroundLoop()
-    yield owner
-    owner.close()
 
 
 def failures(verdicts: list[Verdict]) -> dict[tuple[str, str], Verdict]:

@@ -125,13 +125,6 @@ def test_a_server_that_dies_at_every_start_is_one_target_finding(
 
 
 @pytest.fixture
-def loop() -> Iterator[BackgroundLoop]:
-    owner = BackgroundLoop()
-    yield owner
-    owner.close()
-
-
-@pytest.fixture
 def starts(monkeypatch: pytest.MonkeyPatch) -> list[ServerConnection]:
     """Every server process started from now on: each costs a start of the server."""
     started: list[ServerConnection] = []

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,13 +25,6 @@ from toolnexus_ref.mcp._connection import MAX_PAGES, MAX_TOOLS
 
 #: Long enough for a loaded machine; the hostile servers are bounded by the kit, not this.
 TIMEOUT = 30
-
-
-@pytest.fixture
-def loop() -> Iterator[BackgroundLoop]:
-    owner = BackgroundLoop()
-    yield owner
-    owner.close()
 
 
 def _entry(*args: str) -> dict[str, object]:

@@ -16,13 +16,6 @@ from toolnexus_conformance.live._loop import BackgroundLoop
 from toolnexus_ref.mcp import open_http, open_stdio
 
 
-@pytest.fixture
-def loop() -> Iterator[BackgroundLoop]:
-    owner = BackgroundLoop()
-    yield owner
-    owner.close()
-
-
 def _serve(*args: str) -> Iterator[str]:
     process = subprocess.Popen(
         [PYTHON, str(SERVERS / "http_origin.py"), *args],

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from _mcp_testing import START, server_command
 from toolnexus_conformance._model import Outcome, Verdict
 from toolnexus_conformance._runner import check_subjects
@@ -12,13 +9,6 @@ from toolnexus_conformance._subject import read_subjects
 from toolnexus_conformance.live._loop import BackgroundLoop
 
 from toolnexus_ref.mcp import open_stdio
-
-
-@pytest.fixture
-def loop() -> Iterator[BackgroundLoop]:
-    owner = BackgroundLoop()
-    yield owner
-    owner.close()
 
 
 def _verdicts(loop: BackgroundLoop, select: list[str]) -> list[Verdict]:

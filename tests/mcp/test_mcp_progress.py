@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 
 import pytest
 from _mcp_testing import START, server_command
@@ -24,13 +23,6 @@ from toolnexus_ref.mcp._progress import ProgressLog
 
 #: Whole-check bound: one call cancelled at 0.1 s, then a one-second watch.
 CHECK_BOUND = 10.0
-
-
-@pytest.fixture
-def loop() -> Iterator[BackgroundLoop]:
-    owner = BackgroundLoop()
-    yield owner
-    owner.close()
 
 
 def _open(loop: BackgroundLoop, script: str) -> McpSource:

@@ -10,22 +10,12 @@ explores the tools one at a time and judges those that do not end it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from _mcp_testing import START, run_checks, server_command
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance.live._loop import BackgroundLoop
 
 from toolnexus_ref.mcp import open_stdio
-
-
-@pytest.fixture
-def loop() -> Iterator[BackgroundLoop]:
-    owner = BackgroundLoop()
-    yield owner
-    owner.close()
 
 
 def test_a_tool_that_ends_its_server_just_after_answering_is_its_culprit(

@@ -311,9 +311,7 @@ class _Replays:
                     result = await fresh.call(declared[tool], args, None, timeout=self.timeout)
                     if not exited(fresh) and result.metadata.get("error_type") == "TimeoutError":
                         return None
-                    if not exited(fresh):
-                        await fresh.probe(min(self.timeout, 2.0))
-                    if exited(fresh):
+                    if await _exited_by_now(fresh, self.timeout):
                         return tool, args
                 # Left alone now, it shows whether the server exits by itself, as a
                 # replay's server that survived its call would (``_settled``).
@@ -414,10 +412,8 @@ class _Replays:
                 await fresh.call(declared, args, None, timeout=self.timeout)
             else:
                 await _call_and_cancel(fresh, declared, args, cancel, self.timeout)
-            if not exited(fresh):
-                # An exit right after the answer is still this call's doing.
-                await fresh.probe(min(self.timeout, 2.0))
-            if not exited(fresh):
+            # An exit right after the answer is still this call's doing.
+            if not await _exited_by_now(fresh, self.timeout):
                 kept = searching and await self._leave_alone(fresh, ready)
                 return None
             after = time.monotonic() - ready
@@ -464,11 +460,8 @@ class _Replays:
         """
         assert self.alone is not None
         fresh, ready = self.alone
-        deadline = ready + age
-        while not exited(fresh) and time.monotonic() < deadline:
-            await anyio.sleep(min(WATCH_STEP, max(0.0, deadline - time.monotonic())))
-        if not exited(fresh):
-            await fresh.probe(min(self.timeout, 2.0))
+        await _until_exit(fresh, ready + age)
+        await _exited_by_now(fresh, self.timeout)
         return fresh
 
     async def _shrink(self, crash: ServerCrash) -> ServerCrash:
@@ -521,9 +514,21 @@ async def _call_and_cancel(
         await fresh.call(declared, args, ctx, timeout=timeout)
     finally:
         timer.cancel()
-    deadline = time.monotonic() + min(timeout, lag + slack())
+    await _until_exit(fresh, time.monotonic() + min(timeout, lag + slack()))
+
+
+async def _until_exit(fresh: Any, deadline: float) -> None:
+    """Until ``fresh`` has exited or it is ``deadline``, looked at every ``WATCH_STEP``."""
     while not exited(fresh) and time.monotonic() < deadline:
         await anyio.sleep(min(WATCH_STEP, max(0.0, deadline - time.monotonic())))
+
+
+async def _exited_by_now(fresh: Any, timeout: float) -> bool:
+    """Whether ``fresh`` has exited, asked with a probe if it is not seen to have: an
+    exit that comes just after an answer shows only to the next request."""
+    if not exited(fresh):
+        await fresh.probe(min(timeout, 2.0))
+    return exited(fresh)
 
 
 def _not_started(status: Any) -> Blame:

@@ -409,13 +409,7 @@ class Explorations:
                 unexplained = 0
                 continue
             exit_status = connection.status.describe()
-            blame = await find_culprit(
-                connection,
-                suspects_of(connection),
-                self.options.call_timeout,
-                lived=connection.lived,
-                cancelled=getattr(connection, "cancelled_before_exit", ()),
-            )
+            blame = await self._culprit(connection)
             if blame.crash is not None:
                 unexplained = 0
                 self._done[id(plan.subject)] = Observation(
@@ -442,6 +436,17 @@ class Explorations:
         if exited(connection):
             await connection.restart()  # the checks that follow the batch call it again
 
+    def _culprit(self, connection: Any) -> Awaitable[Blame]:
+        """The search for the call that ended ``connection``'s server, its suspects (the
+        calls in flight, answered and cancelled just before the exit) read now."""
+        return find_culprit(
+            connection,
+            suspects_of(connection),
+            self.options.call_timeout,
+            lived=connection.lived,
+            cancelled=getattr(connection, "cancelled_before_exit", ()),
+        )
+
     def _give_up(self, connection: Any, plans: list[_Plan], reason: str) -> None:
         """``connection``'s server is not explored again; ``plans`` are not judged."""
         self._given_up.add(id(connection))
@@ -459,8 +464,7 @@ class Explorations:
         than a fresh server left alone exited then is that again: nothing is replayed.
         """
         exit_status = connection.status.describe()
-        suspects, lived = suspects_of(connection), connection.lived
-        cancelled = getattr(connection, "cancelled_before_exit", ())
+        lived = connection.lived
         before = self._unexplained.get(id(connection))
         status = None
         if before is None:
@@ -469,13 +473,7 @@ class Explorations:
             # past a failed search would start a server that nobody closes.
             blame, status = _both(
                 await asyncio.gather(
-                    find_culprit(
-                        connection,
-                        suspects,
-                        self.options.call_timeout,
-                        lived=lived,
-                        cancelled=cancelled,
-                    ),
+                    self._culprit(connection),  # its suspects read now: a restart clears them
                     connection.restart(),
                     return_exceptions=True,
                 )
@@ -483,9 +481,7 @@ class Explorations:
         elif before.explains(lived):
             blame = before
         else:
-            blame = await find_culprit(
-                connection, suspects, self.options.call_timeout, lived=lived, cancelled=cancelled
-            )
+            blame = await self._culprit(connection)
             if blame.crash is not None:
                 status = await connection.restart()
         culprit = blame.crash
@@ -527,11 +523,7 @@ class Explorations:
                 )
             self._unexplained[id(connection)] = blame
         if reason is not None:
-            self._given_up.add(id(connection))
-            for plan in rest:
-                self._done[id(plan.subject)] = Observation(
-                    plan.subject, error=reason, call_timeout=self.options.call_timeout
-                )
+            self._give_up(connection, rest, reason)
             return []
         return rest
 
