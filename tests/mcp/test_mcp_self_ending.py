@@ -4,8 +4,9 @@ after the client cancelled a call, or through what earlier calls left in them.
 desktop-commander's ``kill_process`` given 0 answers, then its process group's SIGTERM
 ends the server; arxiv-mcp-server (mcp SDK 1.x) exits seconds after a cancelled read
 of a paper another tool downloaded. Each test server here does one of these on
-purpose; the session names the tool, or, where no replayed call ends a fresh server,
-explores the tools one at a time and judges those that do not end it.
+purpose; the session names the tool, and where the exit needs earlier calls, names
+them too. (An exit that needs calls in flight together, which no replay shows:
+``test_mcp_one_at_a_time.py``.)
 """
 
 from __future__ import annotations
@@ -64,13 +65,12 @@ def test_a_tool_whose_cancel_ends_its_server_is_its_culprit(loop: BackgroundLoop
     assert any(v.outcome is Outcome.PASSED for v in fine), [v.message for v in fine]
 
 
-def test_a_server_whose_exits_no_replay_shows_has_its_tools_explored_one_at_a_time(
-    loop: BackgroundLoop,
-) -> None:
-    """Its exits depend on what earlier calls left in it: twice no replayed call ends a
-    fresh server, so its tools are explored one at a time, each on a fresh server. The
-    one whose exploration alone ends it is not judged and says so; the pair that ends
-    it only together, and the healthy tool, are judged."""
+def test_an_exit_that_needs_earlier_calls_names_them_in_order(loop: BackgroundLoop) -> None:
+    """Its exits depend on what earlier calls left in it (``fire`` after ``arm``, the
+    tenth ``count``): no call replayed alone ends a fresh server, the calls it was sent,
+    replayed in order, do. Each culprit is named with the fewest calls before it that
+    still end a fresh server; the tool whose calls set the state up, and the healthy
+    tool, are judged."""
     source = loop.run(open_stdio(server_command("state_crash.py"), timeout=START), timeout=60)
     try:
         # A short call bound: a fresh server left alone is then not watched up to the
@@ -80,13 +80,24 @@ def test_a_server_whose_exits_no_replay_shows_has_its_tools_explored_one_at_a_ti
     finally:
         loop.run(source.close(), timeout=30)
     by_tool = {(v.tool, v.check.code): v for v in verdicts}
-    for tool in ("fine", "arm", "fire"):
+    for tool in ("fine", "arm"):
         for code in ("TN601", "TN606"):
             verdict = by_tool[f"state_crash_{tool}", code]
             assert verdict.outcome is Outcome.PASSED, (tool, code, verdict.message)
-    count = by_tool["state_crash_count", "TN601"]
-    assert count.outcome is Outcome.SKIPPED, count.message
+    fire = by_tool["state_crash_fire", "TN606"]
+    assert fire.outcome is Outcome.FAILED, fire.message
+    assert fire.message.startswith(
+        "calling 'fire' with {}, after 'arm' with {}, ended the server"
+    ), fire.message
+    assert (
+        "(exit status 7); replayed in that order on a fresh server, these calls end it again, and with a call of"
+        in fire.message
+    )
+    count = by_tool["state_crash_count", "TN606"]
+    assert count.outcome is Outcome.FAILED, count.message
     assert count.message.startswith(
-        "not judged: the server exited (state_crash: failed: server exited (code 6)"
+        "calling 'count' with {}, after 'count' with {} 9 times, ended the server"
     ), count.message
-    assert "while only this tool was explored, and no call of it, replayed" in count.message
+    for tool in ("fire", "count"):
+        skipped = by_tool[f"state_crash_{tool}", "TN601"]
+        assert skipped.outcome is Outcome.SKIPPED, skipped.message

@@ -6,7 +6,9 @@ every other tool's calls failing with the same exit. The calls that were in flig
 when it exited, then the last calls it answered just before (a handler may end its
 process right after answering), are replayed in turn, each on a fresh process of
 the server started as the first was (in its sandbox), until one ends it too; more
-than ``MAX_REPLAYS`` are first swept on one fresh server, and when none ends one,
+than ``MAX_REPLAYS`` are first swept on one fresh server (and the call it exited after
+is the only one replayed alone: if that ends no fresh server, what the calls swept
+before it left in the server did its part), and when none ends one,
 the calls cancelled shortly before the exit are replayed with their cancel. That
 call's tool is the culprit, with the exact arguments and what the server wrote on
 stderr during that replayed call alone. Until a fresh server has survived its call
@@ -28,6 +30,18 @@ it again; a fresh server that does not start stops them too, and says why. (A ca
 whose effect ends the server later than the ping is not told apart from a server
 that exits on its own: either way no tool is blamed.)
 
+When no call replayed alone ends a fresh server, and none has shown that the server
+exits on its own, the exit may depend on what earlier calls left in the server (a
+tenth call of a counter, a read of what another tool wrote): the calls the server was
+sent since it started are replayed in the order sent, one at a time, on one fresh
+server. If that ends it too, the sequence is made shorter while it still does (every
+call with no arguments, the last of each distinct call, only the last tool's calls,
+then halves and smaller parts left out), within ``MAX_SEQUENCE_REPLAYS`` fresh servers; the last call is blamed with
+the calls before it, and only if they end a fresh server again at that call (a server
+that exits at random does not) and another tool's call in its place, after them,
+leaves one running (else the server exits after so many calls, whatever they are, and
+no tool is blamed).
+
 A replayed call that does end its server is blamed only if a server left alone
 survives as long, or the server could be exiting by itself at that age. The server
 left alone after an innocent call's replay is that control; one of its own is
@@ -39,6 +53,7 @@ longer than that is not one that exits on its own at that age.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -71,6 +86,15 @@ MAX_SWEPT = 64
 SWEEP_SPAN = 2
 #: What a sweep says when its server answered every call and lives.
 _SURVIVED = object()
+#: A call as the server was sent it: the tool, its arguments, and how many seconds in
+#: the client cancelled it (``None``: it did not).
+Sent = tuple[str, Any, "float | None"]
+#: The most fresh servers one search for a sequence of calls that ends the server starts
+#: to find it (``_Sequence``): the history replayed whole, then shortened; two more check
+#: what it found.
+MAX_SEQUENCE_REPLAYS = 10
+#: How many of the calls before an exit (the newest) are replayed in order.
+MAX_HISTORY = 2000
 #: The most simplifications tried on the culprit's arguments (one fresh server each).
 MAX_SHRINKS = 3
 #: Slack added to the control's wait: a server that exits on its own does so by then;
@@ -105,10 +129,30 @@ class ServerCrash:
     #: Seconds after the call was sent that the client cancelled it, when the exit
     #: followed a cancel (``None``: the call itself ended the server).
     cancelled_after: float | None = None
+    #: The calls sent before it on that fresh server, in order, when the exit needs them
+    #: (what they left in the server); ``()``: the call ends a fresh server alone.
+    before: tuple[Sent, ...] = ()
+    #: The tool whose call, in this one's place after ``before``, left a fresh server
+    #: running (``None``: no other tool's call was there to try).
+    instead: str | None = None
 
     def describe(self) -> str:
         said = self.stderr.strip()
         words = f"its stderr:\n{said}" if said else "it wrote nothing on stderr"
+        if self.before:
+            cancel = self.cancelled_after
+            told = "" if cancel is None else f" and cancelling it {cancel:.2g}s in"
+            control = (
+                f", and with a call of {self.instead!r} in place of the last they do not"
+                if self.instead is not None
+                else ""
+            )
+            return (
+                f"calling {self.tool!r} with {describe(self.args)}{told}, after"
+                f" {_calls_said(self.before)}, ended the server {self.server!r}"
+                f" ({_exit_status(self.exit_code)}); replayed in that order on a fresh"
+                f" server, these calls end it again{control}; {words}"
+            )
         if self.cancelled_after is not None:
             return (
                 f"calling {self.tool!r} with {describe(self.args)} and cancelling it"
@@ -124,6 +168,11 @@ class ServerCrash:
 
     def short(self) -> str:
         status = _exit_status(self.exit_code)
+        if self.before:
+            return (
+                f"calling it with {describe(self.args)} after {_calls_said(self.before)}"
+                f" ends its server ({status})"
+            )
         if self.cancelled_after is not None:
             return f"cancelling a call with {describe(self.args)} ends its server ({status})"
         return f"calling it with {describe(self.args)} ends its server ({status})"
@@ -202,6 +251,7 @@ async def find_culprit(
     *,
     lived: float | None = None,
     cancelled: Sequence[tuple[str, Any, float, float]] = (),
+    history: Sequence[Sent] = (),
 ) -> Blame:
     """The first in-flight call that ends a fresh server too, or why none is blamed.
 
@@ -209,10 +259,12 @@ async def find_culprit(
     ``cancelled``: calls the client cancelled shortly before the exit (the tool, its
     arguments, when the cancel came and how long after it the server exited), each
     replayed with its cancel once no call ends a fresh server by itself.
+    ``history``: the calls the server was sent since it started, in order, replayed so
+    once no single call ends a fresh server (``_Replays._sequence``).
     """
     replays = _Replays(connection, timeout, lived)
     try:
-        return await replays.search(suspects, cancelled)
+        return await replays.search(suspects, cancelled, history)
     finally:
         await replays.close()
 
@@ -231,6 +283,7 @@ class _Replays:
         self,
         suspects: Iterable[tuple[str, Any]],
         cancelled: Sequence[tuple[str, Any, float, float]] = (),
+        history: Sequence[Sent] = (),
     ) -> Blame:
         blame = await self._calls(suspects)
         if blame.crash is not None or blame.unblamed:
@@ -239,6 +292,12 @@ class _Replays:
             found = await self._replay(tool, args, searching=False, cancel=(after, lag))
             if isinstance(found, ServerCrash):
                 return await self._blamed(found, shrink=False)
+        if len(history) > 1:
+            in_order = await _Sequence(self).search(list(history)[-MAX_HISTORY:])
+            if isinstance(in_order, Blame):
+                return in_order
+            if in_order is not None:
+                return await self._blamed(in_order, shrink=not in_order.before)
         return blame
 
     async def _blamed(self, found: ServerCrash, *, shrink: bool = True) -> Blame:
@@ -259,8 +318,10 @@ class _Replays:
                 # each on a server of its own, to show the same.
                 calls = calls[len(swept) :]
             elif isinstance(first, tuple):
-                calls.remove(first)
-                calls.insert(0, first)
+                # Replayed alone, the call the sweep's server exited after either ends
+                # one again, or needed what the calls swept before it left in the server:
+                # the calls in order show that (``_Sequence``), not the others alone.
+                calls = [first]
         calls = calls[:MAX_REPLAYS]
         ahead: asyncio.Task[ServerCrash | Blame | None] | None = None
         try:
@@ -499,22 +560,234 @@ class _Replays:
             await self.alone[0].close()
 
 
+class _Sequence:
+    """One search for the calls that, sent in order, end a fresh server: the history
+    replayed whole on one fresh server, then shortened while it still ends one, within
+    ``MAX_SEQUENCE_REPLAYS`` fresh servers, and checked (``_checked``) on two more.
+
+    Every shortening kept has been seen ending a fresh server, so the calls reported
+    reproduce the exit however early the budget runs out; they are as short as the
+    budget allowed, not proven the shortest.
+    """
+
+    def __init__(self, replays: _Replays) -> None:
+        self.replays = replays
+        self.left = MAX_SEQUENCE_REPLAYS  # and two more for ``_checked``
+        self.bound = replays.timeout * SWEEP_SPAN
+        #: What each sequence replayed showed, so that none is replayed twice.
+        self.seen: dict[tuple[str, ...], ServerCrash | None] = {}
+
+    async def search(self, history: list[Sent]) -> ServerCrash | Blame | None:
+        """The shortest sequence found that ends a fresh server, its last call blamed;
+        ``Blame`` when another tool's call in its place ends the server too; ``None``
+        when the calls, replayed in order, end none."""
+        found = await self._in_order(history)
+        if found is None or not found.before:
+            return found
+        # The shortened replays run no longer than twice the whole one did.
+        self.bound = min(self.bound, max(2 * found.after, self.replays.timeout))
+        found = await self._shortened(found)
+        return await self._checked(found, history)
+
+    async def _in_order(self, calls: list[Sent], *, counted: bool = True) -> ServerCrash | None:
+        """``calls`` sent one at a time to a fresh server, each followed by a probe: the
+        crash at the call after which it has exited, or ``None`` (it lived, did not
+        start, exited before a call was in flight, the replay ran out of time, or
+        ``counted``, out of fresh servers)."""
+        key = tuple(_key(call) for call in calls)
+        if key in self.seen:
+            return self.seen[key]
+        if counted:
+            if self.left <= 0:
+                return None
+            self.left -= 1
+        self.seen[key] = found = await self._replayed(calls)
+        return found
+
+    async def _replayed(self, calls: list[Sent]) -> ServerCrash | None:
+        replays = self.replays
+        fresh = replays.connection.fresh()
+        try:
+            with anyio.move_on_after(self.bound):
+                if not (await fresh.start()).ok:
+                    return None
+                ready = time.monotonic()
+                declared = {tool.name: tool for tool in fresh.tools}
+                sent: list[Sent] = []
+                for call in calls:
+                    tool, args, cancel = call
+                    if tool not in declared:
+                        continue
+                    if exited(fresh):
+                        return None  # with no call in flight: not the calls' doing
+                    mark = fresh.stderr_mark()
+                    if cancel is None:
+                        await fresh.call(declared[tool], args, None, timeout=replays.timeout)
+                    else:
+                        await _cancelled_call(fresh, declared[tool], args, cancel, replays.timeout)
+                    if await _exited_by_now(fresh, replays.timeout):
+                        age = fresh.lived if fresh.lived is not None else time.monotonic() - ready
+                        return ServerCrash(
+                            replays.connection.config.name,
+                            tool,
+                            args,
+                            fresh.status.exit_code,
+                            await fresh.stderr_since(mark),
+                            age,
+                            cancel,
+                            before=tuple(sent),
+                        )
+                    sent.append(call)
+            return None
+        finally:
+            await fresh.close()
+
+    async def _ends(self, before: list[Sent], found: ServerCrash) -> ServerCrash | None:
+        """The crash when ``before`` then ``found``'s call end a fresh server (at whichever
+        call it exits: an earlier exit is a shorter sequence still)."""
+        return await self._in_order([*before, _sent(found)])
+
+    async def _shortened(self, found: ServerCrash) -> ServerCrash:
+        """``found`` with fewer calls before it: every call with no arguments, the last
+        of each distinct call, those of its own tool alone, then (delta debugging) parts
+        of them left out in turn, the parts halved when none can go."""
+        if any(call[1] for call in [*found.before, _sent(found)]):
+            # A tool that ends the server whatever it is given is reported so, as a call
+            # alone is (``_Replays._shrink``); and bare calls repeat, so fewer are distinct.
+            bare: list[Sent] = [(tool, {}, cancel) for tool, _, cancel in found.before]
+            found = await self._in_order([*bare, (found.tool, {}, found.cancelled_after)]) or found
+        before = list(found.before)
+        for fewer in (_last_of_each, _of_tool):
+            calls = fewer(before, found.tool)
+            if len(calls) < len(before):
+                shorter = await self._ends(calls, found)
+                if shorter is not None:
+                    found, before = shorter, list(shorter.before)
+        if {_key(call) for call in before} == {_key(_sent(found))}:
+            # The same call over and over: a replay stops at the first exit, so fewer of
+            # them, a prefix of the calls it made, ended no server (a counter's tenth).
+            return found
+        parts = 2
+        while before and self.left > 0:
+            parts = min(parts, len(before))
+            size = -(-len(before) // parts)
+            for start in range(0, len(before), size):
+                shorter = await self._ends(before[:start] + before[start + size :], found)
+                if shorter is not None:
+                    found, before = shorter, list(shorter.before)
+                    parts = max(parts - 1, 2)
+                    break
+                if self.left <= 0:
+                    return found
+            else:
+                if parts >= len(before):
+                    return found
+                parts = min(2 * parts, len(before))
+        return found
+
+    async def _checked(self, found: ServerCrash, history: list[Sent]) -> ServerCrash | Blame | None:
+        """``found``, once its calls end a fresh server again, at the same call, and
+        another tool's call in place of its last leaves one running. Made whatever is
+        left of the budget: they are what makes the blame fair.
+
+        A server that exits at random ends some replays and not others, each at another
+        call: the shortening then keeps whichever ended one, and only a second replay
+        of the same calls tells that apart. If the other tool's call ends the server
+        too, it exits after so many calls whatever they are (or some time after one of
+        them), and no tool is blamed.
+        """
+        calls = [*found.before, _sent(found)]
+        again = await self._replayed(calls)
+        if again is None or [_key(c) for c in (*again.before, _sent(again))] != [
+            _key(c) for c in calls
+        ]:
+            return None
+        other = _other_call(history, found)
+        if other is None:
+            return found
+        replaced = await self._in_order([*found.before, other], counted=False)
+        if replaced is not None:
+            return Blame(
+                unblamed=f"replayed in order on a fresh server, {len(calls)} calls ended it"
+                f" whether the last was {found.tool!r} or {other[0]!r}: the exit follows from"
+                " the calls before them, not from one tool's call",
+            )
+        return dataclasses.replace(found, instead=other[0])
+
+
+def _sent(crash: ServerCrash) -> Sent:
+    return crash.tool, crash.args, crash.cancelled_after
+
+
+def _last_of_each(calls: list[Sent], _tool: str = "") -> list[Sent]:
+    """Each distinct call once, where it was last made, in the order of those last calls."""
+    keys = [_key(call) for call in calls]
+    last = {key: index for index, key in enumerate(keys)}
+    return [call for index, call in enumerate(calls) if last[keys[index]] == index]
+
+
+def _of_tool(calls: list[Sent], tool: str) -> list[Sent]:
+    """The calls of ``tool`` alone."""
+    return [call for call in calls if call[0] == tool]
+
+
+def _key(call: Sent) -> str:
+    tool, args, cancel = call
+    return f"{tool}\0{json.dumps(args, sort_keys=True, default=repr)}\0{cancel is not None}"
+
+
+def _other_call(history: list[Sent], found: ServerCrash) -> Sent | None:
+    """A call of another tool from the history, to send in place of the blamed one: the
+    newest not cancelled, of a tool not among the calls before it if there is one."""
+    others = [call for call in reversed(history) if call[0] != found.tool and call[2] is None]
+    used = {call[0] for call in found.before}
+    return next((c for c in others if c[0] not in used), others[0] if others else None)
+
+
+def _calls_said(calls: Sequence[Sent], most: int = 4) -> str:
+    """The calls in words, a call repeated in a row said once with how many times; the
+    last ``most`` of them, after how many came before."""
+    runs: list[tuple[Sent, int]] = []
+    for call in calls:
+        if runs and _key(runs[-1][0]) == _key(call):
+            runs[-1] = (call, runs[-1][1] + 1)
+        else:
+            runs.append((call, 1))
+    words = []
+    for (tool, args, cancel), times in runs[-most:]:
+        text = f"{tool!r} with {describe(args)}"
+        if cancel is not None:
+            text += f" cancelled {cancel:.2g}s in"
+        words.append(text + (f" {times} times" if times > 1 else ""))
+    earlier = sum(times for _, times in runs[:-most])
+    if earlier:
+        words.insert(0, f"{earlier} other call{'s' if earlier > 1 else ''}")
+    return ", then ".join(words)
+
+
 async def _call_and_cancel(
     fresh: Any, declared: Any, args: Any, cancel: tuple[float, float], timeout: float
 ) -> None:
     """``args`` sent to a fresh server and cancelled ``cancel[0]`` seconds in, as the
     first server's call was; then the server watched for ``cancel[1]`` seconds more
     (how long the first lived past its cancel, and some slack), until it exits."""
+    after, lag = cancel
+    await _cancelled_call(fresh, declared, args, after, timeout)
+    await _until_exit(fresh, time.monotonic() + min(timeout, lag + slack()))
+
+
+async def _cancelled_call(
+    fresh: Any, declared: Any, args: Any, after: float, timeout: float
+) -> None:
+    """``args`` sent to ``fresh`` and cancelled ``after`` seconds in."""
     from toolnexus_ref import ToolContext
 
-    after, lag = cancel
     ctx = ToolContext()
     timer = asyncio.get_running_loop().call_later(after, ctx.cancel, "replaying a cancel")
     try:
         await fresh.call(declared, args, ctx, timeout=timeout)
     finally:
         timer.cancel()
-    await _until_exit(fresh, time.monotonic() + min(timeout, lag + slack()))
 
 
 async def _until_exit(fresh: Any, deadline: float) -> None:

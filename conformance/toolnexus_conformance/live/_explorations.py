@@ -386,10 +386,11 @@ class Explorations:
         """``plans``, the tools of ``connection``'s server, explored one at a time, each on
         a server that no other tool has called since it started.
 
-        Replaying a call alone cannot show an exit that depends on what earlier calls
-        left in the server (arxiv-mcp-server's: papers one tool downloaded, cancels of
-        another's reads of them). Alone, a tool whose exploration ends the server is
-        found by its own calls, replayed as after any exit; one whose calls, replayed,
+        Neither a call replayed alone nor the calls replayed in order show an exit that
+        needs calls in flight together, or one whose timing the replays do not repeat
+        (arxiv-mcp-server's: cancels of reads of papers another tool is downloading).
+        Alone, a tool whose exploration ends the server is found by its own calls,
+        replayed as after any exit (in order too); one whose calls, replayed,
         end no fresh server is not judged, and said to be where the server exited; every
         other tool is judged. Two such unexplained exits in a row, or a fresh server
         seen exiting by itself, show a server that exits whatever is called: the rest
@@ -438,13 +439,15 @@ class Explorations:
 
     def _culprit(self, connection: Any) -> Awaitable[Blame]:
         """The search for the call that ended ``connection``'s server, its suspects (the
-        calls in flight, answered and cancelled just before the exit) read now."""
+        calls in flight, answered and cancelled just before the exit, and every call it
+        was sent, in order) read now."""
         return find_culprit(
             connection,
             suspects_of(connection),
             self.options.call_timeout,
             lived=connection.lived,
             cancelled=getattr(connection, "cancelled_before_exit", ()),
+            history=getattr(connection, "history_before_exit", ()),
         )
 
     def _give_up(self, connection: Any, plans: list[_Plan], reason: str) -> None:

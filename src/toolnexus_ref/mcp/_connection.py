@@ -61,6 +61,20 @@ ANSWERED_KEPT = 2
 #: answered once; arxiv-mcp-server exits so, seconds after the cancel).
 CANCELLED_WINDOW = 30.0
 CANCELLED_KEPT = 2
+#: The calls sent to a server since it started, the newest this many, are kept in the
+#: order sent (``history_before_exit``): an exit that depends on what earlier calls left
+#: in the server shows only when they are replayed in that order.
+HISTORY_KEPT = 2000
+
+
+@dataclass(slots=True)
+class SentCall:
+    """One call as the server was sent it, and when its cancel came (if it came)."""
+
+    tool: str
+    args: dict[str, Any]
+    #: Seconds after it was sent that the client cancelled it (or its bound ran out).
+    cancelled_after: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +168,11 @@ class ServerConnection:
         #: own, oldest first: the tool, its arguments, how long after it was sent the
         #: cancel came, and how long after the cancel the server exited.
         self.cancelled_before_exit: tuple[tuple[str, dict[str, Any], float, float], ...] = ()
+        #: The calls sent since the server started, oldest first (``HISTORY_KEPT``).
+        self._sent: collections.deque[SentCall] = collections.deque(maxlen=HISTORY_KEPT)
+        #: Those calls, as they stood when the server exited on its own: the tool, its
+        #: arguments and when it was cancelled (``None``: it was not).
+        self.history_before_exit: tuple[tuple[str, dict[str, Any], float | None], ...] = ()
         #: Seconds the server answered before it exited on its own (``None`` while it runs).
         self.lived: float | None = None
         self._ready_at: float | None = None
@@ -385,6 +404,8 @@ class ServerConnection:
         self._answered.clear()
         self._cancelled.clear()
         self.cancelled_before_exit = ()
+        self._sent.clear()
+        self.history_before_exit = ()
         self._last_mark = 0
         self._listing_problems.clear()
         self.in_flight_at_exit = ()
@@ -464,6 +485,9 @@ class ServerConnection:
                 for at, tool, args, after in self._cancelled
                 if ended - at <= CANCELLED_WINDOW
             )
+            self.history_before_exit = tuple(
+                (sent.tool, sent.args, sent.cancelled_after) for sent in self._sent
+            )
         code = await process.wait_exit(1.0)
         await process.stderr_read()
         shown = "unknown" if code is None else str(code)
@@ -528,6 +552,8 @@ class ServerConnection:
         mark = self._process.stderr_size() if self._process is not None else 0
         self._call_marks[key] = self._last_mark = mark
         self._in_flight[key] = (tool.name, dict(sent))
+        record = SentCall(tool.name, dict(sent))
+        self._sent.append(record)
         began = time.monotonic()
         try:
             raw = await guard(lambda _c: self._request(tool, args, progress), ctx, timeout=timeout)
@@ -550,7 +576,7 @@ class ServerConnection:
                     return self._dead_result(tool.name)
             return from_mcp_error(exc, server=self.config.name, tool=tool.name)
         except asyncio.CancelledError:
-            self._note_cancelled(tool.name, sent, began)  # the caller's task, cancelled
+            self._note_cancelled(record, began)  # the caller's task, cancelled
             raise
         except KeyboardInterrupt:
             raise
@@ -567,13 +593,13 @@ class ServerConnection:
             self._call_marks.pop(key, None)
             self._in_flight.pop(key, None)
         if isinstance(raw, ToolResult):  # cancelled or timed out by guard
-            self._note_cancelled(tool.name, sent, began)
+            self._note_cancelled(record, began)
             return ToolResult(
                 raw.output,
                 raw.is_error,
                 {**raw.metadata, "mcp_server": self.config.name, "mcp_tool": tool.name},
             )
-        self._answered.append((time.monotonic(), tool.name, dict(sent)))
+        self._answered.append((time.monotonic(), tool.name, record.args))
         result = from_call_result(raw, server=self.config.name, tool=tool.name)
         if tool.output_schema is not None and not raw.is_error:
             problems = output_schema_errors(tool.output_schema, raw.structured_content)
@@ -647,11 +673,12 @@ class ServerConnection:
                 raise
             # Any other error is the server's own response: it answered.
 
-    def _note_cancelled(self, tool: str, sent: Mapping[str, Any], began: float) -> None:
+    def _note_cancelled(self, record: SentCall, began: float) -> None:
         """A call ended by its context, its bound or its caller's cancel (the client then
-        tells the server so): kept for ``cancelled_before_exit``."""
+        tells the server so): kept for ``cancelled_before_exit`` and in the history."""
         now = time.monotonic()
-        self._cancelled.append((now, tool, dict(sent), now - began))
+        record.cancelled_after = now - began
+        self._cancelled.append((now, record.tool, record.args, now - began))
 
     def _dead_result(self, tool: str) -> ToolResult:
         status = self.status
