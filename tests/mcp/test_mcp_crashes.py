@@ -491,6 +491,9 @@ class _Process:
     async def probe(self, timeout: float) -> None:
         return None
 
+    async def stop_if_silent(self, timeout: float, *, silent_since: float) -> bool:
+        return False
+
     async def close(self) -> None:
         return None
 

@@ -103,6 +103,15 @@ MAX_SHRINKS = 3
 CONTROL_SLACK = 0.5
 #: How often a server left alone is looked at for its exit while it is watched.
 WATCH_STEP = 0.05
+#: The status reason of a server stopped for answering nothing (``ServerConnection``'s).
+STOPPED_ANSWERING = "server stopped answering"
+#: How long a probe waits, after a call, before a server that answers it not is stopped.
+SILENT_PROBE = 2.0
+#: The bound on a replayed call when the first server stopped answering rather than
+#: exited: a fresh server that the call leaves answering nothing shows it by then.
+SILENT_CALL = 5.0
+#: How far into such a replayed call a probe asks whether the fresh server still answers.
+SILENT_FIRST = 1.0
 
 
 def slack() -> float:
@@ -135,10 +144,14 @@ class ServerCrash:
     #: The tool whose call, in this one's place after ``before``, left a fresh server
     #: running (``None``: no other tool's call was there to try).
     instead: str | None = None
+    #: The server did not exit: it answered nothing after the call, not even a ping,
+    #: and was stopped (a handler that blocks its event loop).
+    silent: bool = False
 
     def describe(self) -> str:
         said = self.stderr.strip()
         words = f"its stderr:\n{said}" if said else "it wrote nothing on stderr"
+        ended, again = self._ended()
         if self.before:
             cancel = self.cancelled_after
             told = "" if cancel is None else f" and cancelling it {cancel:.2g}s in"
@@ -149,25 +162,26 @@ class ServerCrash:
             )
             return (
                 f"calling {self.tool!r} with {describe(self.args)}{told}, after"
-                f" {_calls_said(self.before)}, ended the server {self.server!r}"
-                f" ({_exit_status(self.exit_code)}); replayed in that order on a fresh"
-                f" server, these calls end it again{control}; {words}"
+                f" {_calls_said(self.before)}, {ended}; replayed in that order on a fresh"
+                f" server, these calls {again}{control}; {words}"
             )
         if self.cancelled_after is not None:
             return (
                 f"calling {self.tool!r} with {describe(self.args)} and cancelling it"
-                f" {self.cancelled_after:.2g}s in ended the server {self.server!r}"
-                f" ({_exit_status(self.exit_code)}) after the cancel; replayed alone on a"
-                f" fresh server with the same cancel, it ends it again; {words}"
+                f" {self.cancelled_after:.2g}s in {ended} after the cancel; replayed alone on"
+                f" a fresh server with the same cancel, it {again}; {words}"
             )
         return (
-            f"calling {self.tool!r} with {describe(self.args)} ended the server"
-            f" {self.server!r} ({_exit_status(self.exit_code)}); replayed alone on a fresh"
-            f" server, it ends it again; {words}"
+            f"calling {self.tool!r} with {describe(self.args)} {ended}; replayed alone on a"
+            f" fresh server, it {again}; {words}"
         )
 
     def short(self) -> str:
-        status = _exit_status(self.exit_code)
+        status = (
+            "it answers nothing after, not even a ping"
+            if self.silent
+            else _exit_status(self.exit_code)
+        )
         if self.before:
             return (
                 f"calling it with {describe(self.args)} after {_calls_said(self.before)}"
@@ -176,6 +190,18 @@ class ServerCrash:
         if self.cancelled_after is not None:
             return f"cancelling a call with {describe(self.args)} ends its server ({status})"
         return f"calling it with {describe(self.args)} ends its server ({status})"
+
+    def _ended(self) -> tuple[str, str]:
+        """What the call did to the server, and the same said of its replay (of the call
+        or, with calls before it, of all of them)."""
+        if self.silent:
+            return (
+                f"left the server {self.server!r} answering nothing, not even a ping (a"
+                " handler that blocks its event loop blocks every tool of it; it was stopped)",
+                "leaves it so again" if not self.before else "leave it so again",
+            )
+        ended = f"ended the server {self.server!r} ({_exit_status(self.exit_code)})"
+        return ended, "ends it again" if not self.before else "end it again"
 
 
 def connection_of(subject: Any) -> Any:
@@ -187,11 +213,19 @@ def connection_of(subject: Any) -> Any:
 
 
 def exited(connection: Any) -> bool:
-    """Whether the server's process exited on its own (not closed by us, not a flood)."""
+    """Whether the server's process exited on its own (not closed by us, not a flood), or
+    answered nothing at all, not even a ping, and was stopped (``stop_if_silent``): either
+    way every tool of it is lost, and the call that did it is looked for alike."""
     status = getattr(connection, "status", None)
     if status is None or getattr(status, "state", None) != "failed":
         return False
-    return str(getattr(status, "reason", "")).startswith("server exited")
+    return str(getattr(status, "reason", "")).startswith(("server exited", STOPPED_ANSWERING))
+
+
+def silenced(connection: Any) -> bool:
+    """Whether the server was stopped for answering nothing (rather than exiting)."""
+    status = getattr(connection, "status", None)
+    return str(getattr(status, "reason", "")).startswith(STOPPED_ANSWERING)
 
 
 def exit_check(subject: Any) -> Callable[[], str | None] | None:
@@ -209,7 +243,8 @@ def exit_check(subject: Any) -> Callable[[], str | None] | None:
     def why() -> str | None:
         if not exited(connection):
             return None
-        return f"the server exited during the exploration ({connection.status.describe()})"
+        how = "stopped answering" if silenced(connection) else "exited"
+        return f"the server {how} during the exploration ({connection.status.describe()})"
 
     return why
 
@@ -275,6 +310,11 @@ class _Replays:
     def __init__(self, connection: Any, timeout: float, lived: float | None) -> None:
         self.connection = connection
         self.timeout = timeout
+        #: The bound on each replayed call: shorter when the first server was stopped for
+        #: answering nothing, which a fresh one shows within ``SILENT_CALL``, not the run's
+        #: whole call bound (each replay would wait it out).
+        self.silent = silenced(connection)
+        self.bound = min(timeout, SILENT_CALL) if self.silent else timeout
         self.lived = lived
         #: A fresh server with no call of ours in flight, and when it was ready.
         self.alone: tuple[Any, float] | None = None
@@ -346,6 +386,28 @@ class _Replays:
             if ahead is not None:
                 await _cancelled(ahead)
 
+    async def _call(self, fresh: Any, declared: Any, args: Any) -> Any:
+        """One replayed call. When the first server stopped answering, a probe
+        ``SILENT_FIRST`` seconds in stops a fresh server the call has left answering
+        nothing, so the replay shows it then, not at the call's bound."""
+        if not self.silent:
+            return await fresh.call(declared, args, None, timeout=self.bound)
+        sent = time.monotonic()
+        probing = asyncio.Event()
+
+        async def watch() -> None:
+            await asyncio.sleep(SILENT_FIRST)
+            probing.set()
+            await fresh.stop_if_silent(SILENT_PROBE, silent_since=sent)
+
+        watcher = asyncio.ensure_future(watch())
+        try:
+            return await fresh.call(declared, args, None, timeout=self.bound)
+        finally:
+            if probing.is_set():
+                await asyncio.wait({watcher})  # a stop under way is seen to its end
+            await _cancelled(watcher)
+
     async def _sweep(self, calls: list[tuple[str, Any]]) -> tuple[str, Any] | object | None:
         """The first of ``calls`` after which a fresh server, sent them one at a time
         (each followed by a probe), has exited; ``_SURVIVED`` if it answered them all
@@ -369,11 +431,11 @@ class _Replays:
                 for tool, args in calls:
                     if tool not in declared:
                         continue
-                    result = await fresh.call(declared[tool], args, None, timeout=self.timeout)
-                    if not exited(fresh) and result.metadata.get("error_type") == "TimeoutError":
-                        return None
+                    result = await self._call(fresh, declared[tool], args)
                     if await _exited_by_now(fresh, self.timeout):
                         return tool, args
+                    if result.metadata.get("error_type") == "TimeoutError":
+                        return None
                 # Left alone now, it shows whether the server exits by itself, as a
                 # replay's server that survived its call would (``_settled``).
                 kept = await self._leave_alone(fresh, ready)
@@ -470,9 +532,9 @@ class _Replays:
                     return left
             mark = fresh.stderr_mark()
             if cancel is None:
-                await fresh.call(declared, args, None, timeout=self.timeout)
+                await self._call(fresh, declared, args)
             else:
-                await _call_and_cancel(fresh, declared, args, cancel, self.timeout)
+                await _call_and_cancel(fresh, declared, args, cancel, self.bound)
             # An exit right after the answer is still this call's doing.
             if not await _exited_by_now(fresh, self.timeout):
                 kept = searching and await self._leave_alone(fresh, ready)
@@ -487,6 +549,7 @@ class _Replays:
                 stderr,
                 after,
                 None if cancel is None else cancel[0],
+                silent=silenced(fresh),
             )
         finally:
             if not kept:
@@ -573,7 +636,8 @@ class _Sequence:
     def __init__(self, replays: _Replays) -> None:
         self.replays = replays
         self.left = MAX_SEQUENCE_REPLAYS  # and two more for ``_checked``
-        self.bound = replays.timeout * SWEEP_SPAN
+        #: How long one replay of a sequence may take, its server's start included.
+        self.span = replays.timeout * SWEEP_SPAN
         #: What each sequence replayed showed, so that none is replayed twice.
         self.seen: dict[tuple[str, ...], ServerCrash | None] = {}
 
@@ -581,11 +645,13 @@ class _Sequence:
         """The shortest sequence found that ends a fresh server, its last call blamed;
         ``Blame`` when another tool's call in its place ends the server too; ``None``
         when the calls, replayed in order, end none."""
+        began = time.monotonic()
         found = await self._in_order(history)
         if found is None or not found.before:
             return found
-        # The shortened replays run no longer than twice the whole one did.
-        self.bound = min(self.bound, max(2 * found.after, self.replays.timeout))
+        # The shortened replays run no longer than twice the whole one did (its server's
+        # start, its calls, the probe that found it silent), or a call's bound.
+        self.span = min(self.span, max(2 * (time.monotonic() - began), self.replays.timeout))
         found = await self._shortened(found)
         return await self._checked(found, history)
 
@@ -608,7 +674,7 @@ class _Sequence:
         replays = self.replays
         fresh = replays.connection.fresh()
         try:
-            with anyio.move_on_after(self.bound):
+            with anyio.move_on_after(self.span):
                 if not (await fresh.start()).ok:
                     return None
                 ready = time.monotonic()
@@ -621,10 +687,16 @@ class _Sequence:
                     if exited(fresh):
                         return None  # with no call in flight: not the calls' doing
                     mark = fresh.stderr_mark()
-                    if cancel is None:
-                        await fresh.call(declared[tool], args, None, timeout=replays.timeout)
-                    else:
-                        await _cancelled_call(fresh, declared[tool], args, cancel, replays.timeout)
+                    if cancel is None or replays.silent:
+                        # A server left answering nothing makes every call after time out:
+                        # those cancels are its doing, and the probe shows it sooner.
+                        await replays._call(fresh, declared[tool], args)
+                        cancel = None
+                    elif not await _cancelled_call(
+                        fresh, declared[tool], args, cancel, replays.bound
+                    ):
+                        cancel = None  # answered before its cancel: said as a plain call
+                    call = (tool, args, cancel)
                     if await _exited_by_now(fresh, replays.timeout):
                         age = fresh.lived if fresh.lived is not None else time.monotonic() - ready
                         return ServerCrash(
@@ -636,6 +708,7 @@ class _Sequence:
                             age,
                             cancel,
                             before=tuple(sent),
+                            silent=silenced(fresh),
                         )
                     sent.append(call)
             return None
@@ -778,8 +851,9 @@ async def _call_and_cancel(
 
 async def _cancelled_call(
     fresh: Any, declared: Any, args: Any, after: float, timeout: float
-) -> None:
-    """``args`` sent to ``fresh`` and cancelled ``after`` seconds in."""
+) -> bool:
+    """``args`` sent to ``fresh`` and cancelled ``after`` seconds in; whether the cancel
+    came before the answer."""
     from toolnexus_ref import ToolContext
 
     ctx = ToolContext()
@@ -788,6 +862,7 @@ async def _cancelled_call(
         await fresh.call(declared, args, ctx, timeout=timeout)
     finally:
         timer.cancel()
+    return ctx.is_cancelled()
 
 
 async def _until_exit(fresh: Any, deadline: float) -> None:
@@ -798,9 +873,10 @@ async def _until_exit(fresh: Any, deadline: float) -> None:
 
 async def _exited_by_now(fresh: Any, timeout: float) -> bool:
     """Whether ``fresh`` has exited, asked with a probe if it is not seen to have: an
-    exit that comes just after an answer shows only to the next request."""
+    exit that comes just after an answer shows only to the next request, and a server
+    left answering nothing answers no probe (it is then stopped: ``stop_if_silent``)."""
     if not exited(fresh):
-        await fresh.probe(min(timeout, 2.0))
+        await fresh.stop_if_silent(min(timeout, SILENT_PROBE), silent_since=time.monotonic())
     return exited(fresh)
 
 

@@ -23,7 +23,7 @@ from .._options import RunOptions, ToolArguments
 from .._subject import ToolSubject
 from ._calls import CallOutcome, blocked_before, call_once, capture, describe, describe_error
 from ._contention import Contention
-from ._crashes import connection_of, exit_check
+from ._crashes import SILENT_PROBE, connection_of, exit_check
 from ._observation import CancelDuring, Observation, Phase, TaskCancel
 from ._search import Call, Gone, stretch
 from ._workers import SearchWorkers
@@ -90,11 +90,17 @@ class Env:
         self.observation.calls += 1
         connection = connection_of(self.subject)
         mark = connection.stderr_mark() if hasattr(connection, "stderr_mark") else None
+        sent = time.monotonic()
         outcome = await call_once(self.subject.tool, args, ctx, timeout=timeout, scratch=False)
         if outcome.timed_out and mark is not None:
             said = await connection.stderr_since(mark)
             if said.strip():
                 outcome = replace(outcome, said=said)
+            # A server that answers not even a ping now is blocked as a whole (a handler
+            # holding its event loop): every tool's calls would wait out their bounds.
+            # Stopped, it is an exit like any, its culprit looked for by replays.
+            wait = max(self.options.grace, SILENT_PROBE) * stretch()
+            await connection.stop_if_silent(wait, silent_since=sent)
         return outcome
 
 

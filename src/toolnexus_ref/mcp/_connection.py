@@ -65,6 +65,10 @@ CANCELLED_KEPT = 2
 #: order sent (``history_before_exit``): an exit that depends on what earlier calls left
 #: in the server shows only when they are replayed in that order.
 HISTORY_KEPT = 2000
+#: How ``probe()`` says the server did not answer in time.
+SILENT = "the server did not answer within"
+#: The status reason of a server stopped because it answered nothing (``stop_if_silent``).
+STOPPED_ANSWERING = "server stopped answering"
 
 
 @dataclass(slots=True)
@@ -73,6 +77,8 @@ class SentCall:
 
     tool: str
     args: dict[str, Any]
+    #: When it was sent (``time.monotonic()``).
+    at: float
     #: Seconds after it was sent that the client cancelled it (or its bound ran out).
     cancelled_after: float | None = None
 
@@ -269,7 +275,7 @@ class ServerConnection:
                     await process.stderr_read()
                 self._fail(f"timed out after {self.config.timeout:g}s during {self._phase}")
         except Exception as exc:
-            exited = self.status.reason.startswith("server exited")
+            exited = self.status.reason.startswith(("server exited", STOPPED_ANSWERING))
             if self._phase != "closed" and not exited:  # errors while closing change nothing
                 self._fail(_describe_error(exc))
         finally:
@@ -472,22 +478,8 @@ class ServerConnection:
         process = self._process
         if process is None or process.closing:
             return
-        if self.lived is None and self._ready_at is not None:
-            # When it exited, where that was stamped off the loop (a busy loop notices late).
-            ended = min(time.monotonic(), process.exited_at or math.inf)
-            self.lived = max(0.0, ended - self._ready_at)
-            self.in_flight_at_exit = tuple(self._in_flight[k] for k in sorted(self._in_flight))
-            self.answered_before_exit = tuple(
-                (tool, args) for at, tool, args in self._answered if ended - at <= ANSWERED_WINDOW
-            )
-            self.cancelled_before_exit = tuple(
-                (tool, args, after, max(0.0, ended - at))
-                for at, tool, args, after in self._cancelled
-                if ended - at <= CANCELLED_WINDOW
-            )
-            self.history_before_exit = tuple(
-                (sent.tool, sent.args, sent.cancelled_after) for sent in self._sent
-            )
+        # When it exited, where that was stamped off the loop (a busy loop notices late).
+        self._keep_the_calls(min(time.monotonic(), process.exited_at or math.inf))
         code = await process.wait_exit(1.0)
         await process.stderr_read()
         shown = "unknown" if code is None else str(code)
@@ -498,6 +490,65 @@ class ServerConnection:
             # oldest of them was sent (a call made while the crash was being written).
             since = 0
         self._fail(f"server exited (code {shown})", stderr_since=since)
+
+    def _keep_the_calls(self, ended: float, unanswered_since: float | None = None) -> None:
+        """How long the server lived, and the calls around its end (in flight, answered
+        and cancelled just before, all it was sent), kept for whoever looks for the call
+        that ended it; once, at its first end."""
+        if self.lived is not None or self._ready_at is None:
+            return
+        self.lived = max(0.0, ended - self._ready_at)
+        self.in_flight_at_exit = tuple(self._in_flight[k] for k in sorted(self._in_flight))
+        if unanswered_since is not None:
+            # A server that stopped answering left unanswered the calls since, which their
+            # callers gave up on (their bound ran out): in flight as far as it knows.
+            given_up = tuple(
+                (sent.tool, sent.args)
+                for sent in self._sent
+                if sent.at >= unanswered_since and sent.cancelled_after is not None
+            )
+            self.in_flight_at_exit = given_up + self.in_flight_at_exit
+        self.answered_before_exit = tuple(
+            (tool, args) for at, tool, args in self._answered if ended - at <= ANSWERED_WINDOW
+        )
+        self.cancelled_before_exit = tuple(
+            (tool, args, after, max(0.0, ended - at))
+            for at, tool, args, after in self._cancelled
+            if ended - at <= CANCELLED_WINDOW
+        )
+        self.history_before_exit = tuple(
+            (sent.tool, sent.args, sent.cancelled_after) for sent in self._sent
+        )
+
+    async def stop_if_silent(self, timeout: float, *, silent_since: float) -> bool:
+        """Probe the server; if it does not answer within ``timeout`` either, end its
+        process and fail its status as an exit does (``server stopped answering``),
+        the calls around its end kept as for an exit. ``True`` when it was stopped so.
+
+        For a caller whose call got no answer (since ``silent_since``): a server whose
+        handler blocks its one event loop (``time.sleep`` in ``async def``) answers
+        nothing, not even a ping, ever again; every call of every tool would wait out
+        its bound. A server that is merely busy with that call answers the probe. Only
+        a stdio server (a process of ours) is stopped.
+        """
+        process = self._process
+        if not self.alive or process is None:
+            return False  # a server over HTTP is not ours to stop
+        problem = await self.probe(timeout)
+        if problem is None or not problem.startswith(SILENT) or process is not self._process:
+            return False
+        if self.status.state != "connected":
+            return False  # it exited, or was stopped, while the probe waited
+        process.unresponsive = True  # no grace: it would not take it
+        waited = time.monotonic() - silent_since
+        self._keep_the_calls(silent_since, unanswered_since=silent_since)
+        since = min(self._call_marks.values(), default=self._last_mark)
+        self._fail(
+            f"{STOPPED_ANSWERING}: nothing answered for {waited:.1f}s, not even a ping",
+            stderr_since=since,
+        )
+        await self.close()
+        return True
 
     @property
     def process(self) -> ServerProcess | None:
@@ -552,9 +603,9 @@ class ServerConnection:
         mark = self._process.stderr_size() if self._process is not None else 0
         self._call_marks[key] = self._last_mark = mark
         self._in_flight[key] = (tool.name, dict(sent))
-        record = SentCall(tool.name, dict(sent))
-        self._sent.append(record)
         began = time.monotonic()
+        record = SentCall(tool.name, dict(sent), began)
+        self._sent.append(record)
         try:
             raw = await guard(lambda _c: self._request(tool, args, progress), ctx, timeout=timeout)
         except ValidationError as exc:
@@ -641,7 +692,7 @@ class ServerConnection:
         try:
             await self.liveness.ask(timeout)
         except TimeoutError:
-            return f"the server did not answer within {timeout:g}s"
+            return f"{SILENT} {timeout:g}s"
         except Exception as exc:
             return f"{self._probe_name()} failed: {_describe_error(exc)}"
         return None

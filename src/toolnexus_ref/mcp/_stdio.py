@@ -94,6 +94,8 @@ class ServerProcess:
     #: Set when the server's stderr reached end of file (or the kit stopped reading it).
     stderr_closed: anyio.Event | None = None
     closing: bool = False
+    #: Ended without its grace (``_end_tree``): it answers nothing, so waits for nothing.
+    unresponsive: bool = False
     #: What the server wrote on stdout that is not JSON-RPC.
     noise: StdoutNoise = field(default_factory=StdoutNoise)
     #: Why the kit stopped reading the server's stdout, when it did (a flood, an endless line).
@@ -184,13 +186,15 @@ def group_states(pgid: int) -> dict[int, bytes] | None:
 
 
 async def _end_tree(info: ServerProcess) -> None:
-    """Close stdin, give the server its grace, then end every process in its group."""
+    """Close stdin, give the server its grace (none if it answers nothing), then end
+    every process in its group."""
     process = info.process
     assert process is not None
     if process.stdin is not None:
         with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             await process.stdin.aclose()
-    await info.wait_exit(EXIT_GRACE)
+    if not info.unresponsive:
+        await info.wait_exit(EXIT_GRACE)
     # Even when the leader exited by itself, children it started may live on in its group.
     if _kill_group(process.pid, signal.SIGTERM):
         deadline = time.monotonic() + KILL_GRACE

@@ -1,0 +1,70 @@
+"""A server that one tool leaves answering nothing, not even a ping (a handler that
+blocks its event loop), is stopped and handled as an exit: the tool is named, its
+neighbours are judged on a restarted server, and no process of it is left behind.
+
+Before, every tool's calls waited out their bounds on the blocked server: each tool
+failed TN751 and warned TN803, and every other live check of every tool skipped.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from _mcp_testing import SERVERS, START, run_checks, server_command
+from toolnexus_conformance._model import Outcome
+from toolnexus_conformance._options import RunOptions
+from toolnexus_conformance.live._loop import BackgroundLoop
+
+from toolnexus_ref.mcp import open_stdio
+
+
+def test_a_tool_that_leaves_its_server_answering_nothing_is_named_alone(
+    loop: BackgroundLoop,
+) -> None:
+    """``block`` sleeps in ``async def``: the call times out, a probe after it gets no
+    answer, the server is stopped, the call replayed alone leaves a fresh server so
+    too; ``fine`` and ``echo`` pass every check."""
+    source = loop.run(open_stdio(server_command("blocks_loop.py"), timeout=START), timeout=60)
+    try:
+        options = RunOptions(call_timeout=2.0, depth=0)
+        verdicts = run_checks(loop, source, ["TN601", "TN606", "TN751", "TN803"], options)
+    finally:
+        loop.run(source.close(), timeout=30)
+    by_tool = {(v.tool, v.check.code): v for v in verdicts}
+    for tool in ("fine", "echo"):
+        for code in ("TN601", "TN606", "TN803"):
+            verdict = by_tool[f"blocks_loop_{tool}", code]
+            assert verdict.outcome is Outcome.PASSED, (tool, code, verdict.message)
+        cancel = by_tool[f"blocks_loop_{tool}", "TN751"]
+        assert cancel.outcome in (Outcome.PASSED, Outcome.SKIPPED), cancel.message
+    block = by_tool["blocks_loop_block", "TN606"]
+    assert block.outcome is Outcome.FAILED, block.message
+    assert block.message.startswith(
+        "calling 'block' with {} left the server 'blocks_loop' answering nothing, not even a"
+        " ping (a handler that blocks its event loop blocks every tool of it; it was"
+        " stopped); replayed alone on a fresh server, it leaves it so again"
+    ), block.message
+    assert by_tool["blocks_loop_block", "TN601"].outcome is Outcome.SKIPPED
+    assert _running(str(SERVERS / "blocks_loop.py")) == []
+
+
+def _running(script: str) -> list[str]:
+    """Command lines of live processes running ``script`` (Linux /proc), once none is
+    left or 5 s on: a killed process may take a moment to be reaped."""
+    deadline = time.monotonic() + 5.0
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                command = (entry / "cmdline").read_bytes() if entry.name.isdigit() else b""
+                if (
+                    script.encode() in command
+                    and "\nState:\tZ" not in (entry / "status").read_text()
+                ):
+                    found.append(command.decode(errors="replace"))
+            except OSError:
+                continue
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
