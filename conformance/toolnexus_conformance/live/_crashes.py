@@ -36,11 +36,17 @@ tenth call of a counter, a read of what another tool wrote): the calls the serve
 sent since it started are replayed in the order sent, one at a time, on one fresh
 server. If that ends it too, the sequence is made shorter while it still does (every
 call with no arguments, the last of each distinct call, only the last tool's calls,
-then halves and smaller parts left out), within ``MAX_SEQUENCE_REPLAYS`` fresh servers; the last call is blamed with
-the calls before it, and only if they end a fresh server again at that call (a server
-that exits at random does not) and another tool's call in its place, after them,
-leaves one running (else the server exits after so many calls, whatever they are, and
-no tool is blamed).
+then halves and smaller parts left out), within ``MAX_SEQUENCE_REPLAYS`` fresh
+servers; the last call is blamed with the calls before it, and only if they end a
+fresh server again at that call (a server that exits at random does not) and another
+tool's call in its place, after them, leaves one running (else the server exits after
+so many calls, whatever they are, and no tool is blamed).
+
+A server that answers nothing at all, not even a ping (a handler that blocks its
+event loop), is stopped by whoever saw its call run out of its bound
+(``ServerConnection.stop_if_silent``) and counts as exited here: its calls are
+replayed alike, each on a fresh server probed a second into the call, so that a
+fresh server left silent shows it in seconds, not at the call's bound.
 
 A replayed call that does end its server is blamed only if a server left alone
 survives as long, or the server could be exiting by itself at that age. The server
@@ -114,12 +120,16 @@ SILENT_CALL = 5.0
 SILENT_FIRST = 1.0
 
 
+def _stretch() -> float:
+    from ._search import stretch
+
+    return stretch()
+
+
 def slack() -> float:
     """``CONTROL_SLACK`` on this machine now: a loaded machine starts a server, and sees
     it exit, later and less evenly, so the same exit shows at ages further apart."""
-    from ._search import stretch
-
-    return CONTROL_SLACK * stretch()
+    return CONTROL_SLACK * _stretch()
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,7 +305,7 @@ async def find_culprit(
     arguments, when the cancel came and how long after it the server exited), each
     replayed with its cancel once no call ends a fresh server by itself.
     ``history``: the calls the server was sent since it started, in order, replayed so
-    once no single call ends a fresh server (``_Replays._sequence``).
+    once no single call ends a fresh server (``_Sequence``).
     """
     replays = _Replays(connection, timeout, lived)
     try:
@@ -386,7 +396,7 @@ class _Replays:
             if ahead is not None:
                 await _cancelled(ahead)
 
-    async def _call(self, fresh: Any, declared: Any, args: Any) -> Any:
+    async def call(self, fresh: Any, declared: Any, args: Any) -> Any:
         """One replayed call. When the first server stopped answering, a probe
         ``SILENT_FIRST`` seconds in stops a fresh server the call has left answering
         nothing, so the replay shows it then, not at the call's bound."""
@@ -396,9 +406,11 @@ class _Replays:
         probing = asyncio.Event()
 
         async def watch() -> None:
-            await asyncio.sleep(SILENT_FIRST)
+            # Both stretch by the load, as the search's bounds do: on a busy machine a
+            # healthy fresh server can take a second to answer a ping.
+            await asyncio.sleep(SILENT_FIRST * _stretch())
             probing.set()
-            await fresh.stop_if_silent(SILENT_PROBE, silent_since=sent)
+            await fresh.stop_if_silent(SILENT_PROBE * _stretch(), silent_since=sent)
 
         watcher = asyncio.ensure_future(watch())
         try:
@@ -431,7 +443,7 @@ class _Replays:
                 for tool, args in calls:
                     if tool not in declared:
                         continue
-                    result = await self._call(fresh, declared[tool], args)
+                    result = await self.call(fresh, declared[tool], args)
                     if await _exited_by_now(fresh, self.timeout):
                         return tool, args
                     if result.metadata.get("error_type") == "TimeoutError":
@@ -532,7 +544,7 @@ class _Replays:
                     return left
             mark = fresh.stderr_mark()
             if cancel is None:
-                await self._call(fresh, declared, args)
+                await self.call(fresh, declared, args)
             else:
                 await _call_and_cancel(fresh, declared, args, cancel, self.bound)
             # An exit right after the answer is still this call's doing.
@@ -690,7 +702,7 @@ class _Sequence:
                     if cancel is None or replays.silent:
                         # A server left answering nothing makes every call after time out:
                         # those cancels are its doing, and the probe shows it sooner.
-                        await replays._call(fresh, declared[tool], args)
+                        await replays.call(fresh, declared[tool], args)
                         cancel = None
                     elif not await _cancelled_call(
                         fresh, declared[tool], args, cancel, replays.bound
@@ -876,7 +888,8 @@ async def _exited_by_now(fresh: Any, timeout: float) -> bool:
     exit that comes just after an answer shows only to the next request, and a server
     left answering nothing answers no probe (it is then stopped: ``stop_if_silent``)."""
     if not exited(fresh):
-        await fresh.stop_if_silent(min(timeout, SILENT_PROBE), silent_since=time.monotonic())
+        wait = min(timeout, SILENT_PROBE) * _stretch()
+        await fresh.stop_if_silent(wait, silent_since=time.monotonic())
     return exited(fresh)
 
 
