@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from _mcp_testing import SERVERS, START, run_checks, server_command
+from _mcp_testing import START, run_checks, server_command
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance.live._loop import BackgroundLoop
@@ -20,12 +20,14 @@ from toolnexus_ref.mcp import open_stdio
 
 
 def test_a_tool_that_leaves_its_server_answering_nothing_is_named_alone(
-    loop: BackgroundLoop,
+    loop: BackgroundLoop, tmp_path: Path
 ) -> None:
     """``block`` sleeps in ``async def``: the call times out, a probe after it gets no
     answer, the server is stopped, the call replayed alone leaves a fresh server so
     too; ``fine`` and ``echo`` pass every check."""
-    source = loop.run(open_stdio(server_command("blocks_loop.py"), timeout=START), timeout=60)
+    # An argument the server ignores, to tell its processes from any other run's.
+    command = server_command("blocks_loop.py", str(tmp_path))
+    source = loop.run(open_stdio(command, timeout=START), timeout=60)
     try:
         options = RunOptions(call_timeout=2.0, depth=0)
         verdicts = run_checks(loop, source, ["TN601", "TN606", "TN751", "TN803"], options)
@@ -46,12 +48,13 @@ def test_a_tool_that_leaves_its_server_answering_nothing_is_named_alone(
         " stopped); replayed alone on a fresh server, it leaves it so again"
     ), block.message
     assert by_tool["blocks_loop_block", "TN601"].outcome is Outcome.SKIPPED
-    assert _running(str(SERVERS / "blocks_loop.py")) == []
+    assert _running(str(tmp_path)) == []
 
 
-def _running(script: str) -> list[str]:
-    """Command lines of live processes running ``script`` (Linux /proc), once none is
-    left or 5 s on: a killed process may take a moment to be reaped."""
+def _running(marker: str) -> list[str]:
+    """Command lines of live processes whose command line holds ``marker`` (Linux
+    /proc), once none is left or 5 s on: a killed process may take a moment to be
+    reaped."""
     deadline = time.monotonic() + 5.0
     while True:
         found = []
@@ -59,7 +62,7 @@ def _running(script: str) -> list[str]:
             try:
                 command = (entry / "cmdline").read_bytes() if entry.name.isdigit() else b""
                 if (
-                    script.encode() in command
+                    marker.encode() in command
                     and "\nState:\tZ" not in (entry / "status").read_text()
                 ):
                     found.append(command.decode(errors="replace"))

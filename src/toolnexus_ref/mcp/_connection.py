@@ -476,8 +476,8 @@ class ServerConnection:
 
     async def _mark_exited(self) -> None:
         process = self._process
-        if process is None or process.closing:
-            return
+        if process is None or process.closing or self.status.reason.startswith(STOPPED_ANSWERING):
+            return  # closed by us: a call cut short by it says nothing more
         # When it exited, where that was stamped off the loop (a busy loop notices late).
         self._keep_the_calls(min(time.monotonic(), process.exited_at or math.inf))
         code = await process.wait_exit(1.0)
