@@ -24,7 +24,7 @@ def test_a_tool_that_leaves_its_server_answering_nothing_is_named_alone(
 ) -> None:
     """``block`` sleeps in ``async def``: the call times out, a probe after it gets no
     answer, the server is stopped, the call replayed alone leaves a fresh server so
-    too; ``fine`` and ``echo`` pass every check."""
+    too, and TN803 says so; ``fine`` and ``echo`` pass every check."""
     # An argument the server ignores, to tell its processes from any other run's.
     command = server_command("blocks_loop.py", str(tmp_path))
     source = loop.run(open_stdio(command, timeout=START), timeout=60)
@@ -40,14 +40,22 @@ def test_a_tool_that_leaves_its_server_answering_nothing_is_named_alone(
             assert verdict.outcome is Outcome.PASSED, (tool, code, verdict.message)
         cancel = by_tool[f"blocks_loop_{tool}", "TN751"]
         assert cancel.outcome in (Outcome.PASSED, Outcome.SKIPPED), cancel.message
-    block = by_tool["blocks_loop_block", "TN606"]
+    # A call that never answers is TN803's finding (a warning), here with what it did to
+    # the whole server; TN606 (the call ends the process) skips, naming it.
+    block = by_tool["blocks_loop_block", "TN803"]
     assert block.outcome is Outcome.FAILED, block.message
     assert block.message.startswith(
         "calling 'block' with {} left the server 'blocks_loop' answering nothing, not even a"
         " ping (a handler that blocks its event loop blocks every tool of it; it was"
         " stopped); replayed alone on a fresh server, it leaves it so again"
     ), block.message
-    assert by_tool["blocks_loop_block", "TN601"].outcome is Outcome.SKIPPED
+    for code in ("TN601", "TN606"):
+        skipped = by_tool["blocks_loop_block", code]
+        assert skipped.outcome is Outcome.SKIPPED, skipped.message
+        assert skipped.message == (
+            "not judged: calling it with {} leaves its server answering nothing, not even a"
+            " ping (TN803)"
+        ), skipped.message
     assert _running(str(tmp_path)) == []
 
 

@@ -331,6 +331,8 @@ def call_keeps_process(observation: Observation, options: RunOptions) -> Iterabl
 
     crash = observation.crashed
     if crash is not None:
+        if crash.silent:  # the server answered nothing and the kit ended it: TN803's
+            observation.usable()
         return [Finding(crash.describe(), sent=crash.args)]
     if observation.subject.source == "mcp":
         # The tool's calls run in its server's process: a server that exits during them

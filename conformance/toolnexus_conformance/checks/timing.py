@@ -264,6 +264,10 @@ def late_success(observation: Observation, options: RunOptions) -> Iterable[Find
     needs=[Phase.VALID],
 )
 def call_answers(observation: Observation, options: RunOptions) -> Iterable[Finding]:
+    crash = observation.crashed
+    if crash is not None and crash.silent:
+        # Its call left the whole server answering nothing, replayed on a fresh one too.
+        return [Finding(crash.describe(), sent=crash.args)]
     observation.needs_simplest()
     hung = observation.unresponsive
     if hung is None:

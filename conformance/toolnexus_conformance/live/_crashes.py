@@ -187,19 +187,16 @@ class ServerCrash:
         )
 
     def short(self) -> str:
-        status = (
-            "it answers nothing after, not even a ping"
+        does = (
+            "leaves its server answering nothing, not even a ping"
             if self.silent
-            else _exit_status(self.exit_code)
+            else f"ends its server ({_exit_status(self.exit_code)})"
         )
         if self.before:
-            return (
-                f"calling it with {describe(self.args)} after {_calls_said(self.before)}"
-                f" ends its server ({status})"
-            )
+            return f"calling it with {describe(self.args)} after {_calls_said(self.before)} {does}"
         if self.cancelled_after is not None:
-            return f"cancelling a call with {describe(self.args)} ends its server ({status})"
-        return f"calling it with {describe(self.args)} ends its server ({status})"
+            return f"cancelling a call with {describe(self.args)} {does}"
+        return f"calling it with {describe(self.args)} {does}"
 
     def _ended(self) -> tuple[str, str]:
         """What the call did to the server, and the same said of its replay (of the call

@@ -30,6 +30,7 @@ from ._crashes import Blame, connection_of, exited, find_culprit, suspects_of
 from ._explorer import explore_tool, runs_on_loop
 from ._loop import BackgroundLoop, LoopBlocked
 from ._observation import Observation, Phase
+from ._probes import looks_ended
 from ._search import stretch
 from ._workers import SearchWorkers, shared_workers
 
@@ -312,6 +313,7 @@ class Explorations:
             self._done[key] = observation
 
         await asyncio.gather(*(one(plan) for plan in batch))
+        await looks_ended()
         await self._again_after_crashes(batch, one)
         await self._again_without_the_rest(batch, one, slots)
         for plan in batch:  # alone now: a late verdict must be the tool's, not contention's

@@ -162,7 +162,10 @@ class Observation:
         if self.error is not None:
             raise (KitFailure if self.kit_failed else Skip)(self.error)
         if self.crashed is not None:
-            raise Skip(f"not judged: {self.crashed.short()} (TN606)")
+            # A server left answering nothing is TN803's finding (a call that never
+            # answers), not TN606's: its process was ended by the kit, not by the call.
+            said_by = "TN803" if self.crashed.silent else "TN606"
+            raise Skip(f"not judged: {self.crashed.short()} ({said_by})")
         if self.blocked_loop is not None:
             raise Skip(f"not judged: {self.blocked_loop} (TN501)")
 

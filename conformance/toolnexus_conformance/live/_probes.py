@@ -63,6 +63,20 @@ def is_async(tool: Any) -> bool:
     return execute_is_async(tool)
 
 
+#: The looks at whether a server still answers (``Env.call``), held until they end.
+_LOOKS: set[asyncio.Future[bool]] = set()
+
+
+async def looks_ended() -> None:
+    """Once every look at a server's silence begun on this loop has ended: an exploration
+    cut short by its budget leaves its look running, and the batch must see the server
+    it stops before it decides which tools to explore again."""
+    loop = asyncio.get_running_loop()
+    running = {look for look in _LOOKS if look.get_loop() is loop and not look.done()}
+    if running:
+        await asyncio.wait(running)
+
+
 @dataclass(slots=True)
 class Env:
     """What the phases of one exploration share."""
@@ -98,9 +112,15 @@ class Env:
                 outcome = replace(outcome, said=said)
             # A server that answers not even a ping now is blocked as a whole (a handler
             # holding its event loop): every tool's calls would wait out their bounds.
-            # Stopped, it is an exit like any, its culprit looked for by replays.
+            # Stopped, it is an exit like any, its culprit looked for by replays. The
+            # look goes on if this call's search is cancelled meanwhile (its budget ran
+            # out while the probe waited, stretched on a loaded machine): nobody else
+            # may ask, and every other tool would then wait on the blocked server.
             wait = max(self.options.grace, SILENT_PROBE) * stretch()
-            await connection.stop_if_silent(wait, silent_since=sent)
+            look = asyncio.ensure_future(connection.stop_if_silent(wait, silent_since=sent))
+            _LOOKS.add(look)
+            look.add_done_callback(_LOOKS.discard)
+            await asyncio.shield(look)
         return outcome
 
 
