@@ -164,7 +164,7 @@ class ServerCrash:
         ended, again = self._ended()
         if self.before:
             cancel = self.cancelled_after
-            told = "" if cancel is None else f" and cancelling it {cancel:.2g}s in"
+            told = "" if cancel is None else f" and cancelling it {_moment(cancel)}"
             control = (
                 f", and with a call of {self.instead!r} in place of the last they do not"
                 if self.instead is not None
@@ -730,14 +730,23 @@ class _Sequence:
         return await self._in_order([*before, _sent(found)])
 
     async def _shortened(self, found: ServerCrash) -> ServerCrash:
-        """``found`` with fewer calls before it: every call with no arguments, the last
-        of each distinct call, those of its own tool alone, then (delta debugging) parts
-        of them left out in turn, the parts halved when none can go."""
-        if any(call[1] for call in [*found.before, _sent(found)]):
-            # A tool that ends the server whatever it is given is reported so, as a call
-            # alone is (``_Replays._shrink``); and bare calls repeat, so fewer are distinct.
-            bare: list[Sent] = [(tool, {}, cancel) for tool, _, cancel in found.before]
-            found = await self._in_order([*bare, (found.tool, {}, found.cancelled_after)]) or found
+        """``found`` with fewer calls before it: every call with no arguments and no
+        cancel (else with no arguments), the last of each distinct call, those of its
+        own tool alone, then (delta debugging) parts of them left out in turn, the parts
+        halved when none can go."""
+        # A tool that ends the server whatever it is given is reported so, as a call alone
+        # is (``_Replays._shrink``); bare calls repeat, so fewer are distinct; and the
+        # kit's own cancels (a call cancelled as it is sent) are said only if needed.
+        calls = [*found.before, _sent(found)]
+        for keep_cancels in (False, True):
+            simpler: list[Sent] = [
+                (tool, {}, cancel if keep_cancels else None) for tool, _, cancel in calls
+            ]
+            if simpler != calls:
+                shorter = await self._in_order(simpler)
+                if shorter is not None:
+                    found = shorter
+                    break
         before = list(found.before)
         for fewer in (_last_of_each, _of_tool):
             calls = fewer(before, found.tool)
@@ -808,6 +817,11 @@ def _last_of_each(calls: list[Sent], _tool: str = "") -> list[Sent]:
     return [call for index, call in enumerate(calls) if last[keys[index]] == index]
 
 
+def _moment(after: float) -> str:
+    """When a cancel came, in words: the kit's own cancel as a call is sent comes at once."""
+    return "at once" if after < 0.01 else f"{after:.2g}s in"
+
+
 def _of_tool(calls: list[Sent], tool: str) -> list[Sent]:
     """The calls of ``tool`` alone."""
     return [call for call in calls if call[0] == tool]
@@ -839,7 +853,7 @@ def _calls_said(calls: Sequence[Sent], most: int = 4) -> str:
     for (tool, args, cancel), times in runs[-most:]:
         text = f"{tool!r} with {describe(args)}"
         if cancel is not None:
-            text += f" cancelled {cancel:.2g}s in"
+            text += f" cancelled {_moment(cancel)}"
         words.append(text + (f" {times} times" if times > 1 else ""))
     earlier = sum(times for _, times in runs[:-most])
     if earlier:
