@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from _mcp_testing import PYTHON, SERVERS
+from _scripted import ScriptedServer
 from _sessions import RunningSession, Session, SessionsByKey, early, start_session
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import RunOptions
@@ -461,43 +462,6 @@ def test_more_calls_in_flight_than_replays_are_swept_on_one_server_first(
     assert len(starts) == 2, [s.status.describe() for s in starts]
 
 
-class _Process:
-    """A scripted fresh server for the replays: what each start does, without a process."""
-
-    def __init__(self, log: list[_Process]) -> None:
-        self.tools = [SimpleNamespace(name="echo")]
-        self.status = SimpleNamespace(ok=True, state="connected", reason="", exit_code=None)
-        self.lived: float | None = None
-        self.on_call: Any = None
-        log.append(self)
-
-    def exit(self, lived: float) -> None:
-        self.status = SimpleNamespace(ok=False, state="failed", reason="server exited", exit_code=2)
-        self.lived = lived
-
-    async def start(self) -> Any:
-        return self.status
-
-    def stderr_mark(self) -> int:
-        return 0
-
-    async def stderr_since(self, mark: int) -> str:
-        return ""
-
-    async def call(self, tool: Any, args: Any, progress: Any, *, timeout: float) -> None:
-        if self.on_call is not None:
-            self.on_call()
-
-    async def probe(self, timeout: float) -> None:
-        return None
-
-    async def stop_if_silent(self, timeout: float, *, silent_since: float) -> bool:
-        return False
-
-    async def close(self) -> None:
-        return None
-
-
 @pytest.mark.parametrize("lived", [0.49, 2.5])
 def test_a_server_left_alone_that_exits_during_the_next_replay_ends_the_search(
     lived: float,
@@ -507,10 +471,10 @@ def test_a_server_left_alone_that_exits_during_the_next_replay_ends_the_search(
     and no third server is started to learn it again (CI, load: five starts for a bound
     of four). The first server's exit noticed seconds late (2.5 s, a busy session's
     loop) is the same: ten starts, in a README run at ``-n 4``."""
-    started: list[_Process] = []
+    started: list[ScriptedServer] = []
 
-    def fresh() -> _Process:
-        process = _Process(started)
+    def fresh() -> ScriptedServer:
+        process = ScriptedServer(started)
         if len(started) == 2:  # the first one, alone, exits as the second serves its call
             process.on_call = lambda: started[0].exit(0.45)
         return process
@@ -524,12 +488,12 @@ def test_a_server_left_alone_that_exits_during_the_next_replay_ends_the_search(
     assert blame.explains(lived)
 
 
-def _exits_after_its_call(started: list[_Process]) -> SimpleNamespace:
+def _exits_after_its_call(started: list[ScriptedServer]) -> SimpleNamespace:
     """A connection whose fresh servers (noted in ``started``) each exit on their own
     0.3 s after their call is answered."""
 
-    def fresh() -> _Process:
-        process = _Process(started)
+    def fresh() -> ScriptedServer:
+        process = ScriptedServer(started)
         process.on_call = lambda: asyncio.get_running_loop().call_later(0.3, process.exit, 0.3)
         return process
 
@@ -542,7 +506,7 @@ def test_the_server_left_alone_is_watched_to_the_first_servers_age_before_the_se
     and its exit there is the server exiting on its own. The search used to end at once,
     showing nothing, and the restarted server's next exit was replayed all over again
     (six starts of a server that exits by itself, for a bound of five, under ``-n 4``)."""
-    started: list[_Process] = []
+    started: list[ScriptedServer] = []
     # Left alone after its call, it exits 0.3 s later, younger than the first (0.5 s).
     connection = _exits_after_its_call(started)
     blame = asyncio.run(find_culprit(connection, [("echo", {"text": "one"})], 10.0, lived=0.5))
@@ -567,11 +531,11 @@ def test_replays_start_two_at_once_until_a_server_is_left_alone() -> None:
     """A server start is most of a replay: the first two replays start together, as do
     the culprit's bare call and its first simplification; once a fresh server survived
     its call and is left alone, the replays take turns (its exit may end the search)."""
-    started: list[_Process] = []
+    started: list[ScriptedServer] = []
     at_once: list[int] = []
     inside = [0]
 
-    class Slow(_Process):
+    class Slow(ScriptedServer):
         async def start(self) -> Any:
             inside[0] += 1
             at_once.append(inside[0])
@@ -579,7 +543,7 @@ def test_replays_start_two_at_once_until_a_server_is_left_alone() -> None:
             inside[0] -= 1
             return self.status
 
-    def fresh() -> _Process:
+    def fresh() -> ScriptedServer:
         process = Slow(started)
         if len(started) == 4:  # the fourth call in flight ends its server
             process.on_call = lambda: process.exit(0.1)

@@ -14,58 +14,22 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
+from _scripted import ScriptedServer
 from toolnexus_conformance.live._crashes import MAX_SEQUENCE_REPLAYS, Sent, find_culprit
 
 TOOLS = ("fine", "arm", "fire")
-
-
-class _Scripted:
-    """A fresh server whose exit ``ends`` decides from the calls it was sent so far."""
-
-    def __init__(self, started: list[_Scripted], ends: Callable[[list[str]], bool]) -> None:
-        self.tools = [SimpleNamespace(name=name) for name in TOOLS]
-        self.status = SimpleNamespace(ok=True, state="connected", reason="", exit_code=None)
-        self.lived: float | None = None
-        self.sent: list[str] = []
-        self.ends = ends
-        started.append(self)
-
-    async def start(self) -> Any:
-        return self.status
-
-    def stderr_mark(self) -> int:
-        return 0
-
-    async def stderr_since(self, mark: int) -> str:
-        return "boom" if self.lived is not None else ""
-
-    async def call(self, tool: Any, args: Any, ctx: Any, *, timeout: float) -> None:
-        self.sent.append(tool.name)
-        if self.ends(self.sent):
-            self.status = SimpleNamespace(
-                ok=False, state="failed", reason="server exited", exit_code=7
-            )
-            self.lived = 0.1
-
-    async def probe(self, timeout: float) -> None:
-        return None
-
-    async def stop_if_silent(self, timeout: float, *, silent_since: float) -> bool:
-        return False
-
-    async def close(self) -> None:
-        return None
 
 
 def _search(
     ends: Callable[[list[str]], bool],
     history: list[Sent],
     suspects: list[tuple[str, Any]],
-    started: list[_Scripted],
+    started: list[ScriptedServer],
 ) -> Any:
-    connection = SimpleNamespace(
-        fresh=lambda: _Scripted(started, ends), config=SimpleNamespace(name="scripted")
-    )
+    def fresh() -> ScriptedServer:
+        return ScriptedServer(started, TOOLS, ends, last_words="boom")
+
+    connection = SimpleNamespace(fresh=fresh, config=SimpleNamespace(name="scripted"))
     # The first server lived long: no control is needed, only the replays count.
     return asyncio.run(find_culprit(connection, suspects, 10.0, lived=30.0, history=history))
 
@@ -78,7 +42,7 @@ def test_an_exit_that_needs_an_earlier_call_is_named_with_it_alone() -> None:
     """``fire`` ends the server once ``arm`` was called: replayed alone it does not, the
     history in order does, and the shortening keeps only ``arm`` before it, every
     call bare; another tool's call in its place leaves the server running."""
-    started: list[_Scripted] = []
+    started: list[ScriptedServer] = []
     history: list[Sent] = [
         *(("fine", {"n": n}, None) for n in range(30)),
         ("fire", {"y": 1}, None),
@@ -105,7 +69,7 @@ def test_an_exit_that_needs_an_earlier_call_is_named_with_it_alone() -> None:
 def test_a_counter_is_named_with_its_repeats_said_once() -> None:
     """The tenth ``fire`` ends the server: the replay stops there, so the nine before it
     are the fewest (a prefix that ran without an exit); they are said as one run."""
-    started: list[_Scripted] = []
+    started: list[ScriptedServer] = []
     history: list[Sent] = [(("fire" if n % 2 else "fine"), {"n": n}, None) for n in range(40)]
     blame = _search(lambda sent: sent.count("fire") == 10, history, [], started)
     crash = blame.crash
@@ -119,7 +83,7 @@ def test_a_server_that_exits_once_at_random_blames_no_tool() -> None:
     """Only the whole history's replay exits, at its fifth call: no shortening ends a
     fresh server, and neither does the same sequence replayed again. Nothing is blamed,
     and nothing is said to explain the exit."""
-    started: list[_Scripted] = []
+    started: list[ScriptedServer] = []
     history: list[Sent] = [(TOOLS[n % 3], {"n": n}, None) for n in range(12)]
     blame = _search(lambda sent: len(started) == 1 and len(sent) == 5, history, [], started)
     assert blame.crash is None
@@ -130,7 +94,7 @@ def test_a_server_that_exits_once_at_random_blames_no_tool() -> None:
 def test_a_server_that_exits_after_so_many_calls_of_any_kind_blames_no_tool() -> None:
     """The sixth call ends the server whatever it is: the shortest sequence is the same
     six calls, and another tool's call in place of the last ends it too."""
-    started: list[_Scripted] = []
+    started: list[ScriptedServer] = []
     history: list[Sent] = [(TOOLS[n % 2], {"n": n}, None) for n in range(12)]
     blame = _search(lambda sent: len(sent) == 6, history, [], started)
     assert blame.crash is None
