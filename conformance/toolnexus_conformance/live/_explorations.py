@@ -369,6 +369,7 @@ class Explorations:
             for plan in again:
                 self._done.pop(id(plan.subject), None)
             await asyncio.gather(*(one(plan) for plan in again))
+            await looks_ended()
             self._to_remake.difference_update(id(plan.subject) for plan in again)
 
     async def _one_at_a_time(
@@ -407,6 +408,7 @@ class Explorations:
                 return
             self._done.pop(id(plan.subject), None)
             await one(plan)
+            await looks_ended()
             self._to_remake.discard(id(plan.subject))
             if not exited(connection):
                 unexplained = 0
