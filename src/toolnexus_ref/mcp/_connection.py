@@ -693,6 +693,10 @@ class ServerConnection:
             await self.liveness.ask(timeout)
         except TimeoutError:
             return f"{SILENT} {timeout:g}s"
+        except MCPError as exc:
+            if exc.code == REQUEST_TIMEOUT:  # the SDK's own bound on a request ran out first
+                return f"{SILENT} the client's request timeout ({exc.message})"
+            return f"{self._probe_name()} failed: {_describe_error(exc)}"
         except Exception as exc:
             return f"{self._probe_name()} failed: {_describe_error(exc)}"
         return None
