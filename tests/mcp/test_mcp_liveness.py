@@ -232,5 +232,7 @@ async def test_calls_cancelled_by_their_caller_are_kept_for_the_exit_that_follow
     await connection._mark_exited()
     [(name, args, after, lag)] = connection.cancelled_before_exit
     assert (name, args) == ("get_paper_outline", {"paper_id": ""})
-    assert 0.2 <= after < 5.0
+    # About 0.2 s: the call's clock starts once its task runs, and asyncio may run a
+    # timer up to its clock's resolution early (0.1975 s was seen in CI).
+    assert 0.15 <= after < 5.0
     assert 0.0 <= lag < 5.0
