@@ -39,3 +39,17 @@ def run_checks(
         options=options,
         target_extra=source.conformance_extra(),
     )
+
+
+def run_server_checks(
+    loop: BackgroundLoop, command: list[str], select: list[str], options: RunOptions | None = None
+) -> list[Verdict]:
+    """The selected checks on every tool of the stdio server ``command`` starts, as one
+    target ``t``; the server closed after."""
+    from toolnexus_ref.mcp import open_stdio
+
+    source = loop.run(open_stdio(command, timeout=START), timeout=60)
+    try:
+        return run_checks(loop, source, select, options)
+    finally:
+        loop.run(source.close(), timeout=30)

@@ -15,7 +15,7 @@ from mcp.server.lowlevel import Server
 from mcp_types import CONNECTION_CLOSED, METHOD_NOT_FOUND, REQUEST_TIMEOUT
 
 from toolnexus_ref._mcp_config import ServerConfig
-from toolnexus_ref.mcp._connection import ServerConnection
+from toolnexus_ref.mcp._connection import SentCall, ServerConnection
 from toolnexus_ref.mcp._liveness import SharedProbe
 from toolnexus_ref.mcp._source import open_in_memory
 
@@ -206,7 +206,8 @@ async def test_a_probe_that_finds_the_connection_closed_marks_the_server_exited(
         raise MCPError(CONNECTION_CLOSED, "Connection closed")
 
     client.session.send_ping = closed  # type: ignore[method-assign]
-    connection._answered.append((time.monotonic(), "kill_process", {"pid": 0}))
+    now = time.monotonic()
+    connection._sent.append(SentCall("kill_process", {"pid": 0}, now, answered_at=now))
     assert await connection.probe(1.0) == "ping failed: MCP error -32000: Connection closed"
     assert connection.status.state == "failed"
     assert connection.status.reason == "server exited (code -15)"

@@ -8,12 +8,10 @@ each tool is explored on a server of its own, and each is judged.
 
 from __future__ import annotations
 
-from _mcp_testing import START, run_checks, server_command
+from _mcp_testing import run_server_checks, server_command
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance.live._loop import BackgroundLoop
-
-from toolnexus_ref.mcp import open_stdio
 
 
 def test_a_server_whose_exits_no_replay_shows_has_its_tools_explored_one_at_a_time(
@@ -21,14 +19,10 @@ def test_a_server_whose_exits_no_replay_shows_has_its_tools_explored_one_at_a_ti
 ) -> None:
     """Explored alone, none of its tools ends the server: all three are judged, none is
     blamed for an exit it needed another tool's call in flight for."""
-    source = loop.run(open_stdio(server_command("race_crash.py"), timeout=START), timeout=60)
-    try:
-        # A short call bound: a fresh server left alone is then not watched up to the
-        # age the first one exited at (seconds), which would say nothing here.
-        options = RunOptions(call_timeout=2.0, depth=0)
-        verdicts = run_checks(loop, source, ["TN601", "TN606"], options)
-    finally:
-        loop.run(source.close(), timeout=30)
+    # A short call bound: a fresh server left alone is then not watched up to the
+    # age the first one exited at (seconds), which would say nothing here.
+    options = RunOptions(call_timeout=2.0, depth=0)
+    verdicts = run_server_checks(loop, server_command("race_crash.py"), ["TN601", "TN606"], options)
     assert {v.tool for v in verdicts} == {f"race_crash_{t}" for t in ("fine", "hold", "strike")}
     for verdict in verdicts:
         assert verdict.outcome is Outcome.PASSED, (verdict.tool, verdict.message)

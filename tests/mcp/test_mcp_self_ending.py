@@ -11,12 +11,10 @@ them too. (An exit that needs calls in flight together, which no replay shows:
 
 from __future__ import annotations
 
-from _mcp_testing import START, run_checks, server_command
+from _mcp_testing import run_server_checks, server_command
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance.live._loop import BackgroundLoop
-
-from toolnexus_ref.mcp import open_stdio
 
 
 def test_a_tool_that_ends_its_server_just_after_answering_is_its_culprit(
@@ -26,11 +24,7 @@ def test_a_tool_that_ends_its_server_just_after_answering_is_its_culprit(
     replayed, ends a fresh server once a probe follows it, and is named; the healthy
     tool is judged on the restarted server."""
     command = server_command("exits_after_answering.py")
-    source = loop.run(open_stdio(command, timeout=START), timeout=60)
-    try:
-        verdicts = run_checks(loop, source, ["TN606", "TN601"])
-    finally:
-        loop.run(source.close(), timeout=30)
+    verdicts = run_server_checks(loop, command, ["TN606", "TN601"])
     by_tool = {(v.tool, v.check.code): v for v in verdicts}
     culprit = by_tool["exits_after_answering_shutdown", "TN606"]
     assert culprit.outcome is Outcome.FAILED, culprit.message
@@ -47,12 +41,8 @@ def test_a_tool_whose_cancel_ends_its_server_is_its_culprit(loop: BackgroundLoop
     in flight and none just answered: the cancelled call is replayed with its cancel,
     ends a fresh server, and is named; the healthy tool is judged on the restarted one."""
     command = server_command("cancel_ends_server.py")
-    source = loop.run(open_stdio(command, timeout=START), timeout=60)
-    try:
-        options = RunOptions(call_timeout=5.0)
-        verdicts = run_checks(loop, source, ["TN606", "TN601", "TN702"], options)
-    finally:
-        loop.run(source.close(), timeout=30)
+    options = RunOptions(call_timeout=5.0)
+    verdicts = run_server_checks(loop, command, ["TN606", "TN601", "TN702"], options)
     by_tool = {(v.tool, v.check.code): v for v in verdicts}
     culprit = by_tool["cancel_ends_server_stubborn", "TN606"]
     assert culprit.outcome is Outcome.FAILED, culprit.message
@@ -71,14 +61,12 @@ def test_an_exit_that_needs_earlier_calls_names_them_in_order(loop: BackgroundLo
     replayed in order, do. Each culprit is named with the fewest calls before it that
     still end a fresh server; the tool whose calls set the state up, and the healthy
     tool, are judged."""
-    source = loop.run(open_stdio(server_command("state_crash.py"), timeout=START), timeout=60)
-    try:
-        # A short call bound: a fresh server left alone is then not watched up to the
-        # age the first one exited at (seconds), which would say nothing here.
-        options = RunOptions(call_timeout=2.0, depth=0)
-        verdicts = run_checks(loop, source, ["TN601", "TN606"], options)
-    finally:
-        loop.run(source.close(), timeout=30)
+    # A short call bound: a fresh server left alone is then not watched up to the
+    # age the first one exited at (seconds), which would say nothing here.
+    options = RunOptions(call_timeout=2.0, depth=0)
+    verdicts = run_server_checks(
+        loop, server_command("state_crash.py"), ["TN601", "TN606"], options
+    )
     by_tool = {(v.tool, v.check.code): v for v in verdicts}
     for tool in ("fine", "arm"):
         for code in ("TN601", "TN606"):

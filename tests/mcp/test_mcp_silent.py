@@ -12,13 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
-from _mcp_testing import START, run_checks, server_command
+from _mcp_testing import run_server_checks, server_command
 from toolnexus_conformance._model import Outcome
 from toolnexus_conformance._options import RunOptions
 from toolnexus_conformance.live import _probes
 from toolnexus_conformance.live._loop import BackgroundLoop
-
-from toolnexus_ref.mcp import open_stdio
 
 
 def test_a_tool_that_leaves_its_server_answering_nothing_is_named_alone(
@@ -35,12 +33,8 @@ def test_a_tool_that_leaves_its_server_answering_nothing_is_named_alone(
     monkeypatch.setattr(_probes, "SILENT_PROBE", 8.0)
     # An argument the server ignores, to tell its processes from any other run's.
     command = server_command("blocks_loop.py", str(tmp_path))
-    source = loop.run(open_stdio(command, timeout=START), timeout=60)
-    try:
-        options = RunOptions(call_timeout=2.0, depth=0)
-        verdicts = run_checks(loop, source, ["TN601", "TN606", "TN751", "TN803"], options)
-    finally:
-        loop.run(source.close(), timeout=30)
+    options = RunOptions(call_timeout=2.0, depth=0)
+    verdicts = run_server_checks(loop, command, ["TN601", "TN606", "TN751", "TN803"], options)
     by_tool = {(v.tool, v.check.code): v for v in verdicts}
     for tool in ("fine", "echo"):
         for code in ("TN601", "TN606", "TN803"):

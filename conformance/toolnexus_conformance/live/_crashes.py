@@ -724,6 +724,13 @@ class _Sequence:
         finally:
             await fresh.close()
 
+    async def _fewer(self, found: ServerCrash, before: list[Sent]) -> ServerCrash:
+        """``found`` after only ``before``, if they are fewer calls and still end a fresh
+        server; else ``found`` as it was."""
+        if len(before) >= len(found.before):
+            return found
+        return await self._ends(before, found) or found
+
     async def _ends(self, before: list[Sent], found: ServerCrash) -> ServerCrash | None:
         """The crash when ``before`` then ``found``'s call end a fresh server (at whichever
         call it exits: an earlier exit is a shorter sequence still)."""
@@ -747,13 +754,9 @@ class _Sequence:
                 if shorter is not None:
                     found = shorter
                     break
+        found = await self._fewer(found, _last_of_each(list(found.before)))
+        found = await self._fewer(found, _of_tool(list(found.before), found.tool))
         before = list(found.before)
-        for fewer in (_last_of_each, _of_tool):
-            calls = fewer(before, found.tool)
-            if len(calls) < len(before):
-                shorter = await self._ends(calls, found)
-                if shorter is not None:
-                    found, before = shorter, list(shorter.before)
         if {_key(call) for call in before} == {_key(_sent(found))}:
             # The same call over and over: a replay stops at the first exit, so fewer of
             # them, a prefix of the calls it made, ended no server (a counter's tenth).
@@ -810,7 +813,7 @@ def _sent(crash: ServerCrash) -> Sent:
     return crash.tool, crash.args, crash.cancelled_after
 
 
-def _last_of_each(calls: list[Sent], _tool: str = "") -> list[Sent]:
+def _last_of_each(calls: list[Sent]) -> list[Sent]:
     """Each distinct call once, where it was last made, in the order of those last calls."""
     keys = [_key(call) for call in calls]
     last = {key: index for index, key in enumerate(keys)}
@@ -827,9 +830,15 @@ def _of_tool(calls: list[Sent], tool: str) -> list[Sent]:
     return [call for call in calls if call[0] == tool]
 
 
+def _call_key(tool: str, args: Any) -> str:
+    """The same tool with the same arguments: the same call, replayed alike."""
+    return tool + "\0" + json.dumps(args, sort_keys=True, default=repr)
+
+
 def _key(call: Sent) -> str:
+    """The same call, cancelled or not."""
     tool, args, cancel = call
-    return f"{tool}\0{json.dumps(args, sort_keys=True, default=repr)}\0{cancel is not None}"
+    return f"{_call_key(tool, args)}\0{cancel is not None}"
 
 
 def _other_call(history: list[Sent], found: ServerCrash) -> Sent | None:
@@ -962,7 +971,7 @@ def _distinct(suspects: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
     """The calls, each once (the same tool and arguments replay alike)."""
     seen: dict[str, tuple[str, Any]] = {}
     for tool, args in suspects:
-        seen.setdefault(tool + "\0" + json.dumps(args, sort_keys=True, default=repr), (tool, args))
+        seen.setdefault(_call_key(tool, args), (tool, args))
     return list(seen.values())
 
 

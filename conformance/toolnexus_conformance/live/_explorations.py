@@ -310,10 +310,12 @@ class Explorations:
             else:
                 async with slots:
                     observation = await self._bounded(plan)
+            # A look at its server's silence that outlived the search (``_probes``) has
+            # ended before the batch decides which tools to explore again.
+            await looks_ended()
             self._done[key] = observation
 
         await asyncio.gather(*(one(plan) for plan in batch))
-        await looks_ended()
         await self._again_after_crashes(batch, one)
         await self._again_without_the_rest(batch, one, slots)
         for plan in batch:  # alone now: a late verdict must be the tool's, not contention's
@@ -369,7 +371,6 @@ class Explorations:
             for plan in again:
                 self._done.pop(id(plan.subject), None)
             await asyncio.gather(*(one(plan) for plan in again))
-            await looks_ended()
             self._to_remake.difference_update(id(plan.subject) for plan in again)
 
     async def _one_at_a_time(
@@ -408,7 +409,6 @@ class Explorations:
                 return
             self._done.pop(id(plan.subject), None)
             await one(plan)
-            await looks_ended()
             self._to_remake.discard(id(plan.subject))
             if not exited(connection):
                 unexplained = 0

@@ -81,6 +81,12 @@ class SentCall:
     at: float
     #: Seconds after it was sent that the client cancelled it (or its bound ran out).
     cancelled_after: float | None = None
+    #: When the server answered it (``None``: it did not, or was cancelled first).
+    answered_at: float | None = None
+
+    @property
+    def cancelled_at(self) -> float | None:
+        return None if self.cancelled_after is None else self.at + self.cancelled_after
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,18 +164,9 @@ class ServerConnection:
         #: The calls that were in flight when the server exited on its own, oldest first:
         #: one of them is likely what ended it (a checker replays them to find which).
         self.in_flight_at_exit: tuple[tuple[str, dict[str, Any]], ...] = ()
-        #: The calls answered last, newest last: when, which tool, which arguments.
-        self._answered: collections.deque[tuple[float, str, dict[str, Any]]] = collections.deque(
-            maxlen=ANSWERED_KEPT
-        )
         #: The calls the server answered just before it exited on its own (within
         #: ``ANSWERED_WINDOW``), oldest first: suspects too, if none in flight ended it.
         self.answered_before_exit: tuple[tuple[str, dict[str, Any]], ...] = ()
-        #: The calls cancelled last, newest last: when, which tool, which arguments, and
-        #: how long after it was sent its cancel came.
-        self._cancelled: collections.deque[tuple[float, str, dict[str, Any], float]] = (
-            collections.deque(maxlen=CANCELLED_KEPT)
-        )
         #: The calls cancelled within ``CANCELLED_WINDOW`` before the server exited on its
         #: own, oldest first: the tool, its arguments, how long after it was sent the
         #: cancel came, and how long after the cancel the server exited.
@@ -407,8 +404,6 @@ class ServerConnection:
         self._phase = "start"
         self._call_marks.clear()
         self._in_flight.clear()
-        self._answered.clear()
-        self._cancelled.clear()
         self.cancelled_before_exit = ()
         self._sent.clear()
         self.history_before_exit = ()
@@ -508,12 +503,23 @@ class ServerConnection:
                 if sent.at >= unanswered_since and sent.cancelled_after is not None
             )
             self.in_flight_at_exit = given_up + self.in_flight_at_exit
+        # The last answered and the last cancelled calls, each in the order it happened.
+        answered = sorted(
+            (sent.answered_at, i, sent)
+            for i, sent in enumerate(self._sent)
+            if sent.answered_at is not None
+        )[-ANSWERED_KEPT:]
         self.answered_before_exit = tuple(
-            (tool, args) for at, tool, args in self._answered if ended - at <= ANSWERED_WINDOW
+            (sent.tool, sent.args) for at, _, sent in answered if ended - at <= ANSWERED_WINDOW
         )
+        cancelled = sorted(
+            (sent.cancelled_at, i, sent)
+            for i, sent in enumerate(self._sent)
+            if sent.cancelled_at is not None
+        )[-CANCELLED_KEPT:]
         self.cancelled_before_exit = tuple(
-            (tool, args, after, max(0.0, ended - at))
-            for at, tool, args, after in self._cancelled
+            (sent.tool, sent.args, at - sent.at, max(0.0, ended - at))
+            for at, _, sent in cancelled
             if ended - at <= CANCELLED_WINDOW
         )
         self.history_before_exit = tuple(
@@ -650,7 +656,7 @@ class ServerConnection:
                 raw.is_error,
                 {**raw.metadata, "mcp_server": self.config.name, "mcp_tool": tool.name},
             )
-        self._answered.append((time.monotonic(), tool.name, record.args))
+        record.answered_at = time.monotonic()
         result = from_call_result(raw, server=self.config.name, tool=tool.name)
         if tool.output_schema is not None and not raw.is_error:
             problems = output_schema_errors(tool.output_schema, raw.structured_content)
@@ -731,9 +737,7 @@ class ServerConnection:
     def _note_cancelled(self, record: SentCall, began: float) -> None:
         """A call ended by its context, its bound or its caller's cancel (the client then
         tells the server so): kept for ``cancelled_before_exit`` and in the history."""
-        now = time.monotonic()
-        record.cancelled_after = now - began
-        self._cancelled.append((now, record.tool, record.args, now - began))
+        record.cancelled_after = time.monotonic() - began
 
     def _dead_result(self, tool: str) -> ToolResult:
         status = self.status
