@@ -503,28 +503,26 @@ class ServerConnection:
                 if sent.at >= unanswered_since and sent.cancelled_after is not None
             )
             self.in_flight_at_exit = given_up + self.in_flight_at_exit
-        # The last answered and the last cancelled calls, each in the order it happened.
-        answered = sorted(
-            (sent.answered_at, i, sent)
-            for i, sent in enumerate(self._sent)
-            if sent.answered_at is not None
-        )[-ANSWERED_KEPT:]
         self.answered_before_exit = tuple(
-            (sent.tool, sent.args) for at, _, sent in answered if ended - at <= ANSWERED_WINDOW
+            (sent.tool, sent.args)
+            for at, sent in self._latest("answered_at", ANSWERED_KEPT)
+            if ended - at <= ANSWERED_WINDOW
         )
-        cancelled = sorted(
-            (sent.cancelled_at, i, sent)
-            for i, sent in enumerate(self._sent)
-            if sent.cancelled_at is not None
-        )[-CANCELLED_KEPT:]
         self.cancelled_before_exit = tuple(
             (sent.tool, sent.args, at - sent.at, max(0.0, ended - at))
-            for at, _, sent in cancelled
+            for at, sent in self._latest("cancelled_at", CANCELLED_KEPT)
             if ended - at <= CANCELLED_WINDOW
         )
         self.history_before_exit = tuple(
             (sent.tool, sent.args, sent.cancelled_after) for sent in self._sent
         )
+
+    def _latest(self, moment: str, kept: int) -> list[tuple[float, SentCall]]:
+        """The last ``kept`` calls sent that were answered, or cancelled (``moment``: the
+        ``SentCall`` attribute saying when), in the order that happened, with when."""
+        stamped = [(getattr(sent, moment), i, sent) for i, sent in enumerate(self._sent)]
+        happened = sorted(entry for entry in stamped if entry[0] is not None)[-kept:]
+        return [(at, sent) for at, _, sent in happened]
 
     async def stop_if_silent(self, timeout: float, *, silent_since: float) -> bool:
         """Probe the server; if it does not answer within ``timeout`` either, end its
